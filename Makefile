@@ -1,0 +1,32 @@
+# Two commands: `make book` builds the HTML, `make test` builds when needed and runs every test.
+# Both create .venv on first use and reinstall it when requirements.txt or pyproject.toml change.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+# Strict: any warning, unresolved reference or cell error fails the build (tracebacks are shown).
+JB_FLAGS := -n -W --keep-going
+
+.PHONY: book test clean
+
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	@touch $@
+
+# Sphinx builds incrementally; a page whose source, or any file under code/, changed is re-read and
+# re-executed (see attention_graph/sphinx_watch.py). After a failed build the environment is
+# dropped, so the next build re-reads every page and cannot pass by forgetting a warning.
+book: $(STAMP)
+	@$(BIN)/jupyter-book build . $(JB_FLAGS) || { \
+	  rm -rf _build/.doctrees; \
+	  echo "make book: the build failed (warnings or cell errors above)" >&2; exit 1; }
+
+test: book
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf _build

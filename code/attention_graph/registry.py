@@ -1,0 +1,128 @@
+"""The registry of SymPy checks behind every labeled equation and theorem of the book.
+
+Each entry is keyed by the label the book uses (``eq-scaled-scores``, ``thm-rows-sum-to-one``). Its
+*check* returns the statements that must hold: SymPy equations (``Eq``), other SymPy relations or
+booleans, or Python booleans (for a comparison of the package's float output with an exact value).
+Its optional *display* returns the SymPy object the book glues as the equation itself.
+
+``tests/test_integrity.py`` fails when a label in the book has no entry, when an entry's label is not
+in the book, or when a check does not hold.
+
+>>> import sympy as sp
+>>> x = sp.Symbol("x")
+>>> verify_statements([sp.Eq((x + 1) ** 2, x**2 + 2 * x + 1, evaluate=False)])
+1
+>>> verify_statements([sp.Eq(x + 1, x, evaluate=False)])
+Traceback (most recent call last):
+...
+attention_graph.registry.DerivationError: statement 0 does not hold: Eq(x + 1, x)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import sympy as sp
+
+__all__ = ["Derivation", "DerivationError", "derivation", "display", "labels", "latex", "math", "verify",
+           "verify_statements"]
+
+
+class DerivationError(AssertionError):
+    """A registered SymPy statement does not hold."""
+
+
+@dataclass(frozen=True)
+class Derivation:
+    label: str
+    check: Callable[[], Iterable]
+    display: Callable[[], sp.Basic] | None = None
+
+
+_REGISTRY: dict[str, Derivation] = {}
+
+
+def derivation(label: str, display: Callable[[], sp.Basic] | None = None):
+    """Register the decorated function as the check behind ``label``."""
+
+    def register(check: Callable[[], Iterable]) -> Callable[[], Iterable]:
+        if label in _REGISTRY:
+            raise ValueError(f"label {label!r} is registered twice")
+        _REGISTRY[label] = Derivation(label, check, display)
+        return check
+
+    return register
+
+
+def labels() -> list[str]:
+    """Every registered label, sorted."""
+    _load_all()
+    return sorted(_REGISTRY)
+
+
+def display(label: str) -> sp.Basic:
+    """The SymPy object the book glues under ``label``."""
+    _load_all()
+    entry = _REGISTRY.get(label)
+    if entry is None or entry.display is None:
+        raise KeyError(f"no SymPy display registered under label {label!r}")
+    return entry.display()
+
+
+def _holds(statement) -> bool:
+    if isinstance(statement, bool):
+        return statement
+    if isinstance(statement, sp.Equality):
+        lhs, rhs = statement.lhs, statement.rhs
+        if isinstance(lhs, sp.MatrixBase) or isinstance(rhs, sp.MatrixBase):
+            diff = sp.Matrix(lhs) - sp.Matrix(rhs)
+            return all(sp.simplify(sp.expand(e.doit())) == 0 for e in diff)
+        return sp.simplify(sp.expand((lhs - rhs).doit())) == 0
+    if isinstance(statement, sp.Basic):
+        return sp.simplify(statement.doit()) is sp.true
+    raise TypeError(f"a check must return SymPy relations or bools; got {type(statement).__name__}")
+
+
+def verify_statements(statements: Iterable) -> int:
+    """Check every statement; return how many held, raise ``DerivationError`` on the first failure."""
+    count = 0
+    for k, statement in enumerate(statements):
+        if not _holds(statement):
+            raise DerivationError(f"statement {k} does not hold: {statement}")
+        count += 1
+    if count == 0:
+        raise DerivationError("a check returned no statement: it could never fail")
+    return count
+
+
+def verify(label: str) -> int:
+    """Run the check registered under ``label``; return the number of statements that held."""
+    _load_all()
+    if label not in _REGISTRY:
+        raise KeyError(f"no SymPy check registered under label {label!r}")
+    try:
+        return verify_statements(_REGISTRY[label].check())
+    except DerivationError as err:
+        raise DerivationError(f"{label}: {err}") from None
+
+
+def _load_all() -> None:
+    """Import every module of the package so that their registrations run."""
+    import attention_graph  # noqa: F401  (its __init__ imports every module)
+
+
+def math(label: str):
+    """The display under ``label`` as ``IPython.display.Math``, factors in the order written.
+
+    This is what the book glues for ``{glue:math}``: the SymPy object, rendered by ``sympy.latex``
+    without SymPy's alphabetical reordering of products (so ``q_l k_l`` is not shown as ``k_l q_l``).
+    """
+    from IPython.display import Math
+
+    return Math(latex(label))
+
+
+def latex(label: str) -> str:
+    """LaTeX of the display under ``label`` (``sympy.latex`` with ``order="none"``)."""
+    return sp.latex(display(label), order="none")

@@ -1,0 +1,154 @@
+"""Scores: the compatibility of every query with every key, S = Q Kᵀ / √d.
+
+The chapter ``book/scores.md`` derives why the scale is √d; the SymPy checks behind its labeled
+equations are registered here under the same labels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+from sympy import stats
+
+from .registry import derivation
+from .validation import as_matrix, check_same
+
+__all__ = ["scaled_scores", "simulate_dot_products", "dot_product_moments"]
+
+
+def scaled_scores(Q, K) -> np.ndarray:
+    """S = Q Kᵀ / √d, shape (n_q, n_k)  (eq-scaled-scores).
+
+    ``Q`` is (n_q, d), ``K`` is (n_k, d); row i of S holds the scores of query i against every key.
+
+    >>> scaled_scores([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]])
+    array([[0.70710678, 0.        ]])
+    """
+    Q = as_matrix(Q, "Q", shape_doc="(n_q, d)")  # (n_q, d)
+    K = as_matrix(K, "K", shape_doc="(n_k, d)")  # (n_k, d)
+    check_same(Q.shape[1], K.shape[1], "Q and K must share the dimension d (columns)")
+    d = Q.shape[1]
+    if d == 0:
+        raise ValueError("Q and K have d = 0 columns: the scale 1/√d is undefined")
+    with np.errstate(over="ignore", invalid="ignore"):
+        S = Q @ K.T / np.sqrt(d)  # (n_q, n_k)
+    if not np.isfinite(S).all():
+        raise ValueError(
+            f"Q Kᵀ/√d overflowed {S.dtype}: the scores are not finite; rescale Q or K"
+        )
+    return S
+
+
+def simulate_dot_products(d: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+    """q·k for ``n_samples`` pairs of independent standard normal vectors in dimension ``d``.
+
+    Returns an array of shape (n_samples,). Scale it by 1/√d to get the scaled score.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+    if int(d) < 1 or int(n_samples) < 2:
+        raise ValueError(f"need d >= 1 and n_samples >= 2; got d={d}, n_samples={n_samples}")
+    q = rng.standard_normal((n_samples, d))  # (n_samples, d)
+    k = rng.standard_normal((n_samples, d))  # (n_samples, d)
+    return np.einsum("sd,sd->s", q, k)  # (n_samples,)
+
+
+def dot_product_moments(dims, n_samples: int, rng: np.random.Generator) -> dict[str, list[float]]:
+    """Sample mean and variance of q·k and of q·k/√d for each d in ``dims`` (seeded by ``rng``)."""
+    out = {"d": [], "mean": [], "var": [], "var_scaled": []}
+    for d in dims:
+        x = simulate_dot_products(d, n_samples, rng)  # (n_samples,)
+        out["d"].append(int(d))
+        out["mean"].append(float(x.mean()))
+        out["var"].append(float(x.var()))
+        out["var_scaled"].append(float((x / np.sqrt(d)).var()))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# The derivation, in SymPy. Symbols as in the book: d the dimension, q_l and k_l the entries.
+# --------------------------------------------------------------------------------------------------
+d, l, i, j = sp.symbols("d l i j", integer=True, positive=True)
+q = sp.IndexedBase("q")
+k = sp.IndexedBase("k")
+Ex = sp.Function(r"\mathbb{E}")
+Var = sp.Function(r"\operatorname{Var}")
+_dot = sp.Sum(sp.Mul(q[l], k[l], evaluate=False), (l, 1, d))
+
+
+def _zero_mean_unit_variance(name: str):
+    """Distributions with mean 0 and variance 1 on which the derivation is checked exactly."""
+    return [
+        stats.FiniteRV(name, {-1: sp.Rational(1, 2), 1: sp.Rational(1, 2)}),
+        stats.FiniteRV(name, {-1: sp.Rational(1, 3), 0: sp.Rational(1, 2), 2: sp.Rational(1, 6)}),
+    ]
+
+
+def _concrete_dots(max_d: int = 3):
+    """(d, q·k) for concrete d and distributions, including one Normal case."""
+    for d_ in range(1, max_d + 1):
+        for which in range(2):
+            qs = [_zero_mean_unit_variance(f"q{m}")[which] for m in range(d_)]
+            ks = [_zero_mean_unit_variance(f"k{m}")[which] for m in range(d_)]
+            yield d_, sum(a * b for a, b in zip(qs, ks))
+    yield 1, stats.Normal("qn", 0, 1) * stats.Normal("kn", 0, 1)
+
+
+def _display_scaled_scores():
+    S = sp.IndexedBase("S")
+    qv = sp.IndexedBase("q")
+    kv = sp.IndexedBase("k")
+    term = sp.Mul(qv[i, l], kv[j, l], evaluate=False)
+    return sp.Eq(S[i, j], sp.Mul(sp.Sum(term, (l, 1, d)), 1 / sp.sqrt(d), evaluate=False),
+                 evaluate=False)
+
+
+@derivation("eq-scaled-scores", display=_display_scaled_scores)
+def _check_scaled_scores():
+    # The matrix formula equals the sum formula entry by entry (n_q = 2, n_k = 3, d = 3) ...
+    Qs = sp.Matrix(2, 3, lambda r, c: sp.Symbol(f"q_{r}{c}"))
+    Ks = sp.Matrix(3, 3, lambda r, c: sp.Symbol(f"k_{r}{c}"))
+    by_sum = sp.Matrix(2, 3, lambda r, c: sum(Qs[r, m] * Ks[c, m] for m in range(3)) / sp.sqrt(3))
+    yield sp.Eq(Qs * Ks.T / sp.sqrt(3), by_sum, evaluate=False)
+    # ... and the package's floats equal the exact values on an integer example.
+    Qi = [[1, -2, 0], [2, 1, 1]]
+    Ki = [[0, 1, 1], [1, 1, -1], [2, 0, 1]]
+    exact = sp.Matrix(Qi) * sp.Matrix(Ki).T / sp.sqrt(3)
+    got = scaled_scores(Qi, Ki)  # (2, 3)
+    yield bool(np.allclose(np.array(exact.evalf(30), dtype=float), got, rtol=0, atol=1e-14))
+
+
+@derivation("eq-mean-qk", display=lambda: sp.Eq(Ex(_dot), 0, evaluate=False))
+def _check_mean():
+    # Linearity and independence: E[q_l k_l] = E[q_l] E[k_l] = 0 for every l, so the sum is 0.
+    Eq_l, Ek_l = sp.Integer(0), sp.Integer(0)
+    yield sp.Eq(sp.Sum(Eq_l * Ek_l, (l, 1, d)).doit(), 0)
+    for d_, dot in _concrete_dots():
+        yield sp.Eq(stats.E(dot), 0)
+
+
+@derivation("eq-var-term", display=lambda: sp.Eq(Var(sp.Mul(q[l], k[l], evaluate=False)), 1, evaluate=False))
+def _check_var_term():
+    # Var[q k] = E[q²] E[k²] − E[q]² E[k]² for independent q, k; with mean 0 and variance 1 that is 1.
+    m1, m2 = sp.symbols("m1 m2")  # first and second moments of each entry
+    term = (m2 * m2 - m1**2 * m1**2).subs({m1: 0, m2: 1})
+    yield sp.Eq(term, 1)
+    for dist in _zero_mean_unit_variance("a"):
+        other = stats.FiniteRV("b", dict(stats.density(dist).dict))
+        yield sp.Eq(stats.variance(dist * other), 1)
+
+
+@derivation("eq-var-qk", display=lambda: sp.Eq(Var(_dot), d, evaluate=False))
+def _check_var_qk():
+    # Independent terms: the variance of the sum is the sum of the d unit variances.
+    yield sp.Eq(sp.Sum(1, (l, 1, d)).doit(), d)
+    for d_, dot in _concrete_dots():
+        yield sp.Eq(stats.variance(dot), d_)
+
+
+@derivation("eq-var-scaled", display=lambda: sp.Eq(Var(_dot / sp.sqrt(d)), 1, evaluate=False))
+def _check_var_scaled():
+    # Var[c X] = c² Var[X] with c = 1/√d and Var[X] = d.
+    yield sp.Eq((1 / sp.sqrt(d)) ** 2 * d, 1)
+    for d_, dot in _concrete_dots():
+        yield sp.Eq(stats.variance(dot / sp.sqrt(d_)), 1)

@@ -1,0 +1,115 @@
+"""Input checks shared by every public function.
+
+Each check either returns a clean array or raises an error that names the argument, says what was
+expected and what arrived. Nothing here uses ``assert``: the checks must survive ``python -O``.
+
+Conventions (documented in the API page and tested in ``tests/test_validation.py``):
+
+* integer and boolean arrays where floats are expected are converted to float64;
+* float32 stays float32 and float64 stays float64 (a mix computes in float64);
+* complex, object, string and other non-numeric arrays raise ``TypeError``;
+* NaN or infinity raises ``ValueError`` with the position of the first offending entry.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["as_matrix", "as_mask", "as_edges", "check_same", "common_float"]
+
+
+def _float_dtype(x: np.ndarray, name: str) -> np.dtype:
+    """The float dtype an array is computed in, or a TypeError naming ``name``."""
+    kind = x.dtype.kind
+    if kind == "f":
+        return x.dtype if x.dtype in (np.float32, np.float64) else np.dtype(np.float64)
+    if kind in "biu":
+        return np.dtype(np.float64)
+    raise TypeError(
+        f"{name} must hold real numbers; got dtype {x.dtype} "
+        f"({'complex' if kind == 'c' else 'not numeric'})"
+    )
+
+
+def as_matrix(x, name: str, *, shape_doc: str = "(n, d)") -> np.ndarray:
+    """Return ``x`` as a finite 2-d float array, or raise naming ``name``.
+
+    >>> as_matrix([[1, 2]], "Q")
+    array([[1., 2.]])
+    >>> as_matrix([1, 2], "Q")
+    Traceback (most recent call last):
+    ...
+    ValueError: Q must be a 2-d array of shape (n, d); got shape (2,)
+    """
+    try:
+        arr = np.asarray(x)
+    except ValueError as err:  # ragged nested lists
+        raise ValueError(f"{name} must be a rectangular 2-d array; {err}") from None
+    dtype = _float_dtype(arr, name)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-d array of shape {shape_doc}; got shape {arr.shape}")
+    arr = arr.astype(dtype, copy=False)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{name} must be finite; found {arr[where]} at index {where} "
+            f"({int(bad.sum())} non-finite entries in all)"
+        )
+    return arr
+
+
+def as_mask(mask, name: str, shape: tuple[int, int]) -> np.ndarray:
+    """Return ``mask`` as a boolean array of ``shape`` whose every row allows at least one key.
+
+    A boolean mask is True where query i may attend to key j. Integer masks are refused: an additive
+    mask (0 and -inf) and a 0/1 mask look alike, and guessing between them gives wrong answers.
+    """
+    arr = np.asarray(mask)
+    if arr.dtype != np.bool_:
+        raise TypeError(
+            f"{name} must be a boolean array (True where query i may attend to key j); "
+            f"got dtype {arr.dtype}. Convert a 0/1 mask with {name}.astype(bool)."
+        )
+    if arr.shape != tuple(shape):
+        raise ValueError(f"{name} must have shape {tuple(shape)} (n_q, n_k); got shape {arr.shape}")
+    empty = ~arr.any(axis=1)  # (n_q,)
+    if empty.any():
+        rows = np.flatnonzero(empty)
+        raise ValueError(
+            f"{name} allows no key in row(s) {rows[:10].tolist()}: every query must attend to at "
+            "least one key (an empty row has no softmax; a NaN would follow)"
+        )
+    return arr
+
+
+def as_edges(edges, name: str, n_q: int, n_k: int) -> np.ndarray:
+    """Return ``edges`` as an int64 array of shape (E, 2) with rows (i, j), 0 <= i < n_q, 0 <= j < n_k."""
+    arr = np.asarray(edges)
+    if arr.size == 0 and arr.ndim <= 2:
+        arr = arr.reshape(0, 2)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be an integer array of shape (E, 2); got dtype {arr.dtype}")
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"{name} must have shape (E, 2) with rows (i, j); got shape {arr.shape}")
+    arr = arr.astype(np.int64, copy=False)
+    for col, (who, limit) in enumerate((("query index i", n_q), ("key index j", n_k))):
+        c = arr[:, col]  # (E,)
+        bad = (c < 0) | (c >= limit)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"{name}[{row}] has {who} = {int(c[row])}, outside 0..{limit - 1}"
+            )
+    return arr
+
+
+def check_same(a: int, b: int, what: str) -> None:
+    """Raise ``ValueError(what)`` with both sizes when ``a != b``."""
+    if a != b:
+        raise ValueError(f"{what}: {a} != {b}")
+
+
+def common_float(*arrays: np.ndarray) -> np.dtype:
+    """float32 when every array is float32, else float64."""
+    return np.result_type(*arrays, np.float32)

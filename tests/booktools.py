@@ -1,0 +1,194 @@
+"""Readers of the book's sources and of what its build glued, for the integrity tests.
+
+The functions take text so that each rule can be shown to fail on a small example (see
+``tests/test_integrity.py``), and the same functions then run over every page of ``book/``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
+BUILD = ROOT / "_build"
+EXECUTED = BUILD / "jupyter_execute" / "book"
+HTML = BUILD / "html" / "book"
+
+# --------------------------------------------------------------------------------------------------
+# Sources
+# --------------------------------------------------------------------------------------------------
+
+FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|:{3,})\{?(?P<name>[\w:-]*)\}?[ \t]*(?P<arg>.*)$")
+# Directives whose whole body is code or math, never prose.
+NON_PROSE = {"code-cell", "math", "literalinclude", "code", "code-block", "raw", "bibliography",
+             "glue:math", "toctree", "eval-rst", "automodule", "autofunction", "autoclass", ""}
+THEOREM_KINDS = ("theorem", "lemma", "proposition", "corollary")
+
+
+def pages() -> list[Path]:
+    """Every MyST page of the book."""
+    return sorted(BOOK.glob("*.md"))
+
+
+def blocks(text: str):
+    """Yield (name, arg, options, body_lines, start_line) for each fenced directive at any depth."""
+    lines = text.splitlines()
+    stack: list[tuple[str, str, str, int, list[str]]] = []
+    for no, line in enumerate(lines, 1):
+        m = FENCE.match(line)
+        if stack:
+            fence = stack[-1][0]
+            if line.strip() == fence:
+                fence, name, arg, start, body = stack.pop()
+                options = {}
+                for b in body:
+                    om = re.match(r"^\s*:([\w-]+):\s*(.*)$", b)
+                    if not om:
+                        break
+                    options[om.group(1)] = om.group(2).strip()
+                yield name, arg, options, body, start
+                if stack:
+                    stack[-1][4].extend(body)
+                continue
+            if m and m.group("name") and stack[-1][1] not in NON_PROSE:
+                stack.append((m.group("fence"), m.group("name"), m.group("arg"), no, []))
+                continue
+            stack[-1][4].append(line)
+            continue
+        if m and (m.group("name") or m.group("fence").startswith("`")):
+            stack.append((m.group("fence"), m.group("name"), m.group("arg"), no, []))
+
+
+def labeled_equations(text: str) -> list[tuple[str, str, str | None]]:
+    """(label, kind, glue key) for every labeled display equation: kind is "glue" or "math"."""
+    found = []
+    for name, arg, options, body, _ in blocks(text):
+        if name == "glue:math" and "label" in options:
+            found.append((options["label"], "glue", arg.strip()))
+        elif name == "math" and "label" in options:
+            found.append((options["label"], "math", None))
+    for m in re.finditer(r"\$\$[\s\S]*?\$\$[ \t]*\(([\w:-]+)\)", text):
+        found.append((m.group(1), "math", None))
+    for m in re.finditer(r"\\label\{([^}]+)\}", text):
+        found.append((m.group(1), "math", None))
+    return found
+
+
+def theorem_labels(text: str) -> list[str]:
+    """Labels of every sphinx-proof theorem, lemma, proposition and corollary."""
+    out = []
+    for name, arg, options, body, start in blocks(text):
+        if name.startswith("prf:") and name[4:] in THEOREM_KINDS:
+            if "label" not in options:
+                raise ValueError(f"a {name} at line {start} has no :label:")
+            out.append(options["label"])
+    return out
+
+
+# What is not computed and may be typed: years and the series' article numbers.
+ALLOWED_NUMBERS = [
+    (re.compile(r"\b(?:1[89]|20)\d\d[a-z]?\b"), "a year (citations, dates)"),
+    (re.compile(r"\b(?:[Pp]art|[Aa]rticle|[Aa]rtigo|[Vv]olume) \d+\b"), "an article of the source series"),
+]
+
+_INLINE = [
+    re.compile(r"\$\$[\s\S]*?\$\$"),  # display math on one line or several
+    re.compile(r"(?<!\\)\$[^$\n]+?(?<!\\)\$"),  # inline math
+    re.compile(r"\{[\w:-]+\}`[^`]*`"),  # roles: {glue:text}`...`, {eq}`...`, {cite}`...`
+    re.compile(r"`[^`]*`"),  # inline code
+    re.compile(r"\]\([^)]*\)"),  # link targets
+    re.compile(r"<!--[\s\S]*?-->"),  # comments
+    re.compile(r"^\([\w:-]+\)=\s*$", re.M),  # label targets
+]
+NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?%?(?![\w])")
+
+
+def prose(text: str) -> str:
+    """The prose of a page: no front matter, code, math, roles, options, links or comments.
+
+    Replaced characters become spaces and newlines are kept, so line numbers stay valid.
+    """
+    lines = text.splitlines()
+    if lines and lines[0].strip() == "---":
+        end = next((n for n in range(1, len(lines)) if lines[n].strip() == "---"), 0)
+        for n in range(end + 1):
+            lines[n] = ""
+    keep = [True] * len(lines)
+    stack: list[tuple[str, str]] = []
+    for n, line in enumerate(lines):
+        m = FENCE.match(line)
+        if stack and line.strip() == stack[-1][0]:
+            stack.pop()
+            keep[n] = False
+            continue
+        if m and (m.group("name") or m.group("fence").startswith("`")) and (
+                not stack or stack[-1][1] not in NON_PROSE):
+            stack.append((m.group("fence"), m.group("name")))
+            keep[n] = False
+            continue
+        if stack and (stack[-1][1] in NON_PROSE or re.match(r"^\s*:[\w-]+:", line)):
+            keep[n] = False
+    out = "\n".join(line if k else "" for line, k in zip(lines, keep))
+    for pattern in _INLINE:
+        out = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), out)
+    return out
+
+
+def typed_numbers(text: str) -> list[tuple[int, str]]:
+    """(line, literal) for each number typed into the prose that is not on the allowlist.
+
+    Flagged: any number with a decimal point or comma, any exponent or percentage, and any integer
+    of two or more digits. Single digits ("four people", "step 2") are words, not results.
+    """
+    body = prose(text)
+    for pattern, _why in ALLOWED_NUMBERS:
+        body = pattern.sub(lambda m: " " * len(m.group(0)), body)
+    found = []
+    for m in NUMBER.finditer(body):
+        lit = m.group(0)
+        digits = lit.lstrip("+-")
+        if re.fullmatch(r"\d", digits):
+            continue
+        found.append((body.count("\n", 0, m.start()) + 1, lit))
+    return found
+
+
+# --------------------------------------------------------------------------------------------------
+# What the build glued
+# --------------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=None)
+def glue_data(page: str) -> dict:
+    """The glue record of ``book/<page>.md`` written by the last build."""
+    path = EXECUTED / f"{page}.glue.json"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: build the book first (make book)")
+    return json.loads(path.read_text())
+
+
+def glued_plain(page: str, key: str) -> str:
+    return glue_data(page)[key]["data"]["text/plain"]
+
+
+def glued_float(page: str, key: str) -> float:
+    """A glued number. Refuses a NumPy scalar's repr: the book glues Python floats."""
+    text = glued_plain(page, key)
+    if text.startswith("np."):
+        raise TypeError(f"{page}:{key} was glued as a NumPy scalar ({text}); glue float(...)")
+    return float(text)
+
+
+def glued_latex(page: str, key: str) -> str:
+    latex = glue_data(page)[key]["data"]["text/latex"]
+    return latex.strip().strip("$").removeprefix("\\displaystyle").strip()
+
+
+def glue_keys_used(text: str) -> set[str]:
+    """Glue keys a page pastes (roles and directives)."""
+    keys = {m.group(1).split(":")[0] for m in re.finditer(r"\{glue(?::\w+)?\}`([^`]+)`", text)}
+    keys |= {arg.strip() for name, arg, *_ in blocks(text) if name.startswith("glue")}
+    return keys

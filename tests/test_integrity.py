@@ -1,0 +1,204 @@
+"""The book's contract, tested: every labeled equation and theorem is SymPy-backed, no computed number
+is typed into the prose, glued values are Python numbers, and a change in code/ reaches the HTML.
+
+Each rule is first shown to fail on a small broken example, then checked over the whole book.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import booktools as bt
+from attention_graph import registry, scores
+
+PAGES = bt.pages()
+ALL_LABELS = sorted({lab for p in PAGES for lab, *_ in bt.labeled_equations(p.read_text())}
+                    | {lab for p in PAGES for lab in bt.theorem_labels(p.read_text())})
+
+
+# --- Rule 1: every labeled equation and theorem is backed by a SymPy check ------------------------
+
+BROKEN_PAGE = textwrap.dedent("""\
+    Some prose.
+
+    ```{math}
+    :label: eq-not-backed
+    a = b
+    ```
+
+    $$ x^2 $$ (eq-dollar-label)
+
+    :::{prf:theorem} A claim
+    :label: thm-not-backed
+    Something.
+    :::
+    """)
+
+
+def unbacked(text: str) -> list[str]:
+    labels = [lab for lab, *_ in bt.labeled_equations(text)] + bt.theorem_labels(text)
+    known = set(registry.labels())
+    return [lab for lab in labels if lab not in known]
+
+
+def test_rule1_catches_unbacked_labels():
+    assert unbacked(BROKEN_PAGE) == ["eq-not-backed", "eq-dollar-label", "thm-not-backed"]
+
+
+def test_rule1_catches_a_wrong_sympy_step(monkeypatch):
+    # Drop the 1/√d from the package: the check under eq-scaled-scores must now fail.
+    monkeypatch.setattr(scores, "scaled_scores", lambda Q, K: __import__("numpy").asarray(Q) @ __import__("numpy").asarray(K).T)
+    with pytest.raises(registry.DerivationError, match="eq-scaled-scores"):
+        registry.verify("eq-scaled-scores")
+
+
+def test_every_label_in_the_book_is_registered():
+    missing = {p.name: unbacked(p.read_text()) for p in PAGES}
+    assert not {k: v for k, v in missing.items() if v}, f"labels with no SymPy check: {missing}"
+
+
+def test_every_registered_label_is_in_the_book():
+    assert sorted(set(registry.labels()) - set(ALL_LABELS)) == []
+
+
+def test_labels_are_unique_across_the_book():
+    seen = [lab for p in PAGES for lab, *_ in bt.labeled_equations(p.read_text())]
+    seen += [lab for p in PAGES for lab in bt.theorem_labels(p.read_text())]
+    assert len(seen) == len(set(seen)), sorted(lab for lab in seen if seen.count(lab) > 1)
+
+
+@pytest.mark.parametrize("label", registry.labels())
+def test_sympy_check_holds(label):
+    assert registry.verify(label) >= 1
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
+def test_glued_equations_are_the_registered_sympy_objects(page):
+    for label, kind, key in bt.labeled_equations(page.read_text()):
+        if kind == "glue":
+            assert bt.glued_latex(page.stem, key) == registry.latex(label), label
+
+
+def test_every_theorem_has_a_test_named_after_its_label():
+    tests = "\n".join(p.read_text() for p in Path(__file__).parent.glob("test_*.py"))
+    for page in PAGES:
+        for label in bt.theorem_labels(page.read_text()):
+            name = "test_" + re.sub(r"\W", "_", label)
+            assert re.search(rf"def {name}\b", tests), f"{page.name}: no test named {name}"
+
+
+# --- Rule 2: no computed number is typed into the prose -------------------------------------------
+
+def test_rule2_catches_a_typed_number():
+    page = textwrap.dedent("""\
+        Ana gives Carla a weight of 0.141, a tenth of the total, and $x = 0.5$ in math is fine.
+        The glued {glue:text}`w_ac:.3f` is fine, as is `code 1.5` and part 10 of the series (2026).
+        Row 12 is not.
+        """)
+    assert bt.typed_numbers(page) == [(1, "0.141"), (3, "12")]
+
+
+def test_rule2_reads_directive_bodies_but_not_code():
+    page = textwrap.dedent("""\
+        ```{code-cell} ipython3
+        x = 0.25
+        ```
+
+        :::{prf:theorem} Rows
+        :label: thm-x
+        Each row sums to 1.0 here.
+        :::
+        """)
+    assert bt.typed_numbers(page) == [(7, "1.0")]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
+def test_no_typed_numbers_in_prose(page):
+    assert bt.typed_numbers(page.read_text()) == []
+
+
+# --- Rule 3: glued values are what the package computes (per chapter) and plain Python numbers ----
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
+def test_glued_numbers_are_python_numbers_not_numpy_scalars(page):
+    if not bt.glue_keys_used(page.read_text()):
+        pytest.skip("page glues nothing")
+    for key, record in bt.glue_data(page.stem).items():
+        plain = record["data"].get("text/plain", "")
+        assert not plain.startswith("np."), f"{page.stem}:{key} glued as {plain}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
+def test_every_pasted_key_was_glued(page):
+    used = bt.glue_keys_used(page.read_text())
+    if used:
+        assert used <= set(bt.glue_data(page.stem)), used - set(bt.glue_data(page.stem))
+
+
+# --- Rule 4: a change in code/ alone reaches the next build ----------------------------------------
+
+STALE_PAGE = textwrap.dedent("""\
+    ---
+    jupytext:
+      text_representation:
+        extension: .md
+        format_name: myst
+    kernelspec:
+      display_name: Python 3
+      language: python
+      name: python3
+    ---
+    # Probe
+
+    ```{code-cell} ipython3
+    :tags: [remove-cell]
+    import sys; sys.path.insert(0, "code")
+    from myst_nb import glue
+    import probe
+    glue("value", probe.VALUE, display=False)
+    ```
+
+    The value is {glue:text}`value`.
+    """)
+
+
+def _jupyter_book() -> str:
+    exe = Path(sys.executable).with_name("jupyter-book")
+    return str(exe) if exe.exists() else shutil.which("jupyter-book")
+
+
+def test_rule4_a_change_in_code_alone_reaches_the_html(tmp_path):
+    """The book's own mechanism (execute: force + attention_graph.sphinx_watch) on a one-page book."""
+    import yaml
+
+    config = yaml.safe_load((bt.ROOT / "_config.yml").read_text())
+    config.pop("bibtex_bibfiles", None)
+    config["sphinx"]["config"] = {k: v for k, v in config["sphinx"]["config"].items()
+                                  if not k.startswith("bibtex")}
+    config["sphinx"]["extra_extensions"] = ["attention_graph.sphinx_watch"]
+    (tmp_path / "_config.yml").write_text(yaml.safe_dump(config))
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: page\n")
+    (tmp_path / "page.md").write_text(STALE_PAGE)
+    (tmp_path / "code").mkdir()
+    probe = tmp_path / "code" / "probe.py"
+    html = tmp_path / "_build" / "html" / "page.html"
+
+    def build_and_read(value: int) -> str:
+        probe.write_text(f"VALUE = {value}\n")
+        os.utime(probe, None)
+        run = subprocess.run([_jupyter_book(), "build", str(tmp_path), "-n", "-W", "--keep-going"],
+                             capture_output=True, text=True, cwd=tmp_path)
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        text = re.sub(r"<[^>]+>", "", html.read_text())
+        return re.search(r"The value is\s*(\S+?)\.", text).group(1)
+
+    assert build_and_read(1111) == "1111"
+    assert build_and_read(2222) == "2222", "page.md did not change, code/probe.py did: stale output"

@@ -1,0 +1,74 @@
+"""Scores, Q Kᵀ/√d: the function, its errors, and what the scores chapter shows."""
+
+import numpy as np
+import pytest
+
+import booktools as bt
+from attention_graph import scaled_scores, scores
+
+PAGE = "scores"
+
+
+def test_scaled_scores_is_the_sum_formula():
+    rng = np.random.default_rng(0)
+    Q = rng.standard_normal((3, 5))  # (n_q, d)
+    K = rng.standard_normal((4, 5))  # (n_k, d)
+    S = scaled_scores(Q, K)  # (n_q, n_k)
+    expected = [[sum(Q[i, l] * K[j, l] for l in range(5)) / 5**0.5 for j in range(4)] for i in range(3)]
+    np.testing.assert_allclose(S, expected, rtol=1e-13)
+    assert S.shape == (3, 4)
+
+
+@pytest.mark.parametrize("Q, K, message", [
+    (np.ones((2, 3)), np.ones((2, 4)), "share the dimension d"),
+    (np.ones(3), np.ones((2, 3)), "Q must be a 2-d array"),
+    (np.ones((2, 3)), np.ones((2, 3, 1)), "K must be a 2-d array"),
+    (np.array([[np.nan, 1.0]]), np.ones((1, 2)), "Q must be finite"),
+    (np.ones((1, 2)), np.array([[np.inf, 1.0]]), "K must be finite"),
+    (np.ones((2, 0)), np.ones((2, 0)), "d = 0"),
+    (np.full((1, 1), 1e200), np.full((1, 1), 1e200), "overflowed"),
+])
+def test_scaled_scores_refuses_bad_input(Q, K, message):
+    with pytest.raises(ValueError, match=message):
+        scaled_scores(Q, K)
+
+
+def test_simulation_needs_a_generator():
+    with pytest.raises(TypeError, match="rng"):
+        scores.simulate_dot_products(4, 10, rng=0)
+
+
+# --- What the page shows, recomputed independently of the package ---------------------------------
+
+def _independent_moments(seed, n, dims):
+    rng = np.random.default_rng(seed)
+    out = []
+    for d in dims:
+        q = rng.standard_normal((n, d))
+        k = rng.standard_normal((n, d))
+        x = (q * k).sum(axis=1)
+        out.append((x.mean(), x.var(), (x / np.sqrt(d)).var()))
+    return out
+
+
+def test_glued_simulation_matches_an_independent_computation():
+    seed, n, d = (int(bt.glued_float(PAGE, k)) for k in ("sim_seed", "sim_n", "sim_d"))
+    dims = [1, 4, 16, 64, 256]  # the dimensions the page simulates, in order
+    assert d in dims
+    mean, var, var_scaled = _independent_moments(seed, n, dims)[dims.index(d)]
+    assert bt.glued_float(PAGE, "sim_mean") == pytest.approx(mean, rel=1e-12)
+    assert bt.glued_float(PAGE, "sim_var") == pytest.approx(var, rel=1e-12)
+    assert bt.glued_float(PAGE, "sim_var_scaled") == pytest.approx(var_scaled, rel=1e-12)
+
+
+def test_prose_claims_of_the_simulation():
+    """The page says: variance close to d unscaled, close to 1 scaled, mean close to 0."""
+    d = bt.glued_float(PAGE, "sim_d")
+    assert abs(bt.glued_float(PAGE, "sim_var") / d - 1) < 0.05
+    assert abs(bt.glued_float(PAGE, "sim_var_scaled") - 1) < 0.05
+    assert abs(bt.glued_float(PAGE, "sim_mean")) < 0.2
+
+
+def test_demo_shapes_glued():
+    assert (bt.glued_float(PAGE, "demo_nq"), bt.glued_float(PAGE, "demo_nk"),
+            bt.glued_float(PAGE, "demo_d")) == (5, 6, 8)
