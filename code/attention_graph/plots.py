@@ -18,7 +18,8 @@ matplotlib.rcParams.update({
     "font.size": 10,
 })
 
-__all__ = ["circle_layout", "plot_attention_graph", "plot_dot_product_variance", "plot_heatmap"]
+__all__ = ["circle_layout", "plot_attention_graph", "plot_dot_product_variance", "plot_heatmap",
+           "plot_blockwise_scaling", "plot_block_size_sweep"]
 
 
 def plot_dot_product_variance(moments: dict[str, list[float]]):
@@ -114,3 +115,80 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
         plt.close(fig)
         return fig
     return ax.figure
+
+
+def plot_blockwise_scaling(results: dict):
+    """Peak memory and time of dense and blockwise attention against n, from the blockwise benchmark.
+
+    ``results`` is the ``"results"`` entry of ``book/data/bench_blockwise.json``. The memory panel
+    marks the target and the size of one dense n × n float64 matrix.
+    """
+    import numpy as np
+
+    fig, (ax_mem, ax_time) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+    for method, marker in (("dense", "o-"), ("blockwise", "s-")):
+        cases = sorted((c for c in results["cases"] if c["method"] == method), key=lambda c: c["n"])
+        n = [c["n"] for c in cases]
+        label = method if method == "dense" else f"blockwise, block size {results['block_size']}"
+        ax_mem.loglog(n, [c["rss_mb"] for c in cases], marker, label=label)
+        ax_time.loglog(n, [c["seconds"] for c in cases], marker, label=label)
+    n_all = np.array(sorted({c["n"] for c in results["cases"]}), dtype=float)  # (sizes,)
+    ax_mem.loglog(n_all, n_all**2 * 8 / 2**20, ":", color="grey", label=r"one $n\times n$ float64 matrix")
+    target = results["target"]
+    ax_mem.axhline(target["target_mb"], color="tab:red", lw=0.8, ls="--",
+                   label=f"target at n = {target['n']}")
+    ax_mem.set_xlabel("n (queries = keys)")
+    ax_mem.set_ylabel("peak memory over idle (MiB)")
+    ax_mem.legend(frameon=False, fontsize=8)
+    ax_time.set_xlabel("n (queries = keys)")
+    ax_time.set_ylabel("median time (s)")
+    ax_time.legend(frameon=False, fontsize=8)
+    for ax in (ax_mem, ax_time):
+        ax.set_xticks(n_all, [str(int(x)) for x in n_all])
+        ax.minorticks_off()
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def plot_block_size_sweep(results: dict):
+    """Peak memory and time of blockwise attention against the block size, at one n."""
+    sweep = results["block_size_sweep"]
+    cases = sorted(sweep["cases"], key=lambda c: c["block_size"])
+    b = [c["block_size"] for c in cases]
+    fig, ax_mem = plt.subplots(figsize=(5.5, 3.4))
+    ax_mem.loglog(b, [c["traced_mb"] for c in cases], "s-", color="tab:orange",
+                  label="peak memory of the call (tracemalloc)")
+    ax_mem.set_xlabel(f"block size (keys per block), n = {sweep['n']}")
+    ax_mem.set_ylabel("MiB")
+    ax_time = ax_mem.twinx()
+    ax_time.semilogx(b, [c["seconds"] for c in cases], "o--", color="tab:blue", label="median time")
+    ax_time.set_ylabel("seconds")
+    ax_time.set_ylim(bottom=0)
+    ax_mem.set_xticks(b, [str(x) for x in b])
+    ax_mem.minorticks_off()
+    lines = ax_mem.get_legend_handles_labels()
+    more = ax_time.get_legend_handles_labels()
+    ax_mem.legend(lines[0] + more[0], lines[1] + more[1], frameon=False, fontsize=8, loc="upper left")
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def _render_figures_in_notebooks() -> None:
+    """Give IPython an SVG formatter for figures, so that glued figures render in the book.
+
+    ``matplotlib.use("Agg")`` above bypasses the inline backend, which is what normally registers
+    it: without this, a glued figure carries only its text repr ("<Figure size ...>").
+    """
+    try:
+        from IPython import get_ipython
+        from IPython.core.pylabtools import select_figure_formats
+    except ImportError:  # pragma: no cover - IPython is a dependency of the book, not of the package
+        return
+    shell = get_ipython()
+    if shell is not None:
+        select_figure_formats(shell, {"svg"})
+
+
+_render_figures_in_notebooks()
