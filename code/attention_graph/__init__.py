@@ -5,12 +5,12 @@ chapter of the same stem in ``book/`` and a test file in ``tests/``.
 """
 
 from .attention import attention, weighted_sum
-from .blockwise import BlockState, block_state, blockwise_attention, merge
+from .blockwise import block_state, blockwise_attention, merge
 from .graph import AttentionGraph
 from .registry import DerivationError
 from .scores import scaled_scores
 from .softmax import softmax
 
 __all__ = ["AttentionGraph", "DerivationError", "attention", "scaled_scores", "softmax",
-           "weighted_sum", "BlockState", "block_state", "blockwise_attention", "merge"]
+           "weighted_sum", "block_state", "blockwise_attention", "merge"]
 __version__ = "0.1.0"

@@ -45,31 +45,35 @@ class BlockState(NamedTuple):
 def block_state(S, V) -> BlockState:
     """m = max_j s_j, ℓ = Σ_j e^{s_j − m}, o = Σ_j e^{s_j − m} v_j / ℓ  (eq-block-output).
 
-    ``S`` is (n_q, b): the scores of every query against the b keys of one block; ``V`` is (b, d_v),
-    the values of those keys. Every exponent is at most 0, so nothing overflows.
+    ``S`` is (n_q, b): the scores of every query against the b keys of one
+    block; ``V`` is (b, d_v), the values of those keys. Every exponent is at
+    most 0, so nothing overflows.
 
     >>> block_state([[0.0, 0.0]], [[1.0], [3.0]])
     BlockState(m=array([[0.]]), ell=array([[2.]]), o=array([[2.]]))
     """
     S = as_matrix(S, "S", shape_doc="(n_q, b)")  # (n_q, b)
     V = as_matrix(V, "V", shape_doc="(b, d_v)")  # (b, d_v)
-    check_same(S.shape[1], V.shape[0], "S must have one column per row of V (the block's keys)")
+    check_same(S.shape[1], V.shape[0], "S must have one column per row of V")
     if S.shape[1] == 0:
-        raise ValueError("the block has no keys: a block state needs at least one score per query")
+        raise ValueError("S has no columns: a block needs at least one key")
     m = S.max(axis=1, keepdims=True)  # (n_q, 1)
-    P = np.exp(S - m)  # (n_q, b), entries in (0, 1]
+    with np.errstate(over="ignore"):  # s_j − m < −1.8e308 gives e^{−inf} = 0
+        P = np.exp(S - m)  # (n_q, b), entries in [0, 1]
     ell = P.sum(axis=1, keepdims=True)  # (n_q, 1), at least 1
     o = P @ V / ell  # (n_q, d_v)
     return BlockState(m, ell, o)
 
 
 def merge(a: BlockState, b: BlockState, *, exp=np.exp, maximum=np.maximum) -> BlockState:
-    """The state of the union of two disjoint sets of keys from their states  (eq-merge-output).
+    """The state of the union of two disjoint blocks of keys  (eq-merge-output).
 
-    m = max(m_a, m_b);  ℓ = e^{m_a − m} ℓ_a + e^{m_b − m} ℓ_b;  o = (e^{m_a − m} ℓ_a o_a + e^{m_b − m} ℓ_b o_b) / ℓ.
+    m = max(m_a, m_b)
+    ℓ = e^{m_a − m} ℓ_a + e^{m_b − m} ℓ_b
+    o = (e^{m_a − m} ℓ_a o_a + e^{m_b − m} ℓ_b o_b) / ℓ
 
-    ``exp`` and ``maximum`` are NumPy's by default; the book's SymPy proofs call this same function
-    with ``sympy.exp`` and ``sympy.Max`` on symbols.
+    ``exp`` and ``maximum`` are NumPy's by default; the book's SymPy proofs
+    call this same function with ``sympy.exp`` and ``sympy.Max`` on symbols.
 
     >>> a = BlockState(np.array([[0.0]]), np.array([[1.0]]), np.array([[1.0]]))
     >>> b = BlockState(np.array([[0.0]]), np.array([[1.0]]), np.array([[3.0]]))
@@ -77,10 +81,10 @@ def merge(a: BlockState, b: BlockState, *, exp=np.exp, maximum=np.maximum) -> Bl
     BlockState(m=array([[0.]]), ell=array([[2.]]), o=array([[2.]]))
     """
     a, b = _as_state(a, "a"), _as_state(b, "b")
-    with np.errstate(over="ignore"):  # m_a − m below −1.8e308 becomes −inf, and e^{−inf} = 0
+    with np.errstate(over="ignore"):  # m_a − m < −1.8e308 gives e^{−inf} = 0
         m = maximum(a.m, b.m)  # (n_q, 1)
-        alpha = exp(a.m - m)  # (n_q, 1), e^{m_a − m} in [0, 1] rescales a
-        beta = exp(b.m - m)  # (n_q, 1), e^{m_b − m} in [0, 1] rescales b
+        alpha = exp(a.m - m)  # (n_q, 1), e^{m_a − m} in [0, 1]
+        beta = exp(b.m - m)  # (n_q, 1), e^{m_b − m} in [0, 1]
     ell = alpha * a.ell + beta * b.ell  # (n_q, 1)
     o = (alpha * a.ell * a.o + beta * b.ell * b.o) / ell  # (n_q, d_v)
     return BlockState(m, ell, o)
@@ -114,14 +118,16 @@ def check_block_size(block_size) -> int:
 
 
 def blockwise_attention(Q, K, V, block_size: int) -> np.ndarray:
-    """Y = softmax(Q Kᵀ / √d) V, computed one block of keys at a time  (thm-merge-is-union).
+    """Y = softmax(Q Kᵀ / √d) V, one block of keys at a time  (thm-merge-is-union).
 
-    ``Q`` is (n_q, d), ``K`` is (n_k, d), ``V`` is (n_k, d_v); ``block_size`` keys are read at a time.
-    Returns Y, (n_q, d_v): the same as ``attention(Q, K, V)[0]``, without ever holding more than an
-    (n_q, block_size) slice of the scores, so the extra memory is O(n_q · block_size). Input checks
-    and dtypes follow :func:`attention`.
+    ``Q`` is (n_q, d), ``K`` is (n_k, d), ``V`` is (n_k, d_v); ``block_size``
+    keys are read at a time. Returns Y, (n_q, d_v): the same as
+    ``attention(Q, K, V)[0]``, without ever holding more than an
+    (n_q, block_size) slice of the scores, so the extra memory is
+    O(n_q · block_size). Input checks and dtypes follow :func:`attention`.
 
-    >>> blockwise_attention([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[1.0], [3.0]], block_size=1).round(3)
+    >>> Q, K, V = [[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[1.0], [3.0]]
+    >>> blockwise_attention(Q, K, V, block_size=1).round(3)
     array([[1.66]])
     """
     b = check_block_size(block_size)
@@ -133,12 +139,12 @@ def blockwise_attention(Q, K, V, block_size: int) -> np.ndarray:
     n_k = K.shape[0]
     if n_k == 0:
         if Q.shape[0] > 0:
-            raise ValueError("K has no rows: a query with no key to attend to has no softmax")
+            raise ValueError("K has no rows: a query with no key has no softmax")
         return np.zeros((0, V.shape[1]), dtype=np.result_type(Q, K, V))  # (0, d_v)
     state = None
     for start in range(0, n_k, b):
         S = scaled_scores(Q, K[start:start + b])  # (n_q, b)
-        block = block_state(S, V[start:start + b])  # (n_q, 1), (n_q, 1), (n_q, d_v)
+        block = block_state(S, V[start:start + b])  # state of keys start..start+b-1
         state = block if state is None else merge(state, block)
     return state.o  # (n_q, d_v)
 

@@ -169,7 +169,8 @@ def plot_block_size_sweep(results: dict):
     ax_mem.minorticks_off()
     lines = ax_mem.get_legend_handles_labels()
     more = ax_time.get_legend_handles_labels()
-    ax_mem.legend(lines[0] + more[0], lines[1] + more[1], frameon=False, fontsize=8, loc="upper left")
+    ax_mem.legend(lines[0] + more[0], lines[1] + more[1], frameon=False, fontsize=8, ncol=2,
+                  loc="lower center", bbox_to_anchor=(0.5, 1.0))
     fig.tight_layout()
     plt.close(fig)
     return fig
