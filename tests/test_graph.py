@@ -454,6 +454,14 @@ def test_glued_permutation_example():
     assert glued("perm_y_diff") < 1e-15 and glued("perm_w_diff") < 1e-15
 
 
+def test_prose_claim_the_mask_cannot_tell_the_ends_of_the_path_apart():
+    R = np.eye(4)[::-1]  # reverse the path: Carla <-> Diego, Ana <-> Bruno
+    np.testing.assert_array_equal(R @ PATH @ R.T, PATH)
+    Y, _ = graph.masked_attention(X, X, X, PATH, PEOPLE)
+    Y_traded, _ = graph.masked_attention(R @ X, R @ X, R @ X, PATH, PEOPLE)
+    np.testing.assert_allclose(Y_traded, R @ Y, rtol=1e-14, atol=1e-15)
+
+
 def test_glued_minus_1e9_leak():
     """Scores of size 1e9, neighbours only: -1e9 leaks 2/3, 1/2 and all of the weight; -inf none."""
     allowed = PATH > 0
