@@ -195,6 +195,8 @@ def test_complete_attention_needs_self_attention():
     (lambda: graph.additive_mask_softmax(np.ones((2, 2)), np.ones((2, 2)), -1.0), TypeError, "boolean"),
     (lambda: graph.product_mask_softmax(np.ones((2, 2)), np.ones((2, 3), bool)), TypeError, "boolean"),
     (lambda: graph.graph_mask(np.ones(3)), ValueError, "2-d"),
+    (lambda: graph.mean_aggregation(PATH, X, ["Carla", "Ana"]), ValueError, "labels must name the 4"),
+    (lambda: graph.masked_attention(X, X, X, np.ones((3, 3))), ValueError, "mask must have shape"),
 ])
 def test_helpers_refuse_bad_input(call, error, message):
     with pytest.raises(error, match=message):

@@ -92,7 +92,12 @@ class AttentionGraph:
 
 def _labels(labels, n: int) -> tuple[str, ...]:
     """The node names: ``labels`` if given, else "0", "1", ..."""
-    return tuple(str(i) for i in range(n)) if labels is None else tuple(labels)
+    if labels is None:
+        return tuple(str(i) for i in range(n))
+    labels = tuple(str(x) for x in labels)
+    if len(labels) != n:
+        raise ValueError(f"labels must name the {n} nodes; got {len(labels)} labels")
+    return labels
 
 
 def _adjacency(A, name: str = "A") -> np.ndarray:
