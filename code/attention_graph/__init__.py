@@ -9,7 +9,9 @@ from .graph import AttentionGraph
 from .registry import DerivationError
 from .scores import scaled_scores
 from .softmax import softmax
+from . import worked_example  # importing it registers the worked example's SymPy checks
 
 __all__ = ["AttentionGraph", "DerivationError", "attention", "scaled_scores", "softmax",
            "weighted_sum"]
+__all__ += ["worked_example"]
 __version__ = "0.1.0"
