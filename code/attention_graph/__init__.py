@@ -12,6 +12,7 @@ from .graph import (AttentionGraph, additive_mask_softmax, causal_mask, complete
 from .registry import DerivationError
 from .scores import scaled_scores
 from .softmax import softmax
+from . import worked_example  # importing it registers the worked example's SymPy checks
 
 __all__ = ["AttentionGraph", "DerivationError", "attention", "scaled_scores", "softmax",
            "weighted_sum"]
@@ -19,4 +20,5 @@ __all__ += ["additive_mask_softmax", "causal_mask", "complete_attention", "five_
             "gat_parameters", "gat_scores", "gcn", "gcn_propagation", "graph_mask",
             "masked_attention", "mean_aggregation", "mean_propagation", "message_passing",
             "permutation_matrix", "product_mask_softmax", "relabel"]
+__all__ += ["worked_example"]
 __version__ = "0.1.0"
