@@ -6,10 +6,12 @@ chapter of the same stem in ``book/`` and a test file in ``tests/``.
 
 from .attention import attention, weighted_sum
 from .graph import AttentionGraph
+from .positional import laplacian_pe, normalized_laplacian
 from .registry import DerivationError
 from .scores import scaled_scores
 from .softmax import softmax
+from .sparse import edge_attention, segment_softmax
 
 __all__ = ["AttentionGraph", "DerivationError", "attention", "scaled_scores", "softmax",
-           "weighted_sum"]
+           "weighted_sum", "laplacian_pe", "normalized_laplacian", "edge_attention", "segment_softmax"]
 __version__ = "0.1.0"
