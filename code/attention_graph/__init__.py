@@ -5,7 +5,10 @@ chapter of the same stem in ``book/`` and a test file in ``tests/``.
 """
 
 from .attention import attention, weighted_sum
-from .graph import AttentionGraph
+from .graph import (AttentionGraph, additive_mask_softmax, causal_mask, complete_attention,
+                    five_models, gat, gat_parameters, gat_scores, gcn, gcn_propagation, graph_mask,
+                    masked_attention, mean_aggregation, mean_propagation, message_passing,
+                    permutation_matrix, product_mask_softmax, relabel)
 from .positional import laplacian_pe, normalized_laplacian
 from .registry import DerivationError
 from .scores import scaled_scores
@@ -13,5 +16,10 @@ from .softmax import softmax
 from .sparse import edge_attention, segment_softmax
 
 __all__ = ["AttentionGraph", "DerivationError", "attention", "scaled_scores", "softmax",
-           "weighted_sum", "laplacian_pe", "normalized_laplacian", "edge_attention", "segment_softmax"]
+           "weighted_sum"]
+__all__ += ["additive_mask_softmax", "causal_mask", "complete_attention", "five_models", "gat",
+            "gat_parameters", "gat_scores", "gcn", "gcn_propagation", "graph_mask",
+            "masked_attention", "mean_aggregation", "mean_propagation", "message_passing",
+            "permutation_matrix", "product_mask_softmax", "relabel"]
+__all__ += ["laplacian_pe", "normalized_laplacian", "edge_attention", "segment_softmax"]
 __version__ = "0.1.0"

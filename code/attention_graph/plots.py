@@ -18,8 +18,27 @@ matplotlib.rcParams.update({
     "font.size": 10,
 })
 
+
+def _register_ipython_figures() -> None:
+    """Let IPython, and so MyST-NB's glue, render a Figure as SVG (without a creation date).
+
+    With the Agg backend forced above, IPython registers no image formatter for figures, and a glued
+    figure would reach the page as its text repr ("<Figure size ...>").
+    """
+    try:
+        from IPython import get_ipython
+        from IPython.core.pylabtools import select_figure_formats
+    except ImportError:  # pragma: no cover - IPython is a dependency of the book, not of the package
+        return
+    shell = get_ipython()
+    if shell is not None:
+        select_figure_formats(shell, {"svg"}, metadata={"Date": None})
+
+
+_register_ipython_figures()
+
 __all__ = ["circle_layout", "plot_attention_graph", "plot_dot_product_variance", "plot_heatmap",
-           "plot_cycle_encodings", "plot_sparse_benchmark"]
+           "plot_model_adjacencies", "plot_cycle_encodings", "plot_sparse_benchmark"]
 
 
 def plot_dot_product_variance(moments: dict[str, list[float]]):
@@ -117,6 +136,34 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     return ax.figure
 
 
+def plot_model_adjacencies(models: dict, structure=None):
+    """One heatmap panel per model's graph (:func:`attention_graph.graph.five_models`), 3 × 2 grid.
+
+    ``models`` maps a name to (Y, AttentionGraph). ``structure``, an AttentionGraph of the fixed
+    graph, fills the last panel when there are five models; otherwise that panel is left empty.
+    """
+    fig, axes = plt.subplots(3, 2, figsize=(7.6, 10.6))
+    panels = [(name, graph, "{:.3f}", "Blues") for name, (_, graph) in models.items()]
+    if structure is not None:
+        panels.append(("the fixed graph: $A + I$", structure, "{:.0f}", "Oranges"))
+    for ax, (name, graph, fmt, cmap) in zip(axes.flat, panels):
+        plot_heatmap(graph, ax=ax, title=name, fmt=fmt, cmap=cmap)
+        for text in ax.texts:
+            text.set_fontsize(10.5)
+        ax.set_title(name, fontsize=12)
+        ax.set_xlabel("")
+        ax.set_ylabel("")
+    for ax in axes.flat[len(panels):]:
+        ax.axis("off")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("node i (gives weight)")
+    for ax in axes[-1, :]:
+        ax.set_xlabel("node j (its message)")
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
 def plot_cycle_encodings(P, frequencies, coefficients):
     """The columns of a cycle's Laplacian encoding P (n, k) as dots, each on its fitted sinusoid.
 
@@ -165,6 +212,3 @@ def plot_sparse_benchmark(record: dict):
     ax_m.set_xlabel("nodes n")
     ax_m.set_ylabel("peak bytes allocated in the call")
     ax_m.legend(frameon=False, fontsize=8)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
