@@ -30,9 +30,11 @@ __all__ = ["edge_attention", "segment_softmax", "csr_attention", "unsorted_atten
 # What the benchmark must show (issue 8): slope of time against E, peak bytes at n = 1e5, E = 1e6,
 # d = 64, and time relative to the fastest other formulation at E = 1e6.
 TARGETS = {"slope": 1.15, "peak_bytes": 1e9, "ratio": 2.0}
+# The size at which memory and speed are judged: n nodes, each attending to `degree` keys, width d.
+FLAGSHIP = {"n": 100_000, "degree": 10, "d": 64}
 
 # Edges per block of the score computation: two (CHUNK, d) buffers, 4 MiB at d = 64 in float64.
-# Measured on the benchmark machine: 4096 beat 1024 and 16384 (small enough to stay in cache).
+# Measured on the benchmark machine at E = 1e6: 4096 was as fast as 1024 and faster than 16384.
 CHUNK = 4096
 
 
@@ -99,12 +101,13 @@ def _block_scores(Q, K, rows, cols) -> np.ndarray:
     m = min(CHUNK, E)
     q_rows = np.empty((m, d), dtype=Q.dtype)  # (CHUNK, d), reused for every block
     k_rows = np.empty((m, d), dtype=K.dtype)  # (CHUNK, d), reused for every block
-    for a in range(0, E, CHUNK):
-        b = min(a + CHUNK, E)
-        np.take(Q, rows[a:b], axis=0, out=q_rows[:b - a])
-        np.take(K, cols[a:b], axis=0, out=k_rows[:b - a])
-        np.einsum("ed,ed->e", q_rows[:b - a], k_rows[:b - a], out=s[a:b])
-    s /= np.sqrt(d)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported by the caller
+        for a in range(0, E, CHUNK):
+            b = min(a + CHUNK, E)
+            np.take(Q, rows[a:b], axis=0, out=q_rows[:b - a])
+            np.take(K, cols[a:b], axis=0, out=k_rows[:b - a])
+            np.einsum("ed,ed->e", q_rows[:b - a], k_rows[:b - a], out=s[a:b])
+        s /= np.sqrt(d)
     return s
 
 
@@ -319,7 +322,7 @@ _w = sp.IndexedBase("w")
 _y = sp.IndexedBase("y")
 _v = sp.IndexedBase("v")
 _m = sp.IndexedBase("m")
-_N = sp.Function(r"\mathcal{N}")
+_N = sp.Function("N")
 
 
 class _SumOver(sp.Expr):
@@ -526,13 +529,13 @@ def benchmark(quick: bool = False) -> dict:
     """
     from scipy.sparse import csr_array
 
-    degree, d, seed = 10, 64, 2024
+    degree, d, seed = FLAGSHIP["degree"], FLAGSHIP["d"], 2024
     if quick:
         ns_dense, ns_sparse, repeat, flagship = [64, 128, 256], [64, 128, 256, 1000, 2000], 3, 2000
     else:
         ns_dense = [250, 500, 1000, 2000, 4000]
-        ns_sparse = [250, 500, 1000, 2000, 4000, 10_000, 20_000, 50_000, 100_000]
-        repeat, flagship = 7, 100_000
+        ns_sparse = [250, 500, 1000, 2000, 4000, 10_000, 20_000, 50_000, FLAGSHIP["n"]]
+        repeat, flagship = 7, FLAGSHIP["n"]
     rng = np.random.default_rng(seed)
     sizes = []
     for n in ns_sparse:
