@@ -104,8 +104,10 @@ def _block_scores(Q, K, rows, cols) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported by the caller
         for a in range(0, E, CHUNK):
             b = min(a + CHUNK, E)
-            np.take(Q, rows[a:b], axis=0, out=q_rows[:b - a])
-            np.take(K, cols[a:b], axis=0, out=k_rows[:b - a])
+            # mode="clip": the indices are already checked, and with ``out`` the default
+            # mode="raise" buffers the copy (three times slower, measured).
+            np.take(Q, rows[a:b], axis=0, out=q_rows[:b - a], mode="clip")
+            np.take(K, cols[a:b], axis=0, out=k_rows[:b - a], mode="clip")
             np.einsum("ed,ed->e", q_rows[:b - a], k_rows[:b - a], out=s[a:b])
         s /= np.sqrt(d)
     return s
@@ -214,8 +216,8 @@ def gather_rows(K, V, cols) -> None:
     v_rows = np.empty((m, V.shape[1]), dtype=V.dtype)  # (CHUNK, d_v)
     for a in range(0, E, CHUNK):
         b = min(a + CHUNK, E)
-        np.take(K, cols[a:b], axis=0, out=k_rows[:b - a])
-        np.take(V, cols[a:b], axis=0, out=v_rows[:b - a])
+        np.take(K, cols[a:b], axis=0, out=k_rows[:b - a], mode="clip")
+        np.take(V, cols[a:b], axis=0, out=v_rows[:b - a], mode="clip")
 
 
 def unsorted_attention(Q, K, V, edges) -> np.ndarray:
