@@ -9,11 +9,16 @@ from .graph import (AttentionGraph, additive_mask_softmax, causal_mask, complete
                     five_models, gat, gat_parameters, gat_scores, gcn, gcn_propagation, graph_mask,
                     masked_attention, mean_aggregation, mean_propagation, message_passing,
                     permutation_matrix, product_mask_softmax, relabel)
+from .graph_tools import (attention_rollout, head_graphs, laplacian_spectrum, mean_graph,
+                          multi_head_attention, pagerank, random_walk_laplacian, spectral_bipartition,
+                          stationary_distribution, symmetrised)
+from .karate import adjusted_rand_index, club_graph, graph_transformer_layer
 from .positional import laplacian_pe, normalized_laplacian
 from .registry import DerivationError
 from .scores import scaled_scores
 from .softmax import softmax
 from .sparse import edge_attention, segment_softmax
+from . import worked_example  # importing it registers the worked example's SymPy checks
 
 __all__ = ["AttentionGraph", "DerivationError", "attention", "scaled_scores", "softmax",
            "weighted_sum"]
@@ -21,5 +26,9 @@ __all__ += ["additive_mask_softmax", "causal_mask", "complete_attention", "five_
             "gat_parameters", "gat_scores", "gcn", "gcn_propagation", "graph_mask",
             "masked_attention", "mean_aggregation", "mean_propagation", "message_passing",
             "permutation_matrix", "product_mask_softmax", "relabel"]
+__all__ += ["worked_example"]
+__all__ += ["adjusted_rand_index", "attention_rollout", "club_graph", "graph_transformer_layer",
+            "head_graphs", "laplacian_spectrum", "mean_graph", "multi_head_attention", "pagerank",
+            "random_walk_laplacian", "spectral_bipartition", "stationary_distribution", "symmetrised"]
 __all__ += ["laplacian_pe", "normalized_laplacian", "edge_attention", "segment_softmax"]
 __version__ = "0.1.0"
