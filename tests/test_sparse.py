@@ -351,6 +351,18 @@ def test_page_prose_claims_about_the_record():
     assert bt.glued_float(PAGE, "bench_sorted_seconds_top") < bt.glued_float(PAGE, "bench_sparse_seconds_top")
     assert 0.1 < bt.glued_float(PAGE, "bench_gather_share") < 1
     assert bt.glued_float(PAGE, "bench_dense_w_gb") == pytest.approx(80.0)
+    # The dense peak is several n × n arrays; the edge layer's small sizes sit at its two buffers.
+    res = _record()["results"]
+    dense = [r for r in res["sizes"] if "dense_seconds" in r][-1]
+    assert bt.glued_float(PAGE, "bench_dense_peak_over_one_w") == pytest.approx(
+        dense["dense_peak_bytes"] / (8 * dense["n"] ** 2))
+    assert bt.glued_float(PAGE, "bench_dense_peak_over_one_w") > 2
+    buffers = 2 * sparse.CHUNK * 64 * 8
+    assert bt.glued_float(PAGE, "bench_block_buffer_mb") == pytest.approx(buffers / 1e6)
+    small = [r["sparse_peak_bytes"] for r in res["sizes"] if 4 * sparse.CHUNK <= r["E"] <= 40_000]
+    assert small and all(buffers <= b < 1.5 * buffers for b in small)
+    big = [r["sparse_peak_bytes"] for r in res["sizes"]]
+    assert big[-1] > 10 * buffers
     assert bt.glued_float(PAGE, "bench_cpus") == _record()["machine"]["cpus"]
     fit = [r for r in _record()["results"]["sizes"] if 1e4 <= r["E"] <= 1e6]
     if bt.glued_float(PAGE, "bench_slope") < 1:

@@ -485,3 +485,6 @@ def plot_sparse_benchmark(record: dict):
     ax_m.set_xlabel("nodes n")
     ax_m.set_ylabel("peak bytes allocated in the call")
     ax_m.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig

@@ -635,6 +635,8 @@ def benchmark_summary(record: dict) -> dict:
         "degree": int(res["degree"]), "d": int(res["d"]), "repeat": int(res["repeat"]),
         "n_min": int(rows[0]["n"]), "n_max": int(top["n"]), "n_dense_max": int(biggest_dense["n"]),
         "dense_over_sparse_at_dense_max": biggest_dense["dense_seconds"] / biggest_dense["sparse_seconds"],
+        "dense_peak_over_one_w": biggest_dense["dense_peak_bytes"] / (8 * biggest_dense["n"] ** 2),
+        "block_buffer_mb": 2 * res["chunk"] * res["d"] * 8 / 1e6,
         "slope": float(res["slope"]["value"]), "slope_cpu": float(res["slope"]["value_cpu"]),
         "slope_E_min": int(res["slope"]["E_min"]), "slope_E_max": int(res["slope"]["E_max"]),
         "slope_points": int(res["slope"]["points"]),
