@@ -95,6 +95,16 @@ BAD = [
     ("AttentionGraph", lambda: ag.AttentionGraph(np.ones((2, 2)), ["a"]), ValueError, "labels must name the 2 nodes"),
     ("AttentionGraph", lambda: ag.AttentionGraph(-np.ones((2, 2)), ["a", "b"]), ValueError, "non-negative"),
     ("AttentionGraph", lambda: ag.AttentionGraph(np.full((2, 2), np.nan), ["a", "b"]), ValueError, "W must be finite"),
+    ("edge_attention", lambda: ag.edge_attention(ok, ok, ok, [[0, 0], [2, 2]]), ValueError, "no edge to query"),
+    ("edge_attention", lambda: ag.edge_attention(ok, ok, ok, [[0, 0], [1, 3], [2, 2]]), ValueError, "outside 0..2"),
+    ("edge_attention", lambda: ag.edge_attention(ok, ok, ok, [[0, 0], [1, 1], [2, 2], [0, 0]]), ValueError, "same edge"),
+    ("edge_attention", lambda: ag.edge_attention(ok, ok, ok, [[0.0, 0.0]]), TypeError, "integer array"),
+    ("edge_attention", lambda: ag.edge_attention(ok, ok, nan, [[0, 0], [1, 1], [2, 2]]), ValueError, "V must be finite"),
+    ("segment_softmax", lambda: ag.segment_softmax([1.0, 2.0], [0, 0, 2]), ValueError, "increase strictly"),
+    ("segment_softmax", lambda: ag.segment_softmax([1.0, np.nan], [0, 2]), ValueError, "s must be finite"),
+    ("normalized_laplacian", lambda: ag.normalized_laplacian(np.array([[0, 1], [0, 0]])), ValueError, "symmetric"),
+    ("normalized_laplacian", lambda: ag.normalized_laplacian(ok), ValueError, "square"),
+    ("laplacian_pe", lambda: ag.laplacian_pe(np.array([[0, 1], [1, 0]]), 2), ValueError, "k must be an integer"),
 ]
 
 

@@ -14,9 +14,11 @@ from .graph_tools import (attention_rollout, head_graphs, laplacian_spectrum, me
                           multi_head_attention, pagerank, random_walk_laplacian, spectral_bipartition,
                           stationary_distribution, symmetrised)
 from .karate import adjusted_rand_index, club_graph, graph_transformer_layer
+from .positional import laplacian_pe, normalized_laplacian
 from .registry import DerivationError
 from .scores import scaled_scores
 from .softmax import softmax
+from .sparse import edge_attention, segment_softmax
 from . import worked_example  # importing it registers the worked example's SymPy checks
 
 __all__ = ["AttentionGraph", "DerivationError", "attention", "scaled_scores", "softmax",
@@ -30,4 +32,5 @@ __all__ += ["adjusted_rand_index", "attention_rollout", "club_graph", "graph_tra
             "head_graphs", "laplacian_spectrum", "mean_graph", "multi_head_attention", "pagerank",
             "random_walk_laplacian", "spectral_bipartition", "stationary_distribution", "symmetrised"]
 __all__ += ["block_state", "blockwise_attention", "merge"]
+__all__ += ["laplacian_pe", "normalized_laplacian", "edge_attention", "segment_softmax"]
 __version__ = "0.1.0"

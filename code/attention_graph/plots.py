@@ -43,6 +43,7 @@ __all__ += ["plot_centrality_bars", "plot_club_split", "plot_fiedler_vector",
             "plot_head_graphs", "plot_laplacian_spectra", "plot_pagerank_vs_degree",
             "plot_rollout_layers", "plot_seed_sweep"]
 __all__ += ["plot_blockwise_scaling", "plot_block_size_sweep"]
+__all__ += ["plot_cycle_encodings", "plot_sparse_benchmark"]
 
 
 def plot_dot_product_variance(moments: dict[str, list[float]]):
@@ -494,3 +495,57 @@ def plot_block_size_sweep(results: dict):
     fig.tight_layout()
     plt.close(fig)
     return fig
+
+
+def plot_cycle_encodings(P, frequencies, coefficients):
+    """The columns of a cycle's Laplacian encoding P (n, k) as dots, each on its fitted sinusoid.
+
+    ``frequencies[c]`` is the m of column c and ``coefficients[c]`` the (a, b) with
+    P[:, c] = a cos(2π m k / n) + b sin(2π m k / n); the curve is drawn for continuous k.
+    """
+    import numpy as np
+
+    n, k = P.shape
+    fig, axes = plt.subplots(1, k, figsize=(2.6 * k, 2.5), sharey=True)
+    axes = np.atleast_1d(axes)
+    x = np.linspace(0, n, 400)  # (400,)
+    for c, ax in enumerate(axes):
+        m, (a, b) = frequencies[c], coefficients[c]
+        theta = 2 * np.pi * m * x / n  # (400,)
+        ax.plot(x, a * np.cos(theta) + b * np.sin(theta), "-", color="grey", lw=1)
+        ax.plot(np.arange(n), P[:, c], "o", ms=4, color="tab:blue")
+        ax.axhline(0, color="black", lw=0.5)
+        ax.set_title(f"column {c + 1} (m = {m})", fontsize=9)
+        ax.set_xlabel("position k")
+    axes[0].set_ylabel("encoding")
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def plot_sparse_benchmark(record: dict):
+    """Log-log time and peak memory against n, dense against edge attention, from a bench record."""
+    import numpy as np
+
+    res = record["results"]
+    rows = res["sizes"]
+    dense = [r for r in rows if "dense_seconds" in r]
+    n_all = np.array([r["n"] for r in rows])  # (sizes,)
+    n_dense = np.array([r["n"] for r in dense])  # (dense sizes,)
+    fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+    ax_t.loglog(n_dense, [r["dense_seconds"] for r in dense], "o-", label="dense, masked")
+    ax_t.loglog(n_all, [r["sparse_seconds"] for r in rows], "s-", label="edge_attention")
+    ax_t.loglog(n_all, [r["csr_seconds"] for r in rows], "^:", label="lean CSR formulation")
+    ax_t.set_xlabel("nodes n (E = %d n)" % res["degree"])
+    ax_t.set_ylabel("seconds per call (median)")
+    ax_t.legend(frameon=False, fontsize=8)
+    ax_m.loglog(n_dense, [r["dense_peak_bytes"] for r in dense], "o-", label="dense, masked")
+    ax_m.loglog(n_all, [r["sparse_peak_bytes"] for r in rows], "s-", label="edge_attention")
+    ax_m.loglog(n_all, 8.0 * n_all**2, ":", color="grey", label="$8n^2$ bytes: one dense W")
+    ax_m.set_xlabel("nodes n")
+    ax_m.set_ylabel("peak bytes allocated in the call")
+    ax_m.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
