@@ -15,6 +15,8 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	@# Only cffconvert's copy of the CFF 1.2.0 JSON schema is used (its own pins clash with Jupyter Book's).
+	$(BIN)/python -m pip install --quiet --no-deps cffconvert==2.0.0
 	@touch $@
 
 # Sphinx builds incrementally; a page whose source, or any file under code/, changed is re-read and

@@ -21,71 +21,14 @@ HTML = BUILD / "html" / "book"
 # Sources
 # --------------------------------------------------------------------------------------------------
 
-FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|:{3,})\{?(?P<name>[\w:-]*)\}?[ \t]*(?P<arg>.*)$")
-# Directives whose whole body is code or math, never prose.
-NON_PROSE = {"code-cell", "math", "literalinclude", "code", "code-block", "raw", "bibliography",
-             "glue:math", "toctree", "eval-rst", "automodule", "autofunction", "autoclass", ""}
-THEOREM_KINDS = ("theorem", "lemma", "proposition", "corollary")
+# The source readers live in the package: the book's index of results is generated with them too.
+from attention_graph.citable import (FENCE, NON_PROSE, THEOREM_KINDS, blocks,  # noqa: F401,E402
+                                     labeled_equations, theorem_labels)
 
 
 def pages() -> list[Path]:
     """Every MyST page of the book."""
     return sorted(BOOK.glob("*.md"))
-
-
-def blocks(text: str):
-    """Yield (name, arg, options, body_lines, start_line) for each fenced directive at any depth."""
-    lines = text.splitlines()
-    stack: list[tuple[str, str, str, int, list[str]]] = []
-    for no, line in enumerate(lines, 1):
-        m = FENCE.match(line)
-        if stack:
-            fence = stack[-1][0]
-            if line.strip() == fence:
-                fence, name, arg, start, body = stack.pop()
-                options = {}
-                for b in body:
-                    om = re.match(r"^\s*:([\w-]+):\s*(.*)$", b)
-                    if not om:
-                        break
-                    options[om.group(1)] = om.group(2).strip()
-                yield name, arg, options, body, start
-                if stack:
-                    stack[-1][4].extend(body)
-                continue
-            if m and m.group("name") and stack[-1][1] not in NON_PROSE:
-                stack.append((m.group("fence"), m.group("name"), m.group("arg"), no, []))
-                continue
-            stack[-1][4].append(line)
-            continue
-        if m and (m.group("name") or m.group("fence").startswith("`")):
-            stack.append((m.group("fence"), m.group("name"), m.group("arg"), no, []))
-
-
-def labeled_equations(text: str) -> list[tuple[str, str, str | None]]:
-    """(label, kind, glue key) for every labeled display equation: kind is "glue" or "math"."""
-    found = []
-    for name, arg, options, body, _ in blocks(text):
-        if name == "glue:math" and "label" in options:
-            found.append((options["label"], "glue", arg.strip()))
-        elif name == "math" and "label" in options:
-            found.append((options["label"], "math", None))
-    for m in re.finditer(r"\$\$[\s\S]*?\$\$[ \t]*\(([\w:-]+)\)", text):
-        found.append((m.group(1), "math", None))
-    for m in re.finditer(r"\\label\{([^}]+)\}", text):
-        found.append((m.group(1), "math", None))
-    return found
-
-
-def theorem_labels(text: str) -> list[str]:
-    """Labels of every sphinx-proof theorem, lemma, proposition and corollary."""
-    out = []
-    for name, arg, options, body, start in blocks(text):
-        if name.startswith("prf:") and name[4:] in THEOREM_KINDS:
-            if "label" not in options:
-                raise ValueError(f"a {name} at line {start} has no :label:")
-            out.append(options["label"])
-    return out
 
 
 # What is not computed and may be typed: years and the series' article numbers.

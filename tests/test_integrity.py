@@ -177,14 +177,9 @@ def _jupyter_book() -> str:
 
 def test_rule4_a_change_in_code_alone_reaches_the_html(tmp_path):
     """The book's own mechanism (execute: force + attention_graph.sphinx_watch) on a one-page book."""
-    import yaml
-
-    config = yaml.safe_load((bt.ROOT / "_config.yml").read_text())
-    config.pop("bibtex_bibfiles", None)
-    config["sphinx"]["config"] = {k: v for k, v in config["sphinx"]["config"].items()
-                                  if not k.startswith("bibtex")}
-    config["sphinx"]["extra_extensions"] = ["attention_graph.sphinx_watch"]
-    (tmp_path / "_config.yml").write_text(yaml.safe_dump(config))
+    # The book's own configuration, unchanged; only the table of contents and the page differ.
+    shutil.copy(bt.ROOT / "_config.yml", tmp_path / "_config.yml")
+    shutil.copy(bt.ROOT / "references.bib", tmp_path / "references.bib")
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: page\n")
     (tmp_path / "page.md").write_text(STALE_PAGE)
     (tmp_path / "code").mkdir()

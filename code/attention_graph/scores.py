@@ -6,6 +6,8 @@ equations are registered here under the same labels.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import sympy as sp
 from sympy import stats
@@ -31,7 +33,7 @@ def scaled_scores(Q, K) -> np.ndarray:
     if d == 0:
         raise ValueError("Q and K have d = 0 columns: the scale 1/√d is undefined")
     with np.errstate(over="ignore", invalid="ignore"):
-        S = Q @ K.T / np.sqrt(d)  # (n_q, n_k)
+        S = Q @ K.T / math.sqrt(d)  # (n_q, n_k); a Python float keeps float32 float32
     if not np.isfinite(S).all():
         raise ValueError(
             f"Q Kᵀ/√d overflowed {S.dtype}: the scores are not finite; rescale Q or K"

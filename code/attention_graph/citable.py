@@ -1,0 +1,144 @@
+"""What a reader can cite: every labeled equation, theorem, definition and figure of the book.
+
+The book's sources are read, not a hand-kept list: the index of results is generated from them, and the
+integrity tests use the same reader. ``CITATION.cff`` is the one source of the book's own citation.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+__all__ = ["Citable", "blocks", "labeled_equations", "theorem_labels", "citables", "index_markdown",
+           "book_bibtex", "LABEL_PATTERN"]
+
+FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|:{3,})\{?(?P<name>[\w:-]*)\}?[ \t]*(?P<arg>.*)$")
+# Directives whose whole body is code or math, never prose.
+NON_PROSE = {"code-cell", "math", "literalinclude", "code", "code-block", "raw", "bibliography",
+             "glue:math", "toctree", "eval-rst", "automodule", "autofunction", "autoclass", ""}
+THEOREM_KINDS = ("theorem", "lemma", "proposition", "corollary")
+CITABLE_PROOF_KINDS = THEOREM_KINDS + ("definition",)
+# A public label: a kind prefix and lowercase words joined by hyphens.
+LABEL_PATTERN = re.compile(r"^(eq|thm|lem|prop|cor|def|fig)-[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+def blocks(text: str):
+    """Yield (name, arg, options, body_lines, start_line) for each fenced directive at any depth."""
+    lines = text.splitlines()
+    stack: list[tuple[str, str, str, int, list[str]]] = []
+    for no, line in enumerate(lines, 1):
+        m = FENCE.match(line)
+        if stack:
+            if line.strip() == stack[-1][0]:
+                _fence, name, arg, start, body = stack.pop()
+                options = {}
+                for b in body:
+                    om = re.match(r"^\s*:([\w-]+):\s*(.*)$", b)
+                    if not om:
+                        break
+                    options[om.group(1)] = om.group(2).strip()
+                yield name, arg, options, body, start
+                if stack:
+                    stack[-1][4].extend(body)
+                continue
+            if m and m.group("name") and stack[-1][1] not in NON_PROSE:
+                stack.append((m.group("fence"), m.group("name"), m.group("arg"), no, []))
+                continue
+            stack[-1][4].append(line)
+            continue
+        if m and (m.group("name") or m.group("fence").startswith("`")):
+            stack.append((m.group("fence"), m.group("name"), m.group("arg"), no, []))
+
+
+def labeled_equations(text: str) -> list[tuple[str, str, str | None]]:
+    """(label, kind, glue key) for every labeled display equation: kind is "glue" or "math"."""
+    found = []
+    for name, arg, options, _body, _start in blocks(text):
+        if name == "glue:math" and "label" in options:
+            found.append((options["label"], "glue", arg.strip()))
+        elif name == "math" and "label" in options:
+            found.append((options["label"], "math", None))
+    for m in re.finditer(r"\$\$[\s\S]*?\$\$[ \t]*\(([\w:-]+)\)", text):
+        found.append((m.group(1), "math", None))
+    for m in re.finditer(r"\\label\{([^}]+)\}", text):
+        found.append((m.group(1), "math", None))
+    return found
+
+
+def theorem_labels(text: str, kinds=THEOREM_KINDS) -> list[str]:
+    """Labels of every sphinx-proof directive of the given kinds (theorems and the like)."""
+    out = []
+    for name, _arg, options, _body, start in blocks(text):
+        if name.startswith("prf:") and name[4:] in kinds:
+            if "label" not in options:
+                raise ValueError(f"a {name} at line {start} has no :label:")
+            out.append(options["label"])
+    return out
+
+
+@dataclass(frozen=True)
+class Citable:
+    kind: str  # equation, theorem, lemma, proposition, corollary, definition, figure
+    label: str
+    title: str
+    page: str  # the page's stem, e.g. "scores"
+
+
+def _toc_pages(root: Path) -> list[str]:
+    """Stems of the book's pages in the order of ``_toc.yml``."""
+    return re.findall(r"file:\s*book/([\w-]+)", (root / "_toc.yml").read_text())
+
+
+def citables(root: Path | str | None = None) -> list[Citable]:
+    """Every citable result of the book, page by page in the order of the table of contents."""
+    root = Path(root) if root is not None else ROOT
+    out: list[Citable] = []
+    for page in _toc_pages(root):
+        path = root / "book" / f"{page}.md"
+        text = path.read_text()
+        for name, arg, options, _body, _start in blocks(text):
+            label = options.get("label") or options.get("name")
+            if name.startswith("prf:") and name[4:] in CITABLE_PROOF_KINDS and label:
+                out.append(Citable(name[4:], label, arg.strip(), page))
+            elif name in ("math", "glue:math") and options.get("label"):
+                out.append(Citable("equation", options["label"], "", page))
+            elif name in ("figure", "glue:figure") and options.get("name"):
+                out.append(Citable("figure", options["name"], "", page))
+        for m in re.finditer(r"\$\$[\s\S]*?\$\$[ \t]*\(([\w:-]+)\)", text):
+            out.append(Citable("equation", m.group(1), "", page))
+    return out
+
+
+def index_markdown(items: list[Citable]) -> str:
+    """A MyST table of ``items`` with live references: each row links to its result."""
+    ref = {"equation": "Equation {{eq}}`{label}`", "figure": "{{numref}}`{label}`"}
+    rows = ["| Result | Title | Label | Chapter |", "| --- | --- | --- | --- |"]
+    for it in items:
+        link = ref.get(it.kind, "{{prf:ref}}`{label}`").format(label=it.label)
+        title = it.title.replace("|", "\\|")
+        rows.append(f"| {link} | {title} | `{it.label}` | {{doc}}`{it.page}` |")
+    return "\n".join(rows)
+
+
+def book_bibtex(root: Path | str | None = None) -> str:
+    """BibTeX for the book, made from ``CITATION.cff`` (its one source)."""
+    import yaml
+
+    root = Path(root) if root is not None else ROOT
+    cff = yaml.safe_load((root / "CITATION.cff").read_text())
+    pref = cff.get("preferred-citation", cff)
+    names = " and ".join(a.get("name") and "{" + a["name"] + "}"
+                         or f"{a['family-names']}, {a['given-names']}" for a in pref["authors"])
+    fields = {
+        "title": pref["title"],
+        "author": names,
+        "year": str(pref.get("year", str(cff.get("date-released", ""))[:4])),
+        "version": str(cff.get("version", "")),
+        "url": pref.get("url", cff.get("url", "")),
+        "note": "Every formula checked by SymPy; every number computed by its package",
+    }
+    body = ",\n".join(f"  {k:<7} = {{{v}}}" for k, v in fields.items() if v)
+    return f"@book{{attention_is_a_graph,\n{body}\n}}"

@@ -1,0 +1,130 @@
+"""Bad input to every public function: a clear error naming the argument, never a silent wrong answer.
+
+The table lists each bad input and the error it must raise. The rows are grouped by function; every
+function of the public API appears (``test_every_public_function_is_in_the_table``).
+"""
+
+import numpy as np
+import pytest
+
+import attention_graph as ag
+from attention_graph import validation
+
+ok = np.ones((3, 2))  # (n, d), a valid Q, K or V
+nan = np.array([[0.0, np.nan], [1.0, 1.0], [2.0, 2.0]])
+inf = np.array([[0.0, 1.0], [np.inf, 1.0], [2.0, 2.0]])
+cplx = np.ones((3, 2), dtype=complex)
+strs = np.full((3, 2), "a")
+objs = np.full((3, 2), None, dtype=object)
+all_true = np.ones((3, 3), dtype=bool)
+empty_row = np.array([[True, True, True], [False, False, False], [True, False, False]])
+
+# (function name, call, error type, message fragment)
+BAD = [
+    ("scaled_scores", lambda: ag.scaled_scores(ok, np.ones((3, 4))), ValueError, "share the dimension d"),
+    ("scaled_scores", lambda: ag.scaled_scores(ok[0], ok), ValueError, "Q must be a 2-d array"),
+    ("scaled_scores", lambda: ag.scaled_scores(nan, ok), ValueError, r"Q must be finite; found nan at index \(0, 1\)"),
+    ("scaled_scores", lambda: ag.scaled_scores(ok, inf), ValueError, r"K must be finite; found inf at index \(1, 0\)"),
+    ("scaled_scores", lambda: ag.scaled_scores(cplx, ok), TypeError, "Q must hold real numbers; got dtype complex128"),
+    ("scaled_scores", lambda: ag.scaled_scores(ok, strs), TypeError, "K must hold real numbers"),
+    ("scaled_scores", lambda: ag.scaled_scores(objs, ok), TypeError, "Q must hold real numbers; got dtype object"),
+    ("scaled_scores", lambda: ag.scaled_scores([[1.0], [1.0, 2.0]], ok), ValueError, "Q must be a rectangular"),
+    ("scaled_scores", lambda: ag.scaled_scores(np.ones((2, 0)), np.ones((2, 0))), ValueError, "d = 0"),
+    ("scaled_scores", lambda: ag.scaled_scores(ok * 1e200, ok * 1e200), ValueError, "overflowed"),
+    ("softmax", lambda: ag.softmax(ok[0]), ValueError, "S must be a 2-d array"),
+    ("softmax", lambda: ag.softmax(nan), ValueError, "S must be finite"),
+    ("softmax", lambda: ag.softmax(np.ones((3, 3)), empty_row), ValueError, r"mask allows no key in row\(s\) \[1\]"),
+    ("softmax", lambda: ag.softmax(np.ones((3, 3)), np.ones((3, 3))), TypeError, "mask must be a boolean array"),
+    ("softmax", lambda: ag.softmax(np.ones((3, 3)), np.ones((3, 2), bool)), ValueError, r"mask must have shape \(3, 3\)"),
+    ("softmax", lambda: ag.softmax(np.ones((2, 0))), ValueError, "no columns"),
+    ("weighted_sum", lambda: ag.weighted_sum(np.ones((3, 4)), ok), ValueError, "W must have one column per row of V"),
+    ("weighted_sum", lambda: ag.weighted_sum(np.ones((3, 3)), inf), ValueError, "V must be finite"),
+    ("attention", lambda: ag.attention(ok, ok, np.ones((4, 2))), ValueError, "K and V must have the same number of rows"),
+    ("attention", lambda: ag.attention(ok, ok, nan), ValueError, "V must be finite"),
+    ("attention", lambda: ag.attention(ok, ok, ok, empty_row), ValueError, "mask allows no key"),
+    ("attention", lambda: ag.attention(ok, ok, cplx), TypeError, "V must hold real numbers"),
+    ("AttentionGraph", lambda: ag.AttentionGraph(np.ones((2, 3)), ["a", "b"]), ValueError, "W must be square"),
+    ("AttentionGraph", lambda: ag.AttentionGraph(np.ones((2, 2)), ["a"]), ValueError, "labels must name the 2 nodes"),
+    ("AttentionGraph", lambda: ag.AttentionGraph(-np.ones((2, 2)), ["a", "b"]), ValueError, "non-negative"),
+    ("AttentionGraph", lambda: ag.AttentionGraph(np.full((2, 2), np.nan), ["a", "b"]), ValueError, "W must be finite"),
+]
+
+
+@pytest.mark.parametrize("name, call, error, message", BAD, ids=[f"{b[0]}-{k}" for k, b in enumerate(BAD)])
+def test_bad_input_raises_a_clear_error(name, call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_errors_are_valueerror_or_typeerror_subclasses():
+    assert all(issubclass(error, (ValueError, TypeError)) for *_, error, _ in BAD)
+
+
+def test_every_public_function_is_in_the_table():
+    public = {name for name in ag.__all__ if callable(getattr(ag, name))} - {"DerivationError"}
+    assert public <= {row[0] for row in BAD}, public - {row[0] for row in BAD}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_dtype_is_kept(dtype):
+    Q = np.arange(6, dtype=dtype).reshape(3, 2) / 7  # (n, d)
+    Y, W = ag.attention(Q, Q, Q)
+    assert ag.scaled_scores(Q, Q).dtype == dtype and W.dtype == dtype and Y.dtype == dtype
+
+
+def test_a_mix_of_float32_and_float64_computes_in_float64():
+    Q = np.ones((3, 2), dtype=np.float32)
+    Y, W = ag.attention(Q, Q, Q.astype(np.float64))
+    assert Y.dtype == np.float64
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.bool_])
+def test_integer_and_boolean_inputs_are_converted_to_float64(dtype):
+    X = np.array([[0, 1], [1, 0], [1, 1]], dtype=dtype)  # (n, d)
+    Y, W = ag.attention(X, X, X)
+    Yf, Wf = ag.attention(X.astype(float), X.astype(float), X.astype(float))
+    assert Y.dtype == np.float64
+    np.testing.assert_array_equal(Y, Yf)
+
+
+def test_no_queries_gives_empty_results_of_the_right_shape():
+    Y, W = ag.attention(np.zeros((0, 2)), ok, np.ones((3, 5)))
+    assert Y.shape == (0, 5) and W.shape == (0, 3)
+
+
+def test_one_token_attends_to_itself_with_weight_one():
+    Y, W = ag.attention([[3.0, -1.0]], [[3.0, -1.0]], [[2.0, 5.0]])
+    np.testing.assert_array_equal(W, [[1.0]])
+    np.testing.assert_array_equal(Y, [[2.0, 5.0]])
+
+
+def test_all_scores_equal_gives_uniform_weights():
+    W = ag.softmax(np.full((2, 4), 7.5))
+    np.testing.assert_array_equal(W, np.full((2, 4), 0.25))
+
+
+def test_scores_of_magnitude_1e300_give_finite_correct_weights():
+    S = np.array([[1e300, 0.0, -1e300], [-1e300, -1e300, 1e300], [1e300, 1e300, 1e300]])
+    W = ag.softmax(S)
+    np.testing.assert_array_equal(W, [[1, 0, 0], [0, 0, 1], [1 / 3, 1 / 3, 1 / 3]])
+
+
+def test_input_checks_survive_python_O():
+    import subprocess
+    import sys
+
+    code = "import attention_graph as ag\ntry:\n    ag.softmax([[1.0, float('nan')]])\nexcept ValueError:\n    print('refused')"
+    out = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "refused", out.stderr
+
+
+def test_as_edges_refuses_bad_edges():
+    with pytest.raises(TypeError, match="edges must be an integer array"):
+        validation.as_edges(np.ones((2, 2)), "edges", 3, 3)
+    with pytest.raises(ValueError, match=r"edges\[1\] has key index j = 3, outside 0..2"):
+        validation.as_edges([[0, 1], [1, 3]], "edges", 3, 3)
+    with pytest.raises(ValueError, match=r"edges\[0\] has query index i = -1"):
+        validation.as_edges([[-1, 1]], "edges", 3, 3)
+    with pytest.raises(ValueError, match=r"shape \(E, 2\)"):
+        validation.as_edges([[0, 1, 2]], "edges", 3, 3)
+    assert validation.as_edges(np.zeros((0, 2), int), "edges", 3, 3).shape == (0, 2)
