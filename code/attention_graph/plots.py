@@ -18,8 +18,26 @@ matplotlib.rcParams.update({
     "font.size": 10,
 })
 
-__all__ = ["circle_layout", "plot_attention_graph", "plot_dot_product_variance", "plot_heatmap",
-           "plot_softmax_peakedness", "plot_pull", "convex_hull_2d"]
+
+def _register_ipython_figures() -> None:
+    """Let IPython, and so MyST-NB's glue, render a Figure as SVG (without a creation date).
+
+    With the Agg backend forced above, IPython registers no image formatter for figures, and a glued
+    figure would reach the page as its text repr ("<Figure size ...>").
+    """
+    try:
+        from IPython import get_ipython
+        from IPython.core.pylabtools import select_figure_formats
+    except ImportError:  # pragma: no cover - IPython is a dependency of the book, not of the package
+        return
+    shell = get_ipython()
+    if shell is not None:
+        select_figure_formats(shell, {"svg"}, metadata={"Date": None})
+
+
+_register_ipython_figures()
+
+__all__ = ["circle_layout", "plot_attention_graph", "plot_dot_product_variance", "plot_heatmap"]
 
 
 def plot_dot_product_variance(moments: dict[str, list[float]]):
@@ -118,6 +136,9 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
 
 
 # --- Derivation chapters: softmax and weighted sums ------------------------------------------------
+
+__all__ += ["plot_softmax_peakedness", "convex_hull_2d", "plot_pull"]
+
 
 def plot_softmax_peakedness(record: dict):
     """Two panels from :func:`attention_graph.softmax.peakedness`: the mean largest weight of a row

@@ -147,7 +147,7 @@ def softmax_with_temperature(S, tau, mask=None) -> np.ndarray:
 
 
 def hardmax(S, mask=None) -> np.ndarray:
-    """The τ → 0 limit of softmax: 1/|M_i| on the keys M_i where row i is maximal, 0 elsewhere.
+    """The τ → 0 limit of softmax: 1/k_i on the k_i keys where row i is maximal, 0 elsewhere.
 
     Ties share the weight equally (thm-temperature-limits).
 
