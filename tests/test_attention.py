@@ -209,16 +209,26 @@ def test_ulps_from_exact_counts_floats_between():
     assert ulps_from_exact([[third, np.nextafter(-2 / 3, 0)]], exact) == 1
 
 
+def _uniform_layer(Q, K, V, mask=None):
+    """A wrong layer that forgets the scores: every query attends uniformly."""
+    V = np.asarray(V, float)
+    W = np.full((len(Q), len(V)), 1 / len(V))
+    return W @ V, W
+
+
 @pytest.mark.parametrize("label, name, wrong", [
-    ("eq-attention", "attention", lambda Q, K, V, mask=None: (np.asarray(V, float)[: len(Q)], None)),
+    ("eq-attention", "attention", _uniform_layer),
     ("thm-convex-combination", "attention",
-     lambda Q, K, V, mask=None: (2.0 * (np.asarray(V, float) + 1.0), None)),
+     lambda Q, K, V, mask=None: (2.0 * (np.asarray(V, float) + 1.0), _uniform_layer(Q, K, V)[1])),
     ("thm-pull-toward-centre", "pull", lambda W, V: (np.zeros(len(V)), np.asarray(V, float))),
+    ("thm-permutation-equivariance", "attention",
+     lambda Q, K, V, mask=None: (np.asarray(Q, float)[:, :1] * np.arange(1, len(Q) + 1)[:, None],
+                                 _uniform_layer(Q, K, V)[1])),
     ("eq-weighted-sum", "weighted_sum", lambda W, V: np.asarray(W) @ np.asarray(V) + 1e-9),
 ])
 def test_the_checks_fail_when_the_package_is_wrong(monkeypatch, label, name, wrong):
     monkeypatch.setattr(att, name, wrong)
-    with pytest.raises((registry.DerivationError, TypeError, ValueError)):
+    with pytest.raises(registry.DerivationError, match=label):
         registry.verify(label)
 
 
