@@ -92,7 +92,7 @@ def attention_exact(Q, K, V) -> tuple[sp.Matrix, sp.Matrix]:
     >>> W, Y
     (Matrix([[1/2, 1/2]]), Matrix([[4]]))
     """
-    Q, K, V = (sp.Matrix(M) for M in (Q, K, V))
+    Q, K, V = (sp.Matrix(M) for M in (Q, K, V))  # (n_q, d), (n_k, d), (n_k, d_v)
     check_same(Q.cols, K.cols, "Q and K must share the dimension d (columns)")
     check_same(K.rows, V.rows, "K and V must have the same number of rows (n_k)")
     if Q.cols == 0:
@@ -111,7 +111,7 @@ def ulps_from_exact(approx, exact) -> int:
     0
     """
     approx = as_matrix(approx, "approx", shape_doc="(r, c)").astype(np.float64)  # (r, c)
-    exact = sp.Matrix(exact)
+    exact = sp.Matrix(exact)  # (r, c) expected; checked next
     if exact.shape != approx.shape:
         raise ValueError(f"exact must have the shape of approx {approx.shape}; got {exact.shape}")
     nearest = np.array([[float(sp.N(e, 40)) for e in exact.row(r)] for r in range(exact.rows)],
@@ -194,7 +194,7 @@ def _check_attention():
     layer = _display_attention().rhs.subs({_Qs: Q, _Ks: K, _Vs: V, _d: 2}).doit()
     S = [[sum(Q[a, c] * K[b, c] for c in range(2)) / sp.sqrt(2) for b in range(3)] for a in range(2)]
     Wc = [[sp.exp(S[a][b]) / sum(sp.exp(S[a][c]) for c in range(3)) for b in range(3)] for a in range(2)]
-    chain = sp.Matrix(2, 1, lambda a, _: sum(Wc[a][b] * V[b, 0] for b in range(3)))
+    chain = sp.Matrix(2, 1, lambda a, _: sum(Wc[a][b] * V[b, 0] for b in range(3)))  # (2, 1)
     yield sp.Eq(sp.Matrix(layer), chain, evaluate=False)
     # attention_exact is that formula; the package's floats are its correctly rounded values, or
     # within a few units in the last place of them.
@@ -261,5 +261,5 @@ def _check_permutation():
     # The package, on the integer example.
     Pn = np.array(P, dtype=float)  # (3, 3)
     Yn, Wn = attention(_Q_INT, _K_INT, _V_INT)
-    Yq, Wq = attention(Pn @ _Q_INT, Pn @ _K_INT, Pn @ _V_INT)
+    Yq, Wq = attention(Pn @ _Q_INT, Pn @ _K_INT, Pn @ _V_INT)  # (3, 2), (3, 3)
     yield bool(np.allclose(Yq, Pn @ Yn, rtol=1e-14) and np.allclose(Wq, Pn @ Wn @ Pn.T, rtol=1e-14))

@@ -139,12 +139,12 @@ def _check_symmetric_scores():
     # S = X W_Q W_Kᵀ Xᵀ / √d. If W_Q W_Kᵀ is symmetric (in particular W_Q = W_K), S is symmetric.
     X, W = _sym("x", 3, 2), _sym("w", 2, 2)
     d = sp.Symbol("d", positive=True)
-    S_shared = X * W * W.T * X.T / sp.sqrt(d)
+    S_shared = X * W * W.T * X.T / sp.sqrt(d)  # (3, 3)
     yield sp.Eq(S_shared, S_shared.T, evaluate=False)
     # The general statement: S - Sᵀ = X (M - Mᵀ) Xᵀ / √d with M = W_Q W_Kᵀ.
     W_Q, W_K = _sym("a", 2, 2), _sym("b", 2, 2)
-    S = X * W_Q * W_K.T * X.T / sp.sqrt(d)
-    M = W_Q * W_K.T
+    S = X * W_Q * W_K.T * X.T / sp.sqrt(d)  # (3, 3)
+    M = W_Q * W_K.T  # (2, 2)
     yield sp.Eq(S - S.T, X * (M - M.T) * X.T / sp.sqrt(d), evaluate=False)
     # It can fail: an integer W_Q != W_K whose scores are not symmetric.
     Q, K, _ = project(_X_INT, [[1, 0], [0, 1]], [[0, 1], [0, 0]], [[1], [0]])

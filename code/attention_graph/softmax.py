@@ -131,7 +131,7 @@ def softmax_with_temperature(S, tau, mask=None) -> np.ndarray:
     """
     tau = _as_temperature(tau)
     S = as_matrix(S, "S", shape_doc="(n_q, n_k)")  # (n_q, n_k)
-    allowed = np.ones(S.shape, dtype=bool) if mask is None else as_mask(mask, "mask", S.shape)
+    allowed = np.ones(S.shape, dtype=bool) if mask is None else as_mask(mask, "mask", S.shape)  # (n_q, n_k)
     if S.shape[1] == 0 and S.shape[0] > 0:
         raise ValueError("S has no columns: a query with no key to attend to has no softmax")
     if np.isinf(tau):
@@ -156,7 +156,7 @@ def hardmax(S, mask=None) -> np.ndarray:
            [1. , 0. , 0. , 0. ]])
     """
     S = as_matrix(S, "S", shape_doc="(n_q, n_k)")  # (n_q, n_k)
-    allowed = np.ones(S.shape, dtype=bool) if mask is None else as_mask(mask, "mask", S.shape)
+    allowed = np.ones(S.shape, dtype=bool) if mask is None else as_mask(mask, "mask", S.shape)  # (n_q, n_k)
     if S.shape[1] == 0 and S.shape[0] > 0:
         raise ValueError("S has no columns: a query with no key to attend to has no softmax")
     masked = np.where(allowed, S, -np.inf)  # (n_q, n_k)
@@ -175,7 +175,7 @@ def softmax_jacobian(p) -> np.ndarray:
     array([[ 0.25, -0.25],
            [-0.25,  0.25]])
     """
-    p = np.asarray(p)
+    p = np.asarray(p)  # (n,) expected; checked next
     if p.ndim != 1:
         raise ValueError(f"p must be one row of weights, shape (n,); got shape {p.shape}")
     p = as_matrix(p[None, :], "p", shape_doc="(n,)")[0]  # (n,)
@@ -258,7 +258,7 @@ _S_INT = [[1, 2, 0, -1], [3, 3, 1, 0], [0, 0, 0, 0]]  # (3, 4): an exact example
 
 def _close(got, exact: sp.Matrix, rtol: float = 1e-14) -> bool:
     """The package's floats equal the exact SymPy values to ``rtol`` (exact evaluated to 30 digits)."""
-    want = np.array(sp.Matrix(exact).evalf(30), dtype=float)
+    want = np.array(sp.Matrix(exact).evalf(30), dtype=float)  # the shape of exact
     return bool(np.allclose(np.asarray(got, dtype=float), want, rtol=rtol, atol=0))
 
 
@@ -341,7 +341,7 @@ def _check_rows_sum_to_one():
             yield sp.Gt(w, 0)  # SymPy decides it: exp of a real number is positive
     # A masked key is a score of −∞: weight exp(−∞)/Z = 0, and the rest still sums to 1.
     s1, s3 = sp.symbols("s_1 s_3", real=True)
-    p = RowSoftmax(sp.Matrix([[s1, -sp.oo, s3]])).doit()
+    p = RowSoftmax(sp.Matrix([[s1, -sp.oo, s3]])).doit()  # (1, 3)
     yield sp.Eq(p[1], 0)
     yield sp.Eq(p[0] + p[2], 1)
     # The package: every row of the integer example is a distribution, masked entries exactly 0.
@@ -379,7 +379,7 @@ def _check_temperature_limits():
     yield sp.Eq(sp.limit(top, _tau, sp.oo), 1 / (k + 2))
     yield sp.Eq(sp.limit(below, _tau, sp.oo), 1 / (k + 2))
     # The same limits on a concrete row with a tie, straight from the definition.
-    row = sp.Matrix([[1, 3, 3, 0]])
+    row = sp.Matrix([[1, 3, 3, 0]])  # (1, 4)
     p = RowSoftmax(row / _tau).doit()
     yield sp.Eq(sp.Matrix([[sp.limit(w, _tau, 0, "+") for w in p]]), sp.Matrix([[0, sp.Rational(1, 2),
                                                                                sp.Rational(1, 2), 0]]))
