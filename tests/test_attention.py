@@ -138,7 +138,8 @@ def test_thm_pull_toward_centre(mats):
 
 @MANY
 @given(qkv(square=True), st.data())
-def test_thm_permutation_equivariance(mats, data):
+def test_permutation_equivariance_property(mats, data):
+    """attention(PQ, PK, PV) permutes the outputs: thm-permutation-equivariance of the graph chapter."""
     Q, K, V = mats
     perm, P = data.draw(permutations(len(Q)))
     Y, W = attention(Q, K, V)
@@ -146,9 +147,16 @@ def test_thm_permutation_equivariance(mats, data):
     scale = 1 + np.abs(V).max()
     assert_close(Yp, Y[perm], rtol=1e-10, atol=1e-12 * scale)
     assert_close(Wp, W[perm][:, perm], rtol=1e-10, atol=1e-300)
-    # Keys and values permuted together, queries left alone: nothing changes.
+
+
+@MANY
+@given(qkv(), st.data())
+def test_thm_key_value_permutation(mats, data):
+    Q, K, V = mats
+    perm, P = data.draw(permutations(len(K)))
+    Y, W = attention(Q, K, V)
     Yk, Wk = attention(Q, P @ K, P @ V)
-    assert_close(Yk, Y, rtol=1e-10, atol=1e-12 * scale)
+    assert_close(Yk, Y, rtol=1e-10, atol=1e-12 * (1 + np.abs(V).max()))
     assert_close(Wk, W[:, perm], rtol=1e-10, atol=1e-300)
 
 
@@ -221,9 +229,8 @@ def _uniform_layer(Q, K, V, mask=None):
     ("thm-convex-combination", "attention",
      lambda Q, K, V, mask=None: (2.0 * (np.asarray(V, float) + 1.0), _uniform_layer(Q, K, V)[1])),
     ("thm-pull-toward-centre", "pull", lambda W, V: (np.zeros(len(V)), np.asarray(V, float))),
-    ("thm-permutation-equivariance", "attention",
-     lambda Q, K, V, mask=None: (np.asarray(Q, float)[:, :1] * np.arange(1, len(Q) + 1)[:, None],
-                                 _uniform_layer(Q, K, V)[1])),
+    ("thm-key-value-permutation", "attention",
+     lambda Q, K, V, mask=None: (np.asarray(V, float)[: len(Q)], _uniform_layer(Q, K, V)[1])),
     ("eq-weighted-sum", "weighted_sum", lambda W, V: np.asarray(W) @ np.asarray(V) + 1e-9),
 ])
 def test_the_checks_fail_when_the_package_is_wrong(monkeypatch, label, name, wrong):

@@ -2,8 +2,8 @@
 
 The chapter ``book/attention.md`` shows that every output is a convex combination of the values
 (``thm-convex-combination``), that self-attention pulls each value toward the weighted centre of mass
-of the others (``thm-pull-toward-centre``), that permuting the elements permutes the outputs
-(``thm-permutation-equivariance``), and assembles the whole layer in SymPy (``eq-attention``).
+of the others (``thm-pull-toward-centre``), that the keys and values form a set (``thm-key-value-permutation``),
+and assembles the whole layer in SymPy (``eq-attention``).
 """
 
 from __future__ import annotations
@@ -242,24 +242,21 @@ def _check_pull():
     yield bool(np.allclose(X + s[:, None] * (C - X), Y, rtol=1e-14, atol=1e-14))
 
 
-@derivation("thm-permutation-equivariance")
-def _check_permutation():
-    Q, K, V = _sym("q", 3, 1), _sym("k", 3, 1), _sym("v", 3, 1)
+@derivation("thm-key-value-permutation")
+def _check_key_value_permutation():
+    Q, K, V = _sym("q", 2, 1), _sym("k", 3, 1), _sym("v", 3, 2)
     P = sp.Matrix([[0, 1, 0], [0, 0, 1], [1, 0, 0]])  # a 3-cycle
 
     def layer(Q, K, V):
-        W = RowSoftmax(Q * K.T).doit()  # d = 1
+        W = RowSoftmax(Q * K.T).doit()  # (2, 3), d = 1
         return W * V, W
 
     Y, W = layer(Q, K, V)
-    Yp, Wp = layer(P * Q, P * K, P * V)
-    yield sp.Eq(Yp, P * Y, evaluate=False)
-    yield sp.Eq(Wp, P * W * P.T, evaluate=False)
-    # Keys and values permuted together, queries left alone: the outputs do not change.
-    Yk, _ = layer(Q, P * K, P * V)
+    Yk, Wk = layer(Q, P * K, P * V)
     yield sp.Eq(Yk, Y, evaluate=False)
+    yield sp.Eq(Wk, W * P.T, evaluate=False)
     # The package, on the integer example.
     Pn = np.array(P, dtype=float)  # (3, 3)
     Yn, Wn = attention(_Q_INT, _K_INT, _V_INT)
-    Yq, Wq = attention(Pn @ _Q_INT, Pn @ _K_INT, Pn @ _V_INT)  # (3, 2), (3, 3)
-    yield bool(np.allclose(Yq, Pn @ Yn, rtol=1e-14) and np.allclose(Wq, Pn @ Wn @ Pn.T, rtol=1e-14))
+    Yq, Wq = attention(_Q_INT, Pn @ _K_INT, Pn @ _V_INT)  # (3, 2), (3, 3)
+    yield bool(np.allclose(Yq, Yn, rtol=1e-14) and np.allclose(Wq, Wn @ Pn.T, rtol=1e-14))
