@@ -38,3 +38,241 @@ def test_huge_scores_give_finite_correct_weights():
 def test_softmax_refuses_bad_input(S, mask, error, message):
     with pytest.raises(error, match=message):
         softmax(S, mask)
+
+
+# ==================================================================================================
+# The chapter's theorems, each tested under its label, property-based over thousands of cases.
+# ==================================================================================================
+import importlib
+
+import scipy.special
+from hypothesis import given
+from hypothesis import strategies as st
+
+import booktools as bt
+from attention_graph import hardmax, registry, softmax_jacobian, softmax_with_temperature
+from attention_graph.softmax import naive_breaking_points, naive_softmax, peakedness
+from strategies import EDGE, MANY, assert_close, assert_equal, edge_matrices, masks, matrices
+
+sm = importlib.import_module("attention_graph.softmax")
+PAGE = "softmax"
+
+
+def _assert_rows_are_distributions(S, W):
+    n_k = S.shape[1]
+    assert W.shape == S.shape and np.isfinite(W).all()
+    assert (W >= 0).all()
+    assert_close(W.sum(axis=1), 1.0, rtol=0, atol=2 * n_k * np.finfo(float).eps)
+    # Positive wherever exp(S_ij − m_i) does not underflow in float64.
+    with np.errstate(over="ignore"):
+        safe = (S - S.max(axis=1, keepdims=True)) > -700
+    assert (W[safe] > 0).all()
+    assert (W.max(axis=1) >= 1 / n_k - 1e-15).all()
+
+
+@MANY
+@given(matrices(log10_scale=(-3, 300)))
+def test_thm_rows_sum_to_one(S):
+    _assert_rows_are_distributions(S, softmax(S))
+
+
+@EDGE
+@given(edge_matrices())
+def test_thm_rows_sum_to_one_at_the_edges(S):
+    _assert_rows_are_distributions(S, softmax(S))
+
+
+@MANY
+@given(st.data())
+def test_masked_entries_are_exactly_zero_property(data):
+    S = data.draw(matrices())
+    mask = data.draw(masks(S.shape))
+    W = softmax(S, mask)
+    assert (W[~mask] == 0.0).all()
+    assert_close(W.sum(axis=1), 1.0, rtol=0, atol=2 * S.shape[1] * np.finfo(float).eps)
+    # The allowed entries are the softmax of the allowed scores alone (scipy, independently).
+    E = np.where(mask, np.exp(S - np.where(mask, S, -np.inf).max(axis=1, keepdims=True)), 0.0)
+    assert_close(W, E / E.sum(axis=1, keepdims=True), rtol=1e-12, atol=1e-300)
+
+
+@MANY
+@given(matrices(), st.data())
+def test_thm_shift_invariance(S, data):
+    c = data.draw(matrices(shape=(S.shape[0], 1), log10_scale=(-3, 3)))
+    assert_close(softmax(S + c), softmax(S), rtol=1e-10, atol=1e-300)
+    assert_close(softmax(S), scipy.special.softmax(S, axis=1), rtol=1e-12, atol=1e-300)
+
+
+def test_thm_shift_invariance_makes_huge_scores_safe():
+    """What the theorem licenses: the max-subtracted softmax is exact where the literal one fails."""
+    S = np.array([[1000.0, 999.0, 0.0]])
+    assert np.isnan(naive_softmax(S)).any()
+    e = np.exp(np.array([0.0, -1.0, -1000.0]))
+    assert_close(softmax(S)[0], e / e.sum(), rtol=1e-15)
+
+
+@MANY
+@given(matrices(log10_scale=(0, 0)))
+def test_thm_temperature_limits(S):
+    S = np.round(S * 2)  # integer scores: ties are common, and every gap is at least 1
+    top = S == S.max(axis=1, keepdims=True)
+    expected = top / top.sum(axis=1, keepdims=True)
+    assert_equal(hardmax(S), expected)
+    # exp(−1/τ) is exactly 0 in float64 for τ = 1e-3: the cold limit is reached exactly.
+    assert_equal(softmax_with_temperature(S, 1e-3), expected)
+    assert_equal(softmax_with_temperature(S, np.inf), np.full(S.shape, 1 / S.shape[1]))
+    assert_close(softmax_with_temperature(S, 1e9), 1 / S.shape[1], rtol=1e-7)
+
+
+@MANY
+@given(matrices(log10_scale=(-2, 1)), st.floats(0.01, 100.0))
+def test_temperature_is_softmax_of_scaled_scores(S, tau):
+    assert_close(softmax_with_temperature(S, tau), scipy.special.softmax(S / tau, axis=1),
+                               rtol=1e-9, atol=1e-300)
+
+
+def test_temperature_one_is_softmax_bit_for_bit():
+    S = np.random.default_rng(11).standard_normal((4, 6)) * 20
+    assert_equal(softmax_with_temperature(S, 1.0), softmax(S))
+
+
+@MANY
+@given(matrices(rows=(1, 1), cols=(2, 6), log10_scale=(-1, 1)))
+def test_thm_softmax_jacobian(S):
+    s = S[0]
+    p = scipy.special.softmax(s)
+    J = softmax_jacobian(p)
+    # Central finite differences of scipy's softmax, column by column (independent of the formula).
+    h = 1e-6
+    I = np.eye(len(s))
+    up, down = scipy.special.softmax(s + h * I, axis=1), scipy.special.softmax(s - h * I, axis=1)
+    fd = ((up - down) / (2 * h)).T  # column j: the derivative of p along s_j
+    assert_close(J, fd, rtol=0, atol=1e-8)
+    assert_close(J.sum(axis=1), 0.0, atol=1e-15)
+    assert_equal(J, J.T)
+
+
+def test_one_hot_row_has_zero_jacobian():
+    assert_equal(softmax_jacobian([0.0, 1.0, 0.0]), np.zeros((3, 3)))
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: softmax_with_temperature([[1.0]], 0.0), ValueError, "tau must be > 0"),
+    (lambda: softmax_with_temperature([[1.0]], -1.0), ValueError, "tau must be > 0"),
+    (lambda: softmax_with_temperature([[1.0]], np.nan), ValueError, "tau must be > 0"),
+    (lambda: softmax_with_temperature([[1.0]], "hot"), TypeError, "tau must be a real number"),
+    (lambda: softmax_with_temperature([[1.0, 2.0]], 1.0, [[False, False]]), ValueError, "mask allows no key"),
+    (lambda: hardmax(np.ones((2, 0))), ValueError, "no columns"),
+    (lambda: hardmax([[np.inf]]), ValueError, "S must be finite"),
+    (lambda: softmax_jacobian([[0.5, 0.5]]), ValueError, "p must be one row"),
+    (lambda: softmax_jacobian([0.5, 0.6]), ValueError, "p must sum to 1"),
+    (lambda: softmax_jacobian([1.5, -0.5]), ValueError, "p must be non-negative"),
+    (lambda: softmax_jacobian([]), ValueError, "p is empty"),
+    (lambda: naive_breaking_points(np.float16), TypeError, "float32 or float64"),
+    (lambda: peakedness([4], 16, 10, rng=0), TypeError, "rng must be"),
+    (lambda: peakedness([4], 1, 10, np.random.default_rng(0)), ValueError, "n_k >= 2"),
+])
+def test_softmax_helpers_refuse_bad_input(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_hardmax_and_temperature_respect_the_mask():
+    S = np.array([[5.0, 1.0, 1.0]])
+    mask = np.array([[False, True, True]])
+    assert_equal(hardmax(S, mask), [[0.0, 0.5, 0.5]])
+    assert_equal(softmax_with_temperature(S, np.inf, mask), [[0.0, 0.5, 0.5]])
+
+
+@pytest.mark.parametrize("label, name, wrong", [
+    ("eq-softmax", "softmax", lambda S, mask=None: np.exp(np.asarray(S, float))),  # forgets to normalise
+    ("eq-softmax-stable", "softmax", lambda S, mask=None: sm.naive_softmax(S)),  # forgets the maximum
+    ("thm-rows-sum-to-one", "softmax", lambda S, mask=None: np.exp(np.asarray(S, float)) / 2),
+    ("thm-shift-invariance", "softmax", lambda S, mask=None: np.asarray(S, float) / np.asarray(S, float).sum()),
+    ("eq-softmax-temperature", "softmax_with_temperature", lambda S, tau, mask=None: sm.softmax(S)),  # ignores τ
+    ("thm-temperature-limits", "softmax_with_temperature", lambda S, tau, mask=None: sm.softmax(S)),
+    ("thm-temperature-limits", "hardmax", lambda S, mask=None: sm.softmax(S)),
+    ("thm-softmax-jacobian", "softmax_jacobian", lambda p: np.diag(np.asarray(p, float))),
+])
+def test_the_checks_fail_when_the_package_is_wrong(monkeypatch, label, name, wrong):
+    monkeypatch.setattr(sm, name, wrong)
+    with pytest.raises(registry.DerivationError, match=label):
+        registry.verify(label)
+
+
+# --- What the page shows, recomputed independently --------------------------------------------------
+
+@pytest.mark.parametrize("dtype, suffix", [(np.float64, "64"), (np.float32, "32")])
+def test_glued_overflow_point_is_where_exp_overflows(dtype, suffix):
+    x = dtype(bt.glued_float(PAGE, "naive_over_" + suffix))
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.exp(x)) and np.isfinite(np.exp(np.nextafter(x, dtype(0))))
+    assert float(x) == pytest.approx(np.log(float(np.finfo(dtype).max)), abs=1e-4)
+
+
+def test_glued_underflow_point_is_where_exp_underflows():
+    x = bt.glued_float(PAGE, "naive_under_64")
+    with np.errstate(under="ignore"):
+        assert np.exp(x) == 0.0 and np.exp(np.nextafter(x, 0.0)) > 0.0
+    assert bt.glued_plain(PAGE, "naive_big_nan") == "True"  # the page's demo row breaks the literal formula
+
+
+def _independent_peakedness(seed, n_k, n_rows, dims):
+    rng = np.random.default_rng(seed)
+    out = []
+    for d in dims:
+        q = rng.standard_normal((n_rows, 1, d))
+        k = rng.standard_normal((n_rows, n_k, d))
+        raw = (q * k).sum(axis=2)
+        row = []
+        for S in (raw, raw / np.sqrt(d)):
+            P = scipy.special.softmax(S, axis=1)
+            s2, s3 = (P**2).sum(axis=1), (P**3).sum(axis=1)
+            jac = np.sqrt(np.maximum(s2 - 2 * s3 + s2**2, 0))  # ‖diag(p) − ppᵀ‖_F in closed form
+            row += [P.max(axis=1).mean(), jac.mean()]
+        out.append(row)
+    return np.array(out)  # (dims, 4): max_raw, jac_raw, max_scaled, jac_scaled
+
+
+def test_glued_peakedness_matches_an_independent_computation():
+    seed, n_k, n_rows = (int(bt.glued_float(PAGE, k)) for k in ("pk_seed", "pk_nk", "pk_rows"))
+    dims = [1, 4, 16, 64, 256, 1024]  # the dimensions the page simulates
+    assert int(bt.glued_float(PAGE, "pk_dmax")) == dims[-1]
+    got = _independent_peakedness(seed, n_k, n_rows, dims)
+    for key, value in [("pk_max_raw", got[-1, 0]), ("pk_jac_raw", got[-1, 1]), ("pk_max_scaled", got[-1, 2]),
+                       ("pk_jac_scaled", got[-1, 3]), ("pk_max_d1", got[0, 0]), ("pk_jac_d1", got[0, 1])]:
+        assert bt.glued_float(PAGE, key) == pytest.approx(value, rel=1e-9), key
+    assert bt.glued_float(PAGE, "pk_uniform") == 1 / n_k
+
+
+def test_prose_claims_about_the_scale():
+    """The page: unscaled rows sharpen toward one-hot and the Jacobian shrinks; scaled rows look alike."""
+    got = _independent_peakedness(2017, 16, 500, [1, 4, 16, 64, 256, 1024])
+    max_raw, jac_raw, max_scaled, jac_scaled = got.T
+    assert (np.diff(max_raw) > 0).all() and max_raw[-1] > 0.9
+    assert jac_raw[-1] < jac_raw[0] / 3
+    assert max_scaled.max() - max_scaled.min() < 0.1 and jac_scaled.max() - jac_scaled.min() < 0.05
+    assert max_scaled[-1] > 2 / 16  # not uniform either
+    assert bt.glued_float(PAGE, "pk_max_raw") > bt.glued_float(PAGE, "pk_max_scaled")
+
+
+def test_exercise_1_largest_weight_falls_with_temperature():
+    s = np.array([1.0, 2.0, 3.0])
+    tops = [bt.glued_float(PAGE, f"ex1_top_{k}") for k in ("half", "one", "two")]
+    for top, tau in zip(tops, (0.5, 1.0, 2.0)):
+        assert top == pytest.approx(scipy.special.softmax(s / tau).max(), rel=1e-13)
+    assert tops[0] > tops[1] > tops[2] > 1 / 3
+
+
+def test_exercise_2_single_precision_points():
+    over, under = np.float32(bt.glued_float(PAGE, "ex2_over_32")), np.float32(bt.glued_float(PAGE, "ex2_under_32"))
+    with np.errstate(over="ignore", under="ignore"):
+        assert np.isinf(np.exp(over)) and np.isfinite(np.exp(np.nextafter(over, np.float32(0))))
+        assert np.exp(under) == 0 and np.exp(np.nextafter(under, np.float32(0))) > 0
+
+
+def test_exercise_3_uniform_jacobian():
+    assert bt.glued_float(PAGE, "ex3_diag") == 1 / 4 - 1 / 16
+    assert bt.glued_float(PAGE, "ex3_off") == -1 / 16
+    assert bt.glued_float(PAGE, "ex3_eig_large") == pytest.approx(1 / 4, abs=1e-15)
+    assert bt.glued_float(PAGE, "ex3_eig_small") < 1e-12

@@ -4,7 +4,7 @@ Every public name is importable as ``attention_graph.<name>``. Each module is on
 chapter of the same stem in ``book/`` and a test file in ``tests/``.
 """
 
-from .attention import attention, weighted_sum
+from .attention import attention, attention_exact, pull, weighted_sum
 from .blockwise import block_state, blockwise_attention, merge
 from .graph import (AttentionGraph, additive_mask_softmax, causal_mask, complete_attention,
                     five_models, gat, gat_parameters, gat_scores, gcn, gcn_propagation, graph_mask,
@@ -15,13 +15,15 @@ from .graph_tools import (attention_rollout, head_graphs, laplacian_spectrum, me
                           stationary_distribution, symmetrised)
 from .karate import adjusted_rand_index, club_graph, graph_transformer_layer
 from .positional import laplacian_pe, normalized_laplacian
+from .qkv import project
 from .registry import DerivationError
 from .scores import scaled_scores
-from .softmax import softmax
+from .softmax import hardmax, softmax, softmax_jacobian, softmax_with_temperature
 from .sparse import edge_attention, segment_softmax
 from . import worked_example  # importing it registers the worked example's SymPy checks
 
-__all__ = ["AttentionGraph", "DerivationError", "attention", "scaled_scores", "softmax",
+__all__ = ["AttentionGraph", "DerivationError", "attention", "attention_exact", "hardmax", "project",
+           "pull", "scaled_scores", "softmax", "softmax_jacobian", "softmax_with_temperature",
            "weighted_sum"]
 __all__ += ["additive_mask_softmax", "causal_mask", "complete_attention", "five_models", "gat",
             "gat_parameters", "gat_scores", "gcn", "gcn_propagation", "graph_mask",

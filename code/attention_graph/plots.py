@@ -44,6 +44,7 @@ __all__ += ["plot_centrality_bars", "plot_club_split", "plot_fiedler_vector",
             "plot_rollout_layers", "plot_seed_sweep"]
 __all__ += ["plot_blockwise_scaling", "plot_block_size_sweep"]
 __all__ += ["plot_cycle_encodings", "plot_sparse_benchmark"]
+__all__ += ["plot_softmax_peakedness", "convex_hull_2d", "plot_pull"]
 
 
 def plot_dot_product_variance(moments: dict[str, list[float]]):
@@ -549,3 +550,90 @@ def plot_sparse_benchmark(record: dict):
     plt.close(fig)
     return fig
 
+
+# --- Derivation chapters: softmax and weighted sums ------------------------------------------------
+
+
+
+def plot_softmax_peakedness(record: dict):
+    """Two panels from :func:`attention_graph.softmax.peakedness`: the mean largest weight of a row
+    and the mean Frobenius norm of the softmax Jacobian, against d, without and with the 1/√d scale.
+    """
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.4))
+    d, n_k = record["d"], record["n_k"]
+    left.semilogx(d, record["max_raw"], "o-", label=r"scores $q\cdot k$ (unscaled)")
+    left.semilogx(d, record["max_scaled"], "s-", label=r"scores $q\cdot k/\sqrt{d}$")
+    left.axhline(1.0, color="grey", ls=":", lw=1)
+    left.axhline(1.0 / n_k, color="grey", ls="--", lw=1, label=f"uniform row, $1/n_k$ ($n_k$ = {n_k})")
+    left.set_ylim(0, 1.05)
+    left.set_xlabel("dimension $d$")
+    left.set_ylabel("mean largest weight of a row")
+    left.legend(frameon=False, fontsize=8, loc="center right")
+    right.semilogx(d, record["jac_raw"], "o-", label="unscaled")
+    right.semilogx(d, record["jac_scaled"], "s-", label=r"scaled by $1/\sqrt{d}$")
+    right.set_ylim(bottom=0)
+    right.set_xlabel("dimension $d$")
+    right.set_ylabel(r"mean $\|\mathrm{diag}(p) - p p^\top\|_F$")
+    right.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def convex_hull_2d(points):
+    """Vertices of the convex hull of 2-d points, counter-clockwise (Andrew's monotone chain). (h, 2)."""
+    import numpy as np
+
+    P = sorted(map(tuple, np.asarray(points, dtype=float)))  # n points, sorted by x then y
+    if len(P) <= 2:
+        return np.array(P)
+
+    def cross(o, a, b):
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    def chain(pts):
+        out = []
+        for p in pts:
+            while len(out) >= 2 and cross(out[-2], out[-1], p) <= 0:
+                out.pop()
+            out.append(p)
+        return out
+
+    lower, upper = chain(P), chain(P[::-1])
+    return np.array(lower[:-1] + upper[:-1])  # (h, 2)
+
+
+def plot_pull(V, Y, labels=None, ax=None, *, title: str | None = None):
+    """Values v_j (dots) with their convex hull (shaded) and outputs y_i (crosses), an arrow v_i → y_i.
+
+    For self-attention in two dimensions: each output lies in the hull of the values, pulled from
+    its own value toward the weighted centre of mass of the others.
+    """
+    import numpy as np
+    from matplotlib.patches import Polygon
+
+    V, Y = np.asarray(V, dtype=float), np.asarray(Y, dtype=float)  # (n, 2), (n, 2)
+    if V.ndim != 2 or V.shape[1] != 2 or Y.shape != V.shape:
+        raise ValueError(f"V and Y must both have shape (n, 2); got {V.shape} and {Y.shape}")
+    own = ax is None
+    if own:
+        fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    hull = convex_hull_2d(V)  # (h, 2)
+    ax.add_patch(Polygon(hull, closed=True, facecolor="tab:blue", alpha=0.08, edgecolor="tab:blue",
+                         lw=1, label="convex hull of the values"))
+    ax.plot(V[:, 0], V[:, 1], "o", color="tab:blue", label="value $v_i$")
+    ax.plot(Y[:, 0], Y[:, 1], "x", color="tab:red", ms=8, mew=2, label="output $y_i$")
+    for v, y in zip(V, Y):
+        ax.annotate("", xy=y, xytext=v, arrowprops=dict(arrowstyle="->", color="grey", lw=1))
+    if labels is not None:
+        for name, v in zip(labels, V):
+            ax.annotate(str(name), v, textcoords="offset points", xytext=(5, 5), fontsize=9)
+    ax.set_aspect("equal")
+    ax.legend(frameon=False, fontsize=8, loc="best")
+    if title:
+        ax.set_title(title)
+    if own:
+        fig.tight_layout()
+        plt.close(fig)
+        return fig
+    return ax.figure

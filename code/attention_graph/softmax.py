@@ -1,20 +1,31 @@
-"""Softmax, row by row: scores become weights that are positive and sum to 1 in every row."""
+"""Softmax, row by row: scores become weights that are positive and sum to 1 in every row.
+
+The chapter ``book/softmax.md`` proves, one theorem at a time, what the implementation relies on:
+rows are probability distributions (``thm-rows-sum-to-one``), a constant added to a row changes
+nothing (``thm-shift-invariance``, which licenses subtracting the row maximum), the temperature limits
+(``thm-temperature-limits``) and the Jacobian (``thm-softmax-jacobian``). The SymPy checks behind
+those labels are registered at the bottom of this module.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
+from .registry import derivation
 from .validation import as_mask, as_matrix
 
-__all__ = ["softmax"]
+__all__ = ["softmax", "naive_softmax", "naive_breaking_points", "softmax_with_temperature",
+           "hardmax", "softmax_jacobian", "peakedness", "RowSoftmax"]
 
 
 def softmax(S, mask=None) -> np.ndarray:
-    """W_ij = exp(S_ij − m_i) / Σ_l exp(S_il − m_i), m_i = max_l S_il  (eq-softmax).
+    """W_ij = exp(S_ij) / Σ_l exp(S_il), row by row  (eq-softmax), computed as eq-softmax-stable.
 
     ``S`` is (n_q, n_k). ``mask`` is boolean (n_q, n_k), True where query i may attend to key j;
-    masked entries get weight exactly 0 and every row must allow at least one key. Subtracting the
-    row maximum changes nothing mathematically and keeps ``exp`` from overflowing, so scores of
+    masked entries get weight exactly 0 and every row must allow at least one key. The row maximum
+    m_i = max_l S_il is subtracted first, W_ij = exp(S_ij − m_i) / Σ_l exp(S_il − m_i): this changes
+    nothing mathematically (thm-shift-invariance) and keeps ``exp`` from overflowing, so scores of
     magnitude up to 1e300 give correct finite weights.
 
     >>> softmax([[0.0, 0.0], [1000.0, 0.0]])
@@ -32,3 +43,363 @@ def softmax(S, mask=None) -> np.ndarray:
         Z = np.where(allowed, S - m, -np.inf)  # (n_q, n_k), every entry <= 0
         E = np.exp(Z)  # (n_q, n_k), masked entries exactly 0
     return E / E.sum(axis=1, keepdims=True)  # (n_q, n_k)
+
+
+def naive_softmax(S) -> np.ndarray:
+    """exp(S_ij) / Σ_l exp(S_il) taken literally, WITHOUT subtracting the row maximum.
+
+    For the chapter's demonstration only: where ``exp`` overflows to inf (or every term of a row
+    underflows to 0) the result holds NaN, and that failure is what the chapter shows. It computes
+    in S's own float type (float32 stays float32). Use :func:`softmax`.
+
+    >>> naive_softmax([[1.0, 1.0]])
+    array([[0.5, 0.5]])
+    """
+    S = as_matrix(S, "S", shape_doc="(n_q, n_k)")  # (n_q, n_k)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        E = np.exp(S)  # (n_q, n_k), inf where S is above the overflow point
+        return E / E.sum(axis=1, keepdims=True)  # (n_q, n_k), NaN where inf/inf or 0/0
+
+
+def _first_failure(fails, lo: float, hi: float, dtype) -> float:
+    """The float of ``dtype`` closest to ``lo`` in [lo, hi] where ``fails`` holds (bisection).
+
+    ``fails(lo)`` must be False and ``fails(hi)`` True; the answer is exact on the float grid.
+    """
+    lo, hi = dtype(lo), dtype(hi)
+    while True:
+        mid = dtype(lo + (hi - lo) / 2)
+        if mid in (lo, hi):
+            # lo and hi are adjacent floats (or mid rounded onto one of them): step one float.
+            nxt = np.nextafter(lo, hi)
+            if nxt == hi:
+                return float(hi)
+            mid = nxt
+        if fails(mid):
+            hi = mid
+        else:
+            lo = mid
+
+
+def naive_breaking_points(dtype=np.float64) -> dict[str, float]:
+    """Where :func:`naive_softmax` stops giving finite weights, searched on ``dtype``'s float grid.
+
+    ``"overflow"``: the smallest x for which the row (x, 0) gives a non-finite weight (exp(x) is
+    inf). ``"underflow"``: the largest x for which the row (x, x) does (both terms underflow to 0
+    and 0/0 is NaN). The max-subtracted :func:`softmax` is finite at both.
+
+    >>> points = naive_breaking_points(np.float64)
+    >>> round(points["overflow"], 3), round(points["underflow"], 3)
+    (709.783, -745.133)
+    """
+    dtype = np.dtype(dtype).type
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"dtype must be float32 or float64 (the package's float types); got {np.dtype(dtype)}")
+
+    def over(x):
+        return not np.isfinite(naive_softmax(np.array([[x, 0]], dtype=dtype))).all()
+
+    def under(x):  # searched on −x so that both searches move upwards
+        return not np.isfinite(naive_softmax(np.array([[-x, -x]], dtype=dtype))).all()
+
+    top = float(np.finfo(dtype).max) / 4
+    return {"overflow": _first_failure(over, 0.0, top, dtype),
+            "underflow": -_first_failure(under, 0.0, top, dtype)}
+
+
+def _as_temperature(tau) -> float:
+    try:
+        tau = float(tau)
+    except (TypeError, ValueError):
+        raise TypeError(f"tau must be a real number; got {type(tau).__name__}") from None
+    if not tau > 0:  # also refuses NaN
+        raise ValueError(f"tau must be > 0 (tau -> 0 is hardmax, tau = inf is uniform); got {tau}")
+    return tau
+
+
+def softmax_with_temperature(S, tau, mask=None) -> np.ndarray:
+    """W_ij(τ) = exp(S_ij/τ) / Σ_l exp(S_il/τ), row by row  (eq-softmax-temperature).
+
+    ``tau`` > 0; ``tau = inf`` gives the uniform rows of the limit τ → ∞ (over the allowed keys).
+    The row maximum is subtracted before dividing by τ, so a tiny τ cannot overflow: at τ = 1 the
+    result is bit for bit :func:`softmax`.
+
+    >>> softmax_with_temperature([[1.0, 3.0, 3.0, 0.0]], 1e-3)
+    array([[0. , 0.5, 0.5, 0. ]])
+    >>> softmax_with_temperature([[1.0, 3.0, 3.0, 0.0]], float("inf"))
+    array([[0.25, 0.25, 0.25, 0.25]])
+    """
+    tau = _as_temperature(tau)
+    S = as_matrix(S, "S", shape_doc="(n_q, n_k)")  # (n_q, n_k)
+    allowed = np.ones(S.shape, dtype=bool) if mask is None else as_mask(mask, "mask", S.shape)  # (n_q, n_k)
+    if S.shape[1] == 0 and S.shape[0] > 0:
+        raise ValueError("S has no columns: a query with no key to attend to has no softmax")
+    if np.isinf(tau):
+        E = allowed.astype(S.dtype)  # (n_q, n_k): exp(0) on every allowed key
+        return E / E.sum(axis=1, keepdims=True)  # (n_q, n_k)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        m = np.max(np.where(allowed, S, -np.inf), axis=1, keepdims=True, initial=-np.inf)  # (n_q, 1)
+        Z = np.where(allowed, S - m, -np.inf)  # (n_q, n_k), every entry <= 0
+        if tau != 1.0:
+            Z = Z / S.dtype.type(tau)  # (n_q, n_k), still <= 0; -inf where a gap/τ overflows
+        E = np.exp(Z)  # (n_q, n_k), the maximum gives exp(0) = 1
+    return E / E.sum(axis=1, keepdims=True)  # (n_q, n_k)
+
+
+def hardmax(S, mask=None) -> np.ndarray:
+    """The τ → 0 limit of softmax: 1/k_i on the k_i keys where row i is maximal, 0 elsewhere.
+
+    Ties share the weight equally (thm-temperature-limits).
+
+    >>> hardmax([[1.0, 3.0, 3.0, 0.0], [2.0, 0.0, 0.0, 0.0]])
+    array([[0. , 0.5, 0.5, 0. ],
+           [1. , 0. , 0. , 0. ]])
+    """
+    S = as_matrix(S, "S", shape_doc="(n_q, n_k)")  # (n_q, n_k)
+    allowed = np.ones(S.shape, dtype=bool) if mask is None else as_mask(mask, "mask", S.shape)  # (n_q, n_k)
+    if S.shape[1] == 0 and S.shape[0] > 0:
+        raise ValueError("S has no columns: a query with no key to attend to has no softmax")
+    masked = np.where(allowed, S, -np.inf)  # (n_q, n_k)
+    top = masked == masked.max(axis=1, keepdims=True, initial=-np.inf)  # (n_q, n_k)
+    E = top.astype(S.dtype)  # (n_q, n_k)
+    return E / E.sum(axis=1, keepdims=True)  # (n_q, n_k)
+
+
+def softmax_jacobian(p) -> np.ndarray:
+    """J = diag(p) − p pᵀ, J_ij = ∂p_i/∂s_j at the row p = softmax(s)  (thm-softmax-jacobian).
+
+    ``p`` is one row of weights, shape (n,): non-negative, summing to 1. J is (n, n), symmetric,
+    and each of its rows sums to 0.
+
+    >>> softmax_jacobian([0.5, 0.5])
+    array([[ 0.25, -0.25],
+           [-0.25,  0.25]])
+    """
+    p = np.asarray(p)  # (n,) expected; checked next
+    if p.ndim != 1:
+        raise ValueError(f"p must be one row of weights, shape (n,); got shape {p.shape}")
+    p = as_matrix(p[None, :], "p", shape_doc="(n,)")[0]  # (n,)
+    if p.size == 0:
+        raise ValueError("p is empty: a softmax row has at least one weight")
+    if (p < 0).any():
+        raise ValueError(f"p must be non-negative; found {p[p < 0][0]} at index {int(np.argmax(p < 0))}")
+    total = float(p.sum())
+    if abs(total - 1.0) > 1e-6:
+        raise ValueError(f"p must sum to 1 (a softmax row); it sums to {total}")
+    return np.diag(p) - np.outer(p, p)  # (n, n)
+
+
+def peakedness(dims, n_k: int, n_rows: int, rng: np.random.Generator) -> dict[str, list[float]]:
+    """How concentrated softmax rows of random scores are, with and without the 1/√d scale.
+
+    For each d in ``dims``: ``n_rows`` queries, each against its own ``n_k`` keys, entries standard
+    normal (seeded by ``rng``). Returns, per d, the mean over rows of the largest weight
+    (``max_raw``, ``max_scaled``: 1/n_k for a uniform row, 1 for a one-hot row) and of the Frobenius
+    norm of the Jacobian diag(p) − p pᵀ (``jac_raw``, ``jac_scaled``: 0 for a one-hot row, where
+    no gradient flows back through the softmax).
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+    if int(n_k) < 2 or int(n_rows) < 1:
+        raise ValueError(f"need n_k >= 2 and n_rows >= 1; got n_k={n_k}, n_rows={n_rows}")
+    out = {"d": [], "n_k": int(n_k), "max_raw": [], "max_scaled": [], "jac_raw": [], "jac_scaled": []}
+    for d in dims:
+        if int(d) < 1:
+            raise ValueError(f"every d must be >= 1; got {d}")
+        q = rng.standard_normal((n_rows, 1, d))  # (n_rows, 1, d)
+        k = rng.standard_normal((n_rows, n_k, d))  # (n_rows, n_k, d)
+        raw = np.einsum("rqd,rkd->rk", q, k)  # (n_rows, n_k): q·k for each row's keys
+        out["d"].append(int(d))
+        for tag, S in (("raw", raw), ("scaled", raw / np.sqrt(d))):
+            W = softmax(S)  # (n_rows, n_k)
+            out[f"max_{tag}"].append(float(W.max(axis=1).mean()))
+            norms = [np.linalg.norm(softmax_jacobian(p)) for p in W]  # n_rows Frobenius norms
+            out[f"jac_{tag}"].append(float(np.mean(norms)))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Softmax in SymPy: an exact, row-wise softmax usable inside matrix expressions.
+# --------------------------------------------------------------------------------------------------
+class RowSoftmax(sp.MatrixExpr):
+    """softmax(S) as a SymPy matrix expression, row by row; ``.doit()`` on an explicit S computes it.
+
+    >>> s1, s2 = sp.symbols("s1 s2")
+    >>> RowSoftmax(sp.Matrix([[s1, s2]])).doit()
+    Matrix([[exp(s1)/(exp(s1) + exp(s2)), exp(s2)/(exp(s1) + exp(s2))]])
+    """
+
+    def __new__(cls, S):
+        return sp.Basic.__new__(cls, sp.sympify(S))
+
+    @property
+    def shape(self):
+        return self.args[0].shape
+
+    def _latex(self, printer):
+        return r"\operatorname{softmax}\left(%s\right)" % printer._print(self.args[0])
+
+    def doit(self, **hints):
+        S = self.args[0].doit(**hints) if hints.get("deep", True) else self.args[0]
+        if not isinstance(S, sp.MatrixBase):
+            if any(not sp.sympify(dim).is_Integer for dim in S.shape):
+                return RowSoftmax(S)
+            S = S.as_explicit()
+        E = S.applyfunc(sp.exp)
+        return sp.Matrix(E.rows, E.cols, lambda i, j: E[i, j] / sum(E[i, l] for l in range(E.cols)))
+
+
+def _row(n: int, name: str = "s") -> sp.Matrix:
+    return sp.Matrix([[sp.Symbol(f"{name}_{j}", real=True) for j in range(1, n + 1)]])
+
+
+_S_INT = [[1, 2, 0, -1], [3, 3, 1, 0], [0, 0, 0, 0]]  # (3, 4): an exact example; row 2 has a tie
+
+
+def _close(got, exact: sp.Matrix, rtol: float = 1e-14) -> bool:
+    """The package's floats equal the exact SymPy values to ``rtol`` (exact evaluated to 30 digits)."""
+    want = np.array(sp.Matrix(exact).evalf(30), dtype=float)  # the shape of exact
+    return bool(np.allclose(np.asarray(got, dtype=float), want, rtol=rtol, atol=0))
+
+
+_i, _j, _l = sp.symbols("i j l", integer=True, positive=True)
+_n_k = sp.Symbol("n_k", integer=True, positive=True)
+_S, _W, _m = sp.IndexedBase("S"), sp.IndexedBase("W"), sp.IndexedBase("m")
+_tau = sp.Symbol("tau", positive=True)
+
+
+def _display_softmax():
+    return sp.Eq(_W[_i, _j], sp.exp(_S[_i, _j]) / sp.Sum(sp.exp(_S[_i, _l]), (_l, 1, _n_k)),
+                 evaluate=False)
+
+
+def _display_softmax_stable():
+    def gap(index):
+        return sp.Add(_S[_i, index], -_m[_i], evaluate=False)
+
+    return sp.Eq(_W[_i, _j], sp.exp(gap(_j)) / sp.Sum(sp.exp(gap(_l)), (_l, 1, _n_k)), evaluate=False)
+
+
+def _display_temperature():
+    return sp.Eq(sp.IndexedBase(r"W^{(\tau)}")[_i, _j],
+                 sp.exp(_S[_i, _j] / _tau) / sp.Sum(sp.exp(_S[_i, _l] / _tau), (_l, 1, _n_k)),
+                 evaluate=False)
+
+
+def _display_at(display, n: int, S: sp.Matrix, **extra) -> sp.Matrix:
+    """Evaluate a displayed entry formula W_ij = ... on an explicit (rows, n) matrix S."""
+    rhs = display.rhs
+    out = sp.zeros(S.rows, n)
+    for r in range(S.rows):
+        for c in range(n):
+            e = rhs.subs({_n_k: n, _i: r + 1, _j: c + 1, **extra}).doit()
+            e = e.replace(lambda x: isinstance(x, sp.Indexed) and x.base == _S,
+                          lambda x: S[int(x.indices[0]) - 1, int(x.indices[1]) - 1])
+            out[r, c] = e
+    return out
+
+
+@derivation("eq-softmax", display=_display_softmax)
+def _check_softmax():
+    # The displayed formula, summed out for n_k = 3, is the SymPy row softmax ...
+    S = sp.Matrix(2, 3, lambda r, c: sp.Symbol(f"S_{r}{c}", real=True))
+    yield sp.Eq(_display_at(_display_softmax(), 3, S), RowSoftmax(S).doit(), evaluate=False)
+    # ... and the package's floats equal its exact values on an integer example.
+    yield _close(softmax(_S_INT), RowSoftmax(sp.Matrix(_S_INT)).doit())
+
+
+@derivation("eq-softmax-stable", display=_display_softmax_stable)
+def _check_softmax_stable():
+    # Subtracting any m_i (in particular the row maximum) gives the definition back.
+    S = sp.Matrix(2, 3, lambda r, c: sp.Symbol(f"S_{r}{c}", real=True))
+    m = {_m[r + 1]: sp.Symbol(f"m_{r}", real=True) for r in range(2)}
+    stable = _display_at(_display_softmax_stable(), 3, S).subs(m)
+    yield sp.Eq(stable, RowSoftmax(S).doit(), evaluate=False)
+    # Where the literal formula overflows, the package still gives the exact weights.
+    big = [[1000, 999, 0], [-800, -800, -801]]
+    yield not np.isfinite(naive_softmax(big)).all()
+    yield _close(softmax(big), RowSoftmax(sp.Matrix(big)).doit())
+
+
+@derivation("eq-softmax-temperature", display=_display_temperature)
+def _check_temperature():
+    S = sp.Matrix(2, 3, lambda r, c: sp.Symbol(f"S_{r}{c}", real=True))
+    tempered = _display_at(_display_temperature(), 3, S)
+    yield sp.Eq(tempered, RowSoftmax(S / _tau).doit(), evaluate=False)
+    yield sp.Eq(tempered.subs(_tau, 1), RowSoftmax(S).doit(), evaluate=False)
+    for tau in (sp.Rational(1, 3), sp.Integer(1), sp.Integer(4)):
+        yield _close(softmax_with_temperature(_S_INT, float(tau)),
+                     RowSoftmax(sp.Matrix(_S_INT) / tau).doit(), rtol=1e-13)
+
+
+@derivation("thm-rows-sum-to-one")
+def _check_rows_sum_to_one():
+    for n in range(1, 6):
+        p = RowSoftmax(_row(n)).doit()
+        yield sp.Eq(sum(p), 1)
+        for w in p:
+            yield sp.Gt(w, 0)  # SymPy decides it: exp of a real number is positive
+    # A masked key is a score of −∞: weight exp(−∞)/Z = 0, and the rest still sums to 1.
+    s1, s3 = sp.symbols("s_1 s_3", real=True)
+    p = RowSoftmax(sp.Matrix([[s1, -sp.oo, s3]])).doit()  # (1, 3)
+    yield sp.Eq(p[1], 0)
+    yield sp.Eq(p[0] + p[2], 1)
+    # The package: every row of the integer example is a distribution, masked entries exactly 0.
+    W = softmax(_S_INT, mask=np.array(_S_INT) >= 0)  # (3, 4)
+    yield bool((W[np.array(_S_INT) < 0] == 0).all() and (W[np.array(_S_INT) >= 0] > 0).all())
+    yield bool(np.allclose(W.sum(axis=1), 1.0, rtol=0, atol=4 * np.finfo(float).eps))
+
+
+@derivation("thm-shift-invariance")
+def _check_shift_invariance():
+    c = sp.Symbol("c", real=True)
+    for n in range(1, 5):
+        s = _row(n)
+        yield sp.Eq(RowSoftmax(s + c * sp.ones(1, n)).doit(), RowSoftmax(s).doit(), evaluate=False)
+    # With c = −max_l s_l every exponent is <= 0. exp is increasing (its derivative is itself, > 0)
+    # and exp(0) = 1, so each term lies in (0, 1] and the largest term is exactly 1.
+    x = sp.Symbol("x", real=True)
+    yield sp.Gt(sp.diff(sp.exp(x), x), 0)
+    yield sp.Eq(sp.exp(0), 1)
+    # The package: shifting each row of the integer example changes no weight beyond rounding.
+    shift = np.array([[5.0], [-7.0], [100.0]])  # (3, 1), one constant per row
+    yield bool(np.allclose(softmax(np.array(_S_INT) + shift), softmax(_S_INT), rtol=1e-13, atol=0))
+
+
+@derivation("thm-temperature-limits")
+def _check_temperature_limits():
+    # A row whose maximum is attained k times, two other entries below it by gaps g1, g2 > 0.
+    # Dividing numerator and denominator by exp(max/τ):
+    k = sp.Symbol("k", integer=True, positive=True)
+    g1, g2 = sp.symbols("g1 g2", positive=True)
+    Z = k + sp.exp(-g1 / _tau) + sp.exp(-g2 / _tau)
+    top, below = 1 / Z, sp.exp(-g1 / _tau) / Z
+    yield sp.Eq(sp.limit(top, _tau, 0, "+"), 1 / k)
+    yield sp.Eq(sp.limit(below, _tau, 0, "+"), 0)
+    yield sp.Eq(sp.limit(top, _tau, sp.oo), 1 / (k + 2))
+    yield sp.Eq(sp.limit(below, _tau, sp.oo), 1 / (k + 2))
+    # The same limits on a concrete row with a tie, straight from the definition.
+    row = sp.Matrix([[1, 3, 3, 0]])  # (1, 4)
+    p = RowSoftmax(row / _tau).doit()
+    yield sp.Eq(sp.Matrix([[sp.limit(w, _tau, 0, "+") for w in p]]), sp.Matrix([[0, sp.Rational(1, 2),
+                                                                               sp.Rational(1, 2), 0]]))
+    yield sp.Eq(sp.Matrix([[sp.limit(w, _tau, sp.oo) for w in p]]), sp.ones(1, 4) / 4)
+    # The package's limits agree with them.
+    yield bool(np.array_equal(hardmax([[1, 3, 3, 0]]), [[0, 0.5, 0.5, 0]]))
+    yield bool(np.array_equal(softmax_with_temperature([[1, 3, 3, 0]], 1e-3), hardmax([[1, 3, 3, 0]])))
+    yield bool(np.array_equal(softmax_with_temperature([[1, 3, 3, 0]], np.inf), np.full((1, 4), 0.25)))
+
+
+@derivation("thm-softmax-jacobian")
+def _check_softmax_jacobian():
+    for n in (2, 3):
+        s = _row(n)
+        p = RowSoftmax(s).doit()  # (1, n)
+        J = p.jacobian(s)  # J_ij = ∂p_i/∂s_j
+        yield sp.Eq(J, sp.diag(*p) - p.T * p, evaluate=False)
+        yield sp.Eq(J * sp.ones(n, 1), sp.zeros(n, 1), evaluate=False)  # rows sum to 0
+        yield sp.Eq(J, J.T, evaluate=False)
+    # The package's J at an integer row equals the exact derivative.
+    s = _row(3)
+    exact = RowSoftmax(s).doit().jacobian(s).subs(dict(zip(s, [1, -2, 0])))
+    yield _close(softmax_jacobian(softmax([[1.0, -2.0, 0.0]])[0]), exact, rtol=1e-13)
