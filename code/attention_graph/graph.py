@@ -318,7 +318,7 @@ def additive_mask_softmax(S, mask, fill: float = -1e9) -> np.ndarray:
 
     A common implementation of masking, shown here to be measured against the exact mask: with a
     finite ``fill`` a masked key keeps the weight exp(S_ij + fill − m_i) / Z_i, which is not 0 when
-    the scores spread by as much as |fill|, and a row with no allowed key silently becomes an
+    the scores spread by as much as ``abs(fill)``, and a row with no allowed key silently becomes an
     average over forbidden keys. ``fill = -inf`` is the exact masked softmax (and refuses that row).
     """
     S = as_matrix(S, "S", shape_doc="(n_q, n_k)")  # (n_q, n_k)
@@ -378,7 +378,7 @@ MODEL_NAMES: tuple[str, ...] = ("GCN", "mean", "GAT", "attention", "masked atten
 
 
 def five_models(X, A, rng: np.random.Generator, labels=None) -> dict[str, tuple[np.ndarray, AttentionGraph]]:
-    """The same nodes X through five layers, each as (Y, graph), keyed by :data:`MODEL_NAMES`.
+    """The same nodes X through five layers, each as (Y, graph), keyed by ``MODEL_NAMES``.
 
     GCN, mean aggregation and GAT run on the fixed graph ``A`` (self-loops added); attention runs on
     the complete graph with Q = K = V = X (identity projections, as in the worked example); masked

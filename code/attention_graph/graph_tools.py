@@ -141,7 +141,7 @@ def random_walk_laplacian(graph_or_W) -> np.ndarray:
 def laplacian_spectrum(graph_or_W) -> np.ndarray:
     """Eigenvalues of L_rw = I − D⁻¹W, complex, sorted by real part then imaginary part. Shape (n,).
 
-    For an attention graph every eigenvalue λ satisfies |λ − 1| ≤ 1, and λ = 0 is one of them
+    For an attention graph every eigenvalue λ satisfies ``abs(λ − 1) ≤ 1``, and λ = 0 is one of them
     (thm-laplacian-disc).
 
     >>> laplacian_spectrum([[0.5, 0.5], [0.5, 0.5]]).real.round(6)

@@ -72,7 +72,7 @@ def graph_transformer_layer(A, P, params: dict, n_heads: int,
     """Y = H + [W⁽¹⁾V₁ … W⁽ʰ⁾Vₕ] W_O, H = P C, W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h) on A + I  (eq-gt-layer).
 
     ``A`` is the graph's symmetric 0/1 adjacency (n, n); ``P`` the positional encodings (n, k), the
-    only input; ``params`` as from :func:`init_projections`. Node i attends to node j only when they
+    only input; ``params`` as from ``karate.init_projections``. Node i attends to node j only when they
     are neighbours or i = j. Returns Y (n, d) and one :class:`AttentionGraph` per head. Layer norm and
     the feed-forward block of a full Graph Transformer are left out: they do not touch the weights.
     """
