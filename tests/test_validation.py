@@ -143,6 +143,20 @@ def test_float_dtype_is_kept(dtype):
     assert ag.scaled_scores(Q, Q).dtype == dtype and W.dtype == dtype and Y.dtype == dtype
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_dtype_is_kept_by_every_implementation(dtype):
+    Q = (np.arange(6, dtype=dtype).reshape(3, 2) / 7).astype(dtype)  # (n, d)
+    edges = np.array([[0, 0], [1, 1], [2, 2], [0, 1], [2, 0]])  # (E, 2)
+    assert ag.edge_attention(Q, Q, Q, edges).dtype == dtype
+    assert ag.blockwise_attention(Q, Q, Q, 2).dtype == dtype
+
+
+def test_no_queries_gives_empty_results_in_every_implementation():
+    Q0, K = np.zeros((0, 2)), np.ones((3, 2))  # (0, d), (n_k, d)
+    assert ag.edge_attention(Q0, K, K, np.zeros((0, 2), dtype=int)).shape == (0, 2)
+    assert ag.blockwise_attention(Q0, K, K, 2).shape == (0, 2)
+
+
 def test_a_mix_of_float32_and_float64_computes_in_float64():
     Q = np.ones((3, 2), dtype=np.float32)
     Y, W = ag.attention(Q, Q, Q.astype(np.float64))
