@@ -1,7 +1,7 @@
 """Every figure of the book, drawn from the package's own arrays (no plot code lives in a cell).
 
 Figures are deterministic: a fixed SVG hash salt and no creation dates, so two builds give the same
-files.
+files. In a Jupyter kernel (the book's build) a Figure displays, and so is glued, as that SVG.
 """
 
 from __future__ import annotations
@@ -17,6 +17,26 @@ matplotlib.rcParams.update({
     "savefig.dpi": 100,
     "font.size": 10,
 })
+
+
+def _display_figures_as_svg() -> None:
+    """Register the SVG formatter for Figures in a running IPython kernel; elsewhere do nothing.
+
+    The Agg backend above bypasses the inline backend, whose activation would register it: without
+    this, ``glue("fig-x", fig)`` records only the text ``<Figure size ...>`` and the book shows no
+    image. No ``Date`` in the SVG's metadata, so the file depends only on the figure.
+    """
+    try:
+        from IPython import get_ipython
+        from IPython.core.pylabtools import select_figure_formats
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None and hasattr(shell, "display_formatter"):
+        select_figure_formats(shell, {"svg"}, bbox_inches="tight", metadata={"Date": None})
+
+
+_display_figures_as_svg()
 
 __all__ = ["circle_layout", "plot_attention_graph", "plot_dot_product_variance", "plot_heatmap"]
 
