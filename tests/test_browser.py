@@ -58,6 +58,7 @@ COLLECT_JS = r"""() => {
     ids: all("[id]").map(e => e.id).concat(all("a[name]").map(a => a.name)),
     pasted: all(".pasted-text").map(e => ({text: e.innerText.trim(), visible: visible(e)})),
     downloads: all(".dropdown-download-buttons a[href]").map(a => a.href),
+    rendered: (document.querySelector("main") || document.body).innerText,
   };
 }"""
 
@@ -366,9 +367,47 @@ def test_glued_numbers_are_visible_as_formatted(page, visit):
                              f"the source asks for {expected}")
 
 
+def glued_markdown_numbers(docname: str, source: str) -> list[str]:
+    """Numbers written by the Markdown a page pastes with ``{glue:md}`` (tables), outside math.
+
+    >>> import re
+    >>> [m.group(0) for m in NUMBER.finditer(MATH.sub(" ", "| $i$ | 0.250 | -1 | x2 | $10^3$ |"))]
+    ['0.250', '-1']
+    """
+    keys = [arg.strip() for name, arg, *_ in bt.blocks(source) if name == "glue:md"]
+    keys += re.findall(r"\{glue:md\}`([^`]+)`", _outside_code(source))
+    numbers = []
+    for key in keys:
+        doc = docname
+        if "::" in key:
+            rel, key = key.split("::", 1)
+            doc = re.sub(r"\.(md|ipynb)$", "", posixpath.normpath(posixpath.join(posixpath.dirname(docname), rel)))
+        glue = json.loads((bw.BUILD / "jupyter_execute" / f"{doc}.glue.json").read_text())
+        markdown = glue[key]["data"].get("text/markdown", "")
+        numbers += [m.group(0) for m in NUMBER.finditer(MATH.sub(" ", markdown))]
+    return numbers
+
+
+NUMBER = re.compile(r"(?<![\w.^_])-?\d+(?:\.\d+)?(?![\w.])")
+MATH = re.compile(r"\$\$[\s\S]*?\$\$|\$[^$\n]+\$")
+MD_PAGES = [p for p in PAGES if _source(p).exists()
+            and any(name == "glue:md" for name, *_ in bt.blocks(_source(p).read_text()))]
+
+
+@pytest.mark.parametrize("page", MD_PAGES)
+def test_numbers_of_glued_tables_are_visible(page, visit):
+    wanted = glued_markdown_numbers(page.removesuffix(".html"), _source(page).read_text())
+    rendered = visit(page).data["rendered"]
+    tokens = Counter(m.group(0) for m in NUMBER.finditer(rendered))
+    missing = Counter(wanted) - tokens
+    assert not missing, f"{page}: glued numbers not in the rendered text: {sorted(missing.elements())}"
+
+
 def test_worked_example_shows_its_glued_numbers(visit):
     page = "book/worked_example.html"
     if not _source(page).exists():
         pytest.skip("book/worked_example.md is not in this checkout yet")
     assert page in GLUING_PAGES, "the worked example pastes no {glue:text} numbers"
     test_glued_numbers_are_visible_as_formatted(page, visit)
+    if page in MD_PAGES:
+        test_numbers_of_glued_tables_are_visible(page, visit)

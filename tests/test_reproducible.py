@@ -33,10 +33,10 @@ def test_a_date_in_a_page_a_changed_image_and_a_missing_file_are_caught(tmp_path
     assert "+<p>Last updated on Jan 01, 2000.</p>" in problems[2]
 
 
-def test_buildinfo_is_the_only_file_left_out(tmp_path):
+def test_every_file_is_compared_buildinfo_and_search_index_included(tmp_path):
     x = tree(tmp_path / "x", {".buildinfo": b"config: 1", "searchindex.js": b"a"})
     y = tree(tmp_path / "y", {".buildinfo": b"config: 2", "searchindex.js": b"b"})
-    assert [p.split(" ")[1] for p in rp.compare(x, y)] == ["searchindex.js"]
+    assert [p.split(" ")[1] for p in rp.compare(x, y)] == [".buildinfo", "searchindex.js"]
 
 
 def test_the_two_builds_differ_in_hash_seed_date_and_folder():
