@@ -5,11 +5,27 @@ chapter of the same stem in ``book/`` and a test file in ``tests/``.
 """
 
 from .attention import attention, weighted_sum
-from .graph import AttentionGraph
+from .graph import (AttentionGraph, additive_mask_softmax, causal_mask, complete_attention,
+                    five_models, gat, gat_parameters, gat_scores, gcn, gcn_propagation, graph_mask,
+                    masked_attention, mean_aggregation, mean_propagation, message_passing,
+                    permutation_matrix, product_mask_softmax, relabel)
+from .graph_tools import (attention_rollout, head_graphs, laplacian_spectrum, mean_graph,
+                          multi_head_attention, pagerank, random_walk_laplacian, spectral_bipartition,
+                          stationary_distribution, symmetrised)
+from .karate import adjusted_rand_index, club_graph, graph_transformer_layer
 from .registry import DerivationError
 from .scores import scaled_scores
 from .softmax import softmax
+from . import worked_example  # importing it registers the worked example's SymPy checks
 
 __all__ = ["AttentionGraph", "DerivationError", "attention", "scaled_scores", "softmax",
            "weighted_sum"]
+__all__ += ["additive_mask_softmax", "causal_mask", "complete_attention", "five_models", "gat",
+            "gat_parameters", "gat_scores", "gcn", "gcn_propagation", "graph_mask",
+            "masked_attention", "mean_aggregation", "mean_propagation", "message_passing",
+            "permutation_matrix", "product_mask_softmax", "relabel"]
+__all__ += ["worked_example"]
+__all__ += ["adjusted_rand_index", "attention_rollout", "club_graph", "graph_transformer_layer",
+            "head_graphs", "laplacian_spectrum", "mean_graph", "multi_head_attention", "pagerank",
+            "random_walk_laplacian", "spectral_bipartition", "stationary_distribution", "symmetrised"]
 __version__ = "0.1.0"

@@ -1,7 +1,7 @@
 """Every figure of the book, drawn from the package's own arrays (no plot code lives in a cell).
 
 Figures are deterministic: a fixed SVG hash salt and no creation dates, so two builds give the same
-files. In a Jupyter kernel (the book's build) a Figure displays, and so is glued, as that SVG.
+files.
 """
 
 from __future__ import annotations
@@ -19,26 +19,29 @@ matplotlib.rcParams.update({
 })
 
 
-def _display_figures_as_svg() -> None:
-    """Register the SVG formatter for Figures in a running IPython kernel; elsewhere do nothing.
+def _register_ipython_figures() -> None:
+    """Let IPython, and so MyST-NB's glue, render a Figure as SVG (without a creation date).
 
-    The Agg backend above bypasses the inline backend, whose activation would register it: without
-    this, ``glue("fig-x", fig)`` records only the text ``<Figure size ...>`` and the book shows no
-    image. No ``Date`` in the SVG's metadata, so the file depends only on the figure.
+    With the Agg backend forced above, IPython registers no image formatter for figures, and a glued
+    figure would reach the page as its text repr ("<Figure size ...>").
     """
     try:
         from IPython import get_ipython
         from IPython.core.pylabtools import select_figure_formats
-    except ImportError:
+    except ImportError:  # pragma: no cover - IPython is a dependency of the book, not of the package
         return
     shell = get_ipython()
-    if shell is not None and hasattr(shell, "display_formatter"):
-        select_figure_formats(shell, {"svg"}, bbox_inches="tight", metadata={"Date": None})
+    if shell is not None:
+        select_figure_formats(shell, {"svg"}, metadata={"Date": None})
 
 
-_display_figures_as_svg()
+_register_ipython_figures()
 
-__all__ = ["circle_layout", "plot_attention_graph", "plot_dot_product_variance", "plot_heatmap"]
+__all__ = ["circle_layout", "plot_attention_graph", "plot_dot_product_variance", "plot_heatmap",
+           "plot_model_adjacencies", "plot_plane_movement"]
+__all__ += ["plot_centrality_bars", "plot_club_split", "plot_fiedler_vector",
+            "plot_head_graphs", "plot_laplacian_spectra", "plot_pagerank_vs_degree",
+            "plot_rollout_layers", "plot_seed_sweep"]
 
 
 def plot_dot_product_variance(moments: dict[str, list[float]]):
@@ -92,11 +95,14 @@ def circle_layout(n: int):
     return np.column_stack([np.cos(angles), np.sin(angles)])  # (n, 2)
 
 
-def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, min_weight: float = 0.0):
+def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, min_weight: float = 0.0,
+                         show_weights: bool = False, fmt: str = "{:.2f}", node_radius: float = 0.17):
     """Draw an :class:`AttentionGraph`: node i → node j for every weight, width and opacity by W[i, j].
 
-    Self-loops are drawn as small circles beside their node, sized by W[i, i]. Edges i → j and j → i
-    are drawn as two arcs bending to opposite sides, so the asymmetry of W stays visible.
+    Self-loops are drawn as circles just outside their node, sized like the edges by W[i, i]. Edges
+    i → j and j → i are drawn as two arcs bending to opposite sides, so the asymmetry of W stays
+    visible. With ``show_weights`` each weight is printed on its edge near the node that gives it
+    (the tail), so the number beside node i is always a weight of row i.
     """
     import numpy as np
     from matplotlib.patches import Circle, FancyArrowPatch
@@ -105,30 +111,324 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     if own:
         fig, ax = plt.subplots(figsize=(5.0, 5.0))
     pos = circle_layout(graph.n) if pos is None else np.asarray(pos, dtype=float)  # (n, 2)
+    if pos.shape != (graph.n, 2):
+        raise ValueError(f"pos must have shape ({graph.n}, 2); got {pos.shape}")
     wmax = max(float(graph.W.max()), 1e-12)
     center = pos.mean(axis=0)  # (2,)
+    r, rad = float(node_radius), 0.15
+    label_box = dict(boxstyle="round,pad=0.12", fc="white", ec="none", alpha=0.85)
     for i, j, w in graph.edges(tol=min_weight):
         alpha = 0.15 + 0.85 * w / wmax
         width = 0.5 + 5.0 * w / wmax
         if i == j:
-            out = pos[i] - center
+            out = pos[i] - center  # (2,)
             out = out / (np.linalg.norm(out) or 1.0)
-            ax.add_patch(Circle(pos[i] + 0.16 * out, 0.1, fill=False, lw=width, alpha=alpha,
-                                color="tab:blue"))
+            loop = 0.11
+            ax.add_patch(Circle(pos[i] + (r + loop) * out, loop, fill=False, lw=width, alpha=alpha,
+                                color="tab:blue", zorder=1))
+            if show_weights:
+                ax.text(*(pos[i] + (r + 2 * loop + 0.09) * out), fmt.format(w), ha="center",
+                        va="center", fontsize=8, bbox=label_box, zorder=5)
             continue
-        ax.add_patch(FancyArrowPatch(pos[i], pos[j], connectionstyle="arc3,rad=0.15",
+        a, b = pos[i], pos[j]  # (2,), (2,)
+        dx, dy = b - a
+        ctrl = (a + b) / 2 + rad * np.array([dy, -dx])  # arc3's control point, (2,)
+        start = a + r * (ctrl - a) / np.linalg.norm(ctrl - a)  # leave the node's rim towards ctrl
+        end = b + r * (ctrl - b) / np.linalg.norm(ctrl - b)  # arrive at the rim from ctrl
+        ax.add_patch(FancyArrowPatch(start, end, connectionstyle=f"arc3,rad={rad}",
                                      arrowstyle="-|>", mutation_scale=10 + 6 * w / wmax,
                                      lw=width, alpha=alpha, color="tab:blue",
-                                     shrinkA=16, shrinkB=16))
+                                     shrinkA=0, shrinkB=2, zorder=2))
+        if show_weights:
+            s_ = 0.27  # along the quadratic Bezier from the tail
+            sx, sy = end - start
+            c2 = (start + end) / 2 + rad * np.array([sy, -sx])
+            p = (1 - s_) ** 2 * start + 2 * s_ * (1 - s_) * c2 + s_**2 * end
+            ax.text(*p, fmt.format(w), ha="center", va="center", fontsize=8, bbox=label_box,
+                    zorder=5)
     for (x, y), name in zip(pos, graph.labels):
-        ax.add_patch(Circle((x, y), 0.09, color="white", ec="black", zorder=3))
-        ax.text(x, y - 0.02, name, ha="center", va="center", fontsize=9, zorder=4)
-    ax.set_xlim(pos[:, 0].min() - 0.45, pos[:, 0].max() + 0.45)
-    ax.set_ylim(pos[:, 1].min() - 0.45, pos[:, 1].max() + 0.45)
+        ax.add_patch(Circle((x, y), r, color="white", ec="black", zorder=3))
+        ax.text(x, y, name, ha="center", va="center", fontsize=9, zorder=4)
+    margin = r + 0.5 if show_weights else r + 0.3
+    ax.set_xlim(pos[:, 0].min() - margin, pos[:, 0].max() + margin)
+    ax.set_ylim(pos[:, 1].min() - margin, pos[:, 1].max() + margin)
     ax.set_aspect("equal")
     ax.axis("off")
     if title:
         ax.set_title(title)
+    if own:
+        fig.tight_layout()
+        plt.close(fig)
+        return fig
+    return ax.figure
+
+
+def plot_model_adjacencies(models: dict, structure=None):
+    """One heatmap panel per model's graph (:func:`attention_graph.graph.five_models`), 3 × 2 grid.
+
+    ``models`` maps a name to (Y, AttentionGraph). ``structure``, an AttentionGraph of the fixed
+    graph, fills the last panel when there are five models; otherwise that panel is left empty.
+    """
+    fig, axes = plt.subplots(3, 2, figsize=(7.6, 10.6))
+    panels = [(name, graph, "{:.3f}", "Blues") for name, (_, graph) in models.items()]
+    if structure is not None:
+        panels.append(("the fixed graph: $A + I$", structure, "{:.0f}", "Oranges"))
+    for ax, (name, graph, fmt, cmap) in zip(axes.flat, panels):
+        plot_heatmap(graph, ax=ax, title=name, fmt=fmt, cmap=cmap)
+        for text in ax.texts:
+            text.set_fontsize(10.5)
+        ax.set_title(name, fontsize=12)
+        ax.set_xlabel("")
+        ax.set_ylabel("")
+    for ax in axes.flat[len(panels):]:
+        ax.axis("off")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("node i (gives weight)")
+    for ax in axes[-1, :]:
+        ax.set_xlabel("node j (its message)")
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def plot_plane_movement(X, Y, labels, ax=None, *, title: str | None = None):
+    """The plane of a 2-d attention layer: each row's arrow from x_i to y_i, and the mean of the x_i.
+
+    ``X`` and ``Y`` are (n, 2): the inputs and the outputs Y = W V of the layer (V = X for the
+    worked example). Open circles are the inputs, filled dots the outputs; the cross is x̄.
+    """
+    import numpy as np
+
+    from .validation import as_matrix
+
+    X = as_matrix(X, "X", shape_doc="(n, 2)")  # (n, 2)
+    Y = as_matrix(Y, "Y", shape_doc="(n, 2)")  # (n, 2)
+    labels = [str(x) for x in labels]
+    if X.shape != Y.shape or X.shape[1] != 2:
+        raise ValueError(f"X and Y must both have shape (n, 2); got {X.shape} and {Y.shape}")
+    if len(labels) != X.shape[0]:
+        raise ValueError(f"labels must name the {X.shape[0]} rows; got {len(labels)} labels")
+    lo = np.minimum(X.min(axis=0), Y.min(axis=0)) - 0.4  # (2,)
+    hi = np.maximum(X.max(axis=0), Y.max(axis=0)) + 0.4  # (2,)
+    own = ax is None
+    if own:
+        span = hi - lo  # (2,)
+        height = 5.2
+        fig, ax = plt.subplots(figsize=(min(max(height * span[0] / span[1], 3.0), 8.0) + 1.0, height))
+    mean = X.mean(axis=0)  # (2,)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, ((x, y), (xn, yn), name) in enumerate(zip(X, Y, labels)):
+        color = colors[k % len(colors)]
+        ax.annotate("", xy=(xn, yn), xytext=(x, y),
+                    arrowprops=dict(arrowstyle="-|>", color=color, lw=1.6, shrinkA=5, shrinkB=4))
+        ax.plot([x], [y], "o", mfc="white", mec=color, mew=1.6, ms=9, zorder=3)
+        ax.plot([xn], [yn], "o", color=color, ms=6, zorder=3)
+        away = np.array([x, y]) - mean  # (2,)
+        away = away / (np.linalg.norm(away) or 1.0)
+        ax.annotate(name, (x, y), xytext=12 * away, textcoords="offset points",
+                    ha="center", va="center", color=color, fontsize=10)
+    ax.plot([mean[0]], [mean[1]], "X", color="black", ms=9, zorder=4, label=r"mean $\bar{x}$")
+    ax.plot([], [], "o", mfc="white", mec="grey", label="input $x_i$")
+    ax.plot([], [], "o", color="grey", ms=6, label="output $y_i$")
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    ax.set_aspect("equal")
+    ax.axhline(0, color="0.85", lw=0.8, zorder=0)
+    ax.axvline(0, color="0.85", lw=0.8, zorder=0)
+    ax.set_xlabel("first coordinate")
+    ax.set_ylabel("second coordinate")
+    ax.legend(frameon=False, loc="lower left", fontsize=9)
+    if title:
+        ax.set_title(title)
+    if own:
+        fig.tight_layout()
+        plt.close(fig)
+        return fig
+    return ax.figure
+
+
+def plot_centrality_bars(graph, series: dict, ax=None, *, title: str | None = None):
+    """Grouped bars, one group per node of ``graph`` and one bar per entry of ``series`` (name → (n,))."""
+    import numpy as np
+
+    own = ax is None
+    if own:
+        fig, ax = plt.subplots(figsize=(6.0, 3.8))
+    width = 0.8 / max(len(series), 1)
+    x = np.arange(graph.n)  # (n,)
+    for k, (name, values) in enumerate(series.items()):
+        ax.bar(x + (k - (len(series) - 1) / 2) * width, values, width, label=name)
+    ax.axhline(1 / graph.n, color="grey", ls=":", lw=1, label=f"uniform, 1/{graph.n}")
+    ax.set_xticks(x, graph.labels)
+    ax.set_ylabel("share of the total")
+    ax.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
+    if title:
+        ax.set_title(title)
+    if own:
+        fig.tight_layout()
+        plt.close(fig)
+        return fig
+    return ax.figure
+
+
+def plot_laplacian_spectra(spectra: dict, ax=None, *, title: str | None = None):
+    """Eigenvalues of I − W in the complex plane (name → complex array), inside the disc |λ − 1| ≤ 1."""
+    import numpy as np
+    from matplotlib.patches import Circle
+
+    own = ax is None
+    if own:
+        fig, ax = plt.subplots(figsize=(5.0, 3.6))
+    ax.add_patch(Circle((1.0, 0.0), 1.0, fill=False, ls="--", color="grey", lw=1))
+    markers = "ox^sd"
+    for k, (name, lam) in enumerate(spectra.items()):
+        lam = np.asarray(lam, dtype=complex)  # (n,)
+        ax.plot(lam.real, lam.imag, markers[k % len(markers)], ms=6, alpha=0.8, label=name,
+                mfc="none" if k else None)
+    ax.axhline(0, color="grey", lw=0.5)
+    ax.axvline(0, color="grey", lw=0.5)
+    ax.set_xlim(-0.1, 2.1)
+    ax.set_ylim(-1.05, 1.05)
+    ax.set_aspect("equal")
+    ax.set_xlabel(r"Re $\lambda$")
+    ax.set_ylabel(r"Im $\lambda$")
+    ax.legend(frameon=False, fontsize=8, loc="upper right")
+    if title:
+        ax.set_title(title)
+    if own:
+        fig.tight_layout()
+        plt.close(fig)
+        return fig
+    return ax.figure
+
+
+def plot_fiedler_vector(graph, u, groups, ax=None, *, title: str | None = None):
+    """Bars of the Fiedler vector u, one per node, coloured by the community its sign gives."""
+    import numpy as np
+
+    own = ax is None
+    if own:
+        fig, ax = plt.subplots(figsize=(5.0, 2.8))
+    colors = np.where(np.asarray(groups) == 0, "tab:blue", "tab:orange")
+    ax.bar(range(graph.n), u, color=colors)
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_xticks(range(graph.n), graph.labels)
+    ax.set_ylabel("Fiedler vector $u_i$")
+    if title:
+        ax.set_title(title)
+    if own:
+        fig.tight_layout()
+        plt.close(fig)
+        return fig
+    return ax.figure
+
+
+def plot_head_graphs(heads, titles):
+    """One column per head: its attention graph on top, its heatmap below (a multigraph, head by head)."""
+    h = len(heads)
+    fig, axes = plt.subplots(2, h, figsize=(3.6 * h, 7.0), gridspec_kw={"height_ratios": [1, 1]},
+                             squeeze=False)
+    for col, (graph, name) in enumerate(zip(heads, titles)):
+        plot_attention_graph(graph, ax=axes[0, col], title=name)
+        plot_heatmap(graph, ax=axes[1, col])
+        if col:
+            axes[1, col].set_ylabel("")
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def plot_rollout_layers(layers, rollouts: dict):
+    """Top row: heatmaps of W⁽¹⁾ … W⁽ᴸ⁾. Bottom row: each rollout of ``rollouts`` (title → graph)."""
+    L = len(layers)
+    cols = max(L, len(rollouts))
+    fig, axes = plt.subplots(2, cols, figsize=(3.1 * cols, 6.4), squeeze=False)
+    for k, g in enumerate(layers, 1):
+        plot_heatmap(g, ax=axes[0, k - 1], title=f"layer {k}: $W^{{({k})}}$", fmt="{:.2f}")
+    for ax, (name, g) in zip(axes[1], rollouts.items()):
+        plot_heatmap(g, ax=ax, title=name, fmt="{:.2f}", cmap="Purples")
+    for ax in axes[1, len(rollouts):]:
+        ax.axis("off")
+    for ax in axes[:, 1:].ravel():
+        ax.set_ylabel("")
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def plot_club_split(graph, groups, pos, ax=None, *, title: str | None = None, wrong=None):
+    """The club: an edge per friendship, as wide as the mutual attention (W + Wᵀ)/2; nodes by group.
+
+    ``groups`` colours the nodes (0 blue, 1 orange); nodes listed in ``wrong`` get a thick red ring.
+    """
+    import numpy as np
+
+    own = ax is None
+    if own:
+        fig, ax = plt.subplots(figsize=(6.4, 5.6))
+    pos = np.asarray(pos, dtype=float)  # (n, 2)
+    A_s = (graph.W + graph.W.T) / 2  # (n, n)
+    top = max(float(A_s[~np.eye(graph.n, dtype=bool)].max()), 1e-12)
+    for i, j in zip(*np.nonzero(np.triu(A_s, k=1))):
+        ax.plot(*pos[[i, j]].T, color="grey", lw=0.3 + 4.0 * A_s[i, j] / top, alpha=0.6, zorder=1)
+    colors = np.where(np.asarray(groups) == 0, "tab:blue", "tab:orange")
+    ax.scatter(pos[:, 0], pos[:, 1], s=260, c=colors, edgecolors="black", linewidths=0.6, zorder=2)
+    if wrong is not None and len(wrong):
+        w = np.asarray(wrong, dtype=int)
+        ax.scatter(pos[w, 0], pos[w, 1], s=560, facecolors="none", edgecolors="red", linewidths=2.2,
+                   zorder=3)
+    for (x, y), name in zip(pos, graph.labels):
+        ax.text(x, y, name, ha="center", va="center", fontsize=8, zorder=4)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    if title:
+        ax.set_title(title, fontsize=10)
+    if own:
+        fig.tight_layout()
+        plt.close(fig)
+        return fig
+    return ax.figure
+
+
+def plot_seed_sweep(scores, *, baseline: float, random_q95: float, ax=None):
+    """ARI of the communities for each seed (dots), the mask-only baseline and a random split's 95th
+    percentile (lines)."""
+    import numpy as np
+
+    own = ax is None
+    if own:
+        fig, ax = plt.subplots(figsize=(6.0, 3.6))
+    scores = np.asarray(scores, dtype=float)  # (n_seeds,)
+    ax.plot(np.arange(len(scores)), scores, "o", label="attention graph, one seed each")
+    ax.axhline(baseline, color="tab:green", ls="--", label="uniform attention on the same mask")
+    ax.axhline(random_q95, color="tab:red", ls=":", label="random split, 95th percentile")
+    ax.set_xlabel("seed of the projections")
+    ax.set_ylabel("adjusted Rand index")
+    ax.set_xticks(range(len(scores)))
+    ax.tick_params(axis="x", labelsize=7)
+    ax.set_ylim(min(-0.05, scores.min() - 0.05), 1.05)
+    ax.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
+    if own:
+        fig.tight_layout()
+        plt.close(fig)
+        return fig
+    return ax.figure
+
+
+def plot_pagerank_vs_degree(degree, rank, labels, ax=None, *, top: int = 3):
+    """PageRank of the attention graph against the degree of each member; the ``top`` ranked named."""
+    import numpy as np
+
+    own = ax is None
+    if own:
+        fig, ax = plt.subplots(figsize=(5.0, 3.4))
+    degree, rank = np.asarray(degree, dtype=float), np.asarray(rank, dtype=float)  # (n,), (n,)
+    ax.plot(degree, rank, "o", alpha=0.7)
+    for i in np.argsort(-rank)[:top]:
+        ax.annotate(f"member {labels[i]}", (degree[i], rank[i]), textcoords="offset points",
+                    xytext=(-6, 6), ha="right", fontsize=8)
+    ax.set_xlabel("degree (number of friends)")
+    ax.set_ylabel("PageRank of the attention graph")
     if own:
         fig.tight_layout()
         plt.close(fig)

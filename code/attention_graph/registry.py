@@ -109,7 +109,13 @@ def verify(label: str) -> int:
 
 def _load_all() -> None:
     """Import every module of the package so that their registrations run."""
-    import attention_graph  # noqa: F401  (its __init__ imports every module)
+    import importlib
+    import pkgutil
+
+    import attention_graph
+
+    for info in pkgutil.iter_modules(attention_graph.__path__):
+        importlib.import_module(f"attention_graph.{info.name}")
 
 
 def math(label: str):

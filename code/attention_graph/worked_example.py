@@ -1,20 +1,55 @@
 """The worked example of the source article: Carla, Ana, Bruno and Diego, Q = K = V = X, d = 2.
 
 The article's embeddings were images and are lost; these integer vectors reproduce every number it
-publishes (the book's worked-example chapter shows that any choice doing so has the same Gram matrix
-X Xᵀ, so the same weights).
+publishes. The chapter ``book/worked_example.md`` shows, with the SymPy checks registered here, that
+any choice doing so has the same Gram matrix X Xᵀ, so the same scores, weights and movements: the
+example is determined up to a rotation or a reflection of the plane.
 """
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
+import sympy as sp
 
 from .attention import attention
 from .graph import AttentionGraph
+from .registry import derivation
+from .scores import scaled_scores
+from .softmax import softmax
+from .validation import as_matrix, check_same
 
-__all__ = ["PEOPLE", "embeddings", "path_adjacency", "attention_layer"]
+__all__ = ["PEOPLE", "PUBLISHED", "PUBLISHED_DECIMALS", "embeddings", "path_adjacency",
+           "attention_layer", "index", "published_values", "matches_published", "integer_search",
+           "square_symmetries", "orthogonal_between", "rotation", "distance_to_mean",
+           "displacement", "row_normalisers", "asymmetry_pairs", "row_entropy", "exact_gram",
+           "exact_scores", "exact_weights", "gram_in_plane", "recovery_intervals", "recovery_point",
+           "markdown_table", "claims_table", "movement_table", "asymmetry_table"]
 
 PEOPLE: tuple[str, ...] = ("Carla", "Ana", "Bruno", "Diego")
+
+# What the article prints, rounded to three decimals: (matrix, row person, column person, value).
+# "S" is the score matrix, "W" the weight matrix. These are the source's claims, not our results.
+PUBLISHED: tuple[tuple[str, str, str, float], ...] = (
+    ("S", "Bruno", "Bruno", 1.414),
+    ("S", "Diego", "Diego", 1.414),
+    ("W", "Ana", "Carla", 0.141),
+    ("W", "Bruno", "Bruno", 0.449),
+    ("W", "Diego", "Diego", 0.539),
+)
+PUBLISHED_DECIMALS = 3
+
+
+def index(name: str) -> int:
+    """Row (and column) of ``name`` in the order of ``PEOPLE``.
+
+    >>> index("Bruno")
+    2
+    """
+    if name not in PEOPLE:
+        raise ValueError(f"name must be one of {PEOPLE}; got {name!r}")
+    return PEOPLE.index(name)
 
 
 def embeddings() -> np.ndarray:
@@ -33,8 +68,511 @@ def path_adjacency() -> np.ndarray:
     return A
 
 
-def attention_layer() -> tuple[np.ndarray, AttentionGraph]:
-    """Y = softmax(X Xᵀ/√2) X and the attention graph with W as adjacency (identity projections)."""
-    X = embeddings()  # (4, 2)
+def attention_layer(X=None) -> tuple[np.ndarray, AttentionGraph]:
+    """Y = softmax(X Xᵀ/√2) X and the attention graph with W as adjacency (identity projections).
+
+    ``X`` defaults to :func:`embeddings`; any (4, 2) array of the four people may be given instead.
+    """
+    X = embeddings() if X is None else as_matrix(X, "X", shape_doc="(4, 2)")  # (4, 2)
+    check_same(X.shape[0], len(PEOPLE), "X must have one row per person")
     Y, W = attention(X, X, X)  # (4, 2), (4, 4)
     return Y, AttentionGraph(W, PEOPLE)
+
+
+# --------------------------------------------------------------------------------------------------
+# The article's published numbers, and the search for embeddings that reproduce them
+# --------------------------------------------------------------------------------------------------
+
+def published_values(S, W) -> np.ndarray:
+    """The entries of S and W that the article publishes, in the order of ``PUBLISHED``.
+
+    ``S`` and ``W`` are (4, 4), or stacks (..., 4, 4) of candidates; the result is (..., 5).
+    """
+    S, W = np.asarray(S, dtype=float), np.asarray(W, dtype=float)
+    for name, M in (("S", S), ("W", W)):
+        if M.ndim < 2 or M.shape[-2:] != (4, 4):
+            raise ValueError(f"{name} must have shape (..., 4, 4); got {M.shape}")
+    mats = {"S": S, "W": W}
+    cols = [mats[m][..., index(i), index(j)] for m, i, j, _ in PUBLISHED]  # 5 × (...,)
+    return np.stack(cols, axis=-1)  # (..., 5)
+
+
+def matches_published(S, W, decimals: int = PUBLISHED_DECIMALS) -> np.ndarray:
+    """True where every published entry of (S, W), rounded to ``decimals``, equals the article's. (...,)"""
+    got = np.round(published_values(S, W), decimals)  # (..., 5)
+    want = np.array([v for *_, v in PUBLISHED])  # (5,)
+    return np.all(got == want, axis=-1)  # (...,)
+
+
+def _stacked_scores_and_weights(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """S = X Xᵀ/√d and its row softmax for a stack of candidates X of shape (m, n, d)."""
+    S = np.einsum("mid,mjd->mij", X, X) / np.sqrt(X.shape[-1])  # (m, n, n)
+    E = np.exp(S - S.max(axis=-1, keepdims=True))  # (m, n, n)
+    return S, E / E.sum(axis=-1, keepdims=True)  # (m, n, n), (m, n, n)
+
+
+def integer_search(values=range(-2, 3), decimals: int = PUBLISHED_DECIMALS) -> np.ndarray:
+    """Every X with entries in ``values`` whose published scores and weights round to the article's.
+
+    All ``len(values) ** 8`` choices of four 2-d vectors are tried (Q = K = V = X, d = 2). Returns the
+    matches as an array of shape (m, 4, 2), in lexicographic order of the candidates.
+    """
+    vals = np.asarray(list(values))
+    if vals.ndim != 1 or vals.size == 0 or vals.dtype.kind not in "iu":
+        raise TypeError(f"values must be a non-empty sequence of integers; got {list(values)!r}")
+    if len(set(vals.tolist())) != vals.size:
+        raise ValueError(f"values must be distinct; got {vals.tolist()}")
+    if vals.size > 7:
+        raise ValueError(f"values has {vals.size} entries: the search tries len(values)**8 choices; "
+                         "use at most 7")
+    vectors = np.array(list(itertools.product(vals, vals)), dtype=float)  # (k², 2)
+    rest = np.array(list(itertools.product(range(len(vectors)), repeat=3)))  # (k⁶, 3)
+    found = []
+    for first in vectors:  # one chunk per vector of Carla keeps memory small
+        X = np.empty((len(rest), 4, 2))  # (k⁶, 4, 2)
+        X[:, 0] = first
+        X[:, 1:] = vectors[rest]
+        S, W = _stacked_scores_and_weights(X)  # (k⁶, 4, 4) each
+        found.append(X[matches_published(S, W, decimals)])
+    return np.concatenate(found).reshape(-1, 4, 2)  # (m, 4, 2)
+
+
+def square_symmetries() -> list[np.ndarray]:
+    """The eight orthogonal 2 × 2 matrices that map the integer grid to itself (4 rotations, 4 reflections)."""
+    out = []
+    for perm in ([[1, 0], [0, 1]], [[0, 1], [1, 0]]):
+        for sx, sy in itertools.product((1, -1), repeat=2):
+            out.append(np.array(perm, dtype=float) @ np.diag([sx, sy]))  # (2, 2)
+    return out
+
+
+def orthogonal_between(X1, X2, tol: float = 1e-12) -> np.ndarray | None:
+    """The orthogonal R with X2 = X1 R, or None if there is none. X1 must have rank 2. (2, 2)."""
+    X1 = as_matrix(X1, "X1", shape_doc="(n, 2)")  # (n, 2)
+    X2 = as_matrix(X2, "X2", shape_doc="(n, 2)")  # (n, 2)
+    if X1.shape != X2.shape or X1.shape[1] != 2:
+        raise ValueError(f"X1 and X2 must both have shape (n, 2); got {X1.shape} and {X2.shape}")
+    if np.linalg.matrix_rank(X1) != 2:
+        raise ValueError("X1 must have rank 2 for R to be determined")
+    R = np.linalg.lstsq(X1, X2, rcond=None)[0]  # (2, 2)
+    if np.allclose(X1 @ R, X2, rtol=0, atol=tol) and np.allclose(R.T @ R, np.eye(2), rtol=0, atol=tol):
+        return R
+    return None
+
+
+def rotation(theta: float) -> np.ndarray:
+    """R(θ) = [[cos θ, sin θ], [−sin θ, cos θ]]: x ↦ x R turns row vectors by θ counter-clockwise. (2, 2)."""
+    theta = float(theta)
+    if not np.isfinite(theta):
+        raise ValueError(f"theta must be a finite angle in radians; got {theta}")
+    c, s = np.cos(theta), np.sin(theta)
+    return np.array([[c, s], [-s, c]])  # (2, 2)
+
+
+# --------------------------------------------------------------------------------------------------
+# Reading the example: distances, movements, asymmetry
+# --------------------------------------------------------------------------------------------------
+
+def distance_to_mean(X) -> np.ndarray:
+    """‖x_i − x̄‖ with x̄ the mean of the rows of X. Shape (n,).
+
+    >>> distance_to_mean([[0.0, 0.0], [2.0, 0.0]])
+    array([1., 1.])
+    """
+    X = as_matrix(X, "X")  # (n, d)
+    return np.linalg.norm(X - X.mean(axis=0), axis=1)  # (n,)
+
+
+def displacement(X, Y) -> np.ndarray:
+    """‖y_i − x_i‖: how far each row moves from X to Y. Shape (n,)."""
+    X = as_matrix(X, "X")  # (n, d)
+    Y = as_matrix(Y, "Y")  # (n, d)
+    if X.shape != Y.shape:
+        raise ValueError(f"X and Y must have the same shape; got {X.shape} and {Y.shape}")
+    return np.linalg.norm(Y - X, axis=1)  # (n,)
+
+
+def row_normalisers(S) -> np.ndarray:
+    """Z_i = Σ_l exp(S_il), the denominator of row i of the softmax  (eq-worked-asymmetry). Shape (n,)."""
+    S = as_matrix(S, "S", shape_doc="(n, n)")  # (n, n)
+    with np.errstate(over="ignore"):
+        Z = np.exp(S).sum(axis=1)  # (n,)
+    if not np.isfinite(Z).all():
+        raise ValueError("exp(S) overflowed: the row normalisers of S are not finite")
+    return Z
+
+
+def asymmetry_pairs(W) -> list[tuple[int, int, float, float]]:
+    """(i, j, W_ij, W_ji) for each pair i < j, largest |W_ij − W_ji| first (ties by i, then j)."""
+    W = as_matrix(W, "W", shape_doc="(n, n)")  # (n, n)
+    if W.shape[0] != W.shape[1]:
+        raise ValueError(f"W must be square (n, n); got shape {W.shape}")
+    pairs = [(i, j, float(W[i, j]), float(W[j, i]))
+             for i in range(W.shape[0]) for j in range(i + 1, W.shape[0])]
+    return sorted(pairs, key=lambda p: (-abs(p[2] - p[3]), p[0], p[1]))
+
+
+def row_entropy(W) -> np.ndarray:
+    """H_i = −Σ_j W_ij ln W_ij (in nats), the spread of row i: ln n for a uniform row. Shape (n,)."""
+    W = as_matrix(W, "W", shape_doc="(n, n)")  # (n, n)
+    if (W < 0).any():
+        raise ValueError("W must be non-negative to have an entropy per row")
+    logs = np.log(np.where(W > 0, W, 1.0))  # (n, n), 0 ln 0 = 0
+    return -(W * logs).sum(axis=1)  # (n,)
+
+
+# --------------------------------------------------------------------------------------------------
+# Exact forms (SymPy)
+# --------------------------------------------------------------------------------------------------
+u = sp.Symbol("u", positive=True)  # u = e^{1/√2}, the factor one unit of X Xᵀ contributes to exp(S)
+
+
+def exact_gram() -> sp.Matrix:
+    """X Xᵀ of :func:`embeddings`, exactly (integers). (4, 4)."""
+    X = sp.Matrix(embeddings().astype(int))  # (4, 2)
+    return X * X.T  # (4, 4)
+
+
+def exact_scores() -> sp.Matrix:
+    """S = X Xᵀ/√2 exactly  (eq-worked-scores). (4, 4)."""
+    return exact_gram() / sp.sqrt(2)  # (4, 4)
+
+
+def exact_weights(in_u: bool = False) -> sp.Matrix:
+    """W = softmax(S) exactly, row by row  (eq-worked-weights). (4, 4).
+
+    With ``in_u`` the entries are rational functions of ``u`` = e^{1/√2} (each score is a whole
+    number of units 1/√2, so e^{S_ij} = u^{G_ij}); otherwise they hold exponentials.
+    """
+    G = exact_gram()  # (4, 4)
+    E = G.applyfunc(lambda k: u**k)  # (4, 4)
+    W = sp.Matrix(4, 4, lambda i, j: sp.factor(sp.cancel(E[i, j] / sum(E.row(i)))))  # (4, 4)
+    return W if in_u else W.subs(u, sp.exp(1 / sp.sqrt(2)))
+
+
+# The recovery of the Gram matrix from the published numbers. In the plane (d = 2), turn and reflect
+# so that x_Ana = (√g, 0); Ana ⟂ Carla puts x_Carla = (0, c); Ana's equal weights put x_Bruno and
+# x_Diego on the line x = √g, at heights ±β with β² = h − g. t = x_Bruno · x_Carla.
+g, h, t = sp.symbols("g h t", real=True)
+w_AC, w_BB, w_DD = sp.symbols(r"W_{\text{Ana}\,\text{Carla}} W_{\text{Bruno}\,\text{Bruno}} "
+                              r"W_{\text{Diego}\,\text{Diego}}", positive=True)
+_r2 = sp.sqrt(2)
+
+
+def gram_in_plane() -> sp.Matrix:
+    """X Xᵀ in the unknowns g = x_A·x_A, h = ‖x_B‖² = ‖x_D‖², t = x_B·x_C  (eq-worked-gram-plane). (4, 4)."""
+    return sp.Matrix([[t**2 / (h - g), 0, t, -t],
+                      [0, g, g, g],
+                      [t, g, h, 2 * g - h],
+                      [-t, g, 2 * g - h, h]])  # (4, 4)
+
+
+def _weight_formula(G: sp.Matrix, i: int, j: int) -> sp.Expr:
+    """W_ij = e^{G_ij/√2} / Σ_l e^{G_il/√2}, exact, from a symbolic Gram matrix."""
+    return sp.exp(G[i, j] / _r2) / sum(sp.exp(G[i, l] / _r2) for l in range(G.shape[1]))
+
+
+def _g_from_ana() -> sp.Expr:
+    return _r2 * sp.log((1 - w_AC) / (3 * w_AC))
+
+
+def _rest_of_row(w) -> sp.Expr:
+    """e^{h/√2}(1 − w)/w − e^{g/√2} − e^{(2g − h)/√2}: e^{±t/√2} solved from a self-weight w."""
+    return sp.exp(h / _r2) * (1 - w) / w - sp.exp(g / _r2) - sp.exp((2 * g - h) / _r2)
+
+
+def _t_from_bruno() -> sp.Expr:
+    return _r2 * sp.log(_rest_of_row(w_BB))
+
+
+def _t_from_diego() -> sp.Expr:
+    return -_r2 * sp.log(_rest_of_row(w_DD))
+
+
+def recovery_intervals(decimals: int = PUBLISHED_DECIMALS) -> dict[str, tuple[float, float]]:
+    """Intervals for g, h and t (from Bruno's and from Diego's row) given the published numbers.
+
+    Each published number is known to ± half a unit of its last decimal; interval arithmetic
+    (``mpmath.iv``, outward rounding) carries those ranges through the formulas of the chapter
+    (eq-worked-recover-g, eq-worked-recover-t-bruno, eq-worked-recover-t-diego). Returns
+    ``{"g": (lo, hi), "h": ..., "t_bruno": ..., "t_diego": ...}`` as floats rounded outward.
+    """
+    from mpmath import iv, mpf
+
+    if not isinstance(decimals, int) or isinstance(decimals, bool) or decimals < 1:
+        raise ValueError(f"decimals must be a positive integer; got {decimals!r}")
+    iv.dps = 30
+    half = mpf(10) ** (-decimals) / 2
+    pub = {(m, i, j): mpf(str(v)) for m, i, j, v in PUBLISHED}
+
+    def around(key):
+        return iv.mpf([pub[key] - half, pub[key] + half])
+
+    r2 = iv.sqrt(2)
+    s_bb = around(("S", "Bruno", "Bruno"))
+    s_dd = around(("S", "Diego", "Diego"))
+    s = iv.mpf([max(s_bb.a, s_dd.a), min(s_bb.b, s_dd.b)])  # both are the same score h/√2
+    wa, wb, wd = (around(k) for k in [("W", "Ana", "Carla"), ("W", "Bruno", "Bruno"),
+                                      ("W", "Diego", "Diego")])
+    g_ = r2 * iv.log((1 - wa) / (3 * wa))
+    h_ = r2 * s
+
+    def rest(w):
+        return iv.exp(h_ / r2) * (1 - w) / w - iv.exp(g_ / r2) - iv.exp((2 * g_ - h_) / r2)
+
+    found = {"g": g_, "h": h_, "t_bruno": r2 * iv.log(rest(wb)), "t_diego": -r2 * iv.log(rest(wd))}
+    return {k: (float(v.a), float(v.b)) for k, v in found.items()}
+
+
+# --------------------------------------------------------------------------------------------------
+# Tables for the page (Markdown, glued with {glue:md})
+# --------------------------------------------------------------------------------------------------
+
+def markdown_table(M, row_labels, col_labels, fmt: str = "{:.3f}", corner: str = "") -> str:
+    """A Markdown table of the 2-d array ``M`` with named rows and columns."""
+    M = np.asarray(M)
+    if M.ndim != 2:
+        raise ValueError(f"M must be a 2-d array; got shape {M.shape}")
+    row_labels, col_labels = list(row_labels), list(col_labels)
+    if len(row_labels) != M.shape[0] or len(col_labels) != M.shape[1]:
+        raise ValueError(f"labels must match M's shape {M.shape}; got {len(row_labels)} row and "
+                         f"{len(col_labels)} column labels")
+    lines = ["| " + " | ".join([corner] + col_labels) + " |",
+             "|" + "---|" * (len(col_labels) + 1)]
+    for name, row in zip(row_labels, M):
+        cells = [c if isinstance(c, str) else fmt.format(c) for c in row]
+        lines.append("| " + " | ".join([f"**{name}**"] + cells) + " |")
+    return "\n".join(lines)
+
+
+def claims_table() -> str:
+    """The article's published numbers beside their exact forms and the package's decimals (Markdown)."""
+    S = scaled_scores(embeddings(), embeddings())  # (4, 4)
+    W = softmax(S)  # (4, 4)
+    exact = {"S": exact_scores(), "W": exact_weights()}
+    computed = published_values(S, W)  # (5,)
+    rows = ["| entry | exact | computed | the article |", "|---|---|---|---|"]
+    for (m, i, j, v), x in zip(PUBLISHED, computed):
+        what = "score" if m == "S" else "weight"
+        tex = sp.latex(exact[m][index(i), index(j)])
+        rows.append(f"| {what} {i} → {j} | ${tex}$ | {x:.6f} | {v:.{PUBLISHED_DECIMALS}f} |")
+    return "\n".join(rows)
+
+
+def movement_table(X, Y, labels=PEOPLE) -> str:
+    """Markdown: each row's x_i, y_i, its distance to the mean x̄ before and after, and ‖y_i − x_i‖."""
+    X = as_matrix(X, "X", shape_doc="(n, 2)")  # (n, 2)
+    Y = as_matrix(Y, "Y", shape_doc="(n, 2)")  # (n, 2)
+    labels = list(labels)
+    if len(labels) != X.shape[0]:
+        raise ValueError(f"labels must name the {X.shape[0]} rows; got {len(labels)} labels")
+    before = distance_to_mean(X)  # (n,)
+    after = np.linalg.norm(Y - X.mean(axis=0), axis=1)  # (n,)
+    moved = displacement(X, Y)  # (n,)
+    rows = ["| | $x_i$ | $y_i$ | $\\lVert x_i - \\bar{x} \\rVert$ | $\\lVert y_i - \\bar{x} \\rVert$ "
+            "| $\\lVert y_i - x_i \\rVert$ |", "|---|---|---|---|---|---|"]
+    for k, name in enumerate(labels):
+        x = ", ".join(f"{v:g}" for v in X[k])
+        y = ", ".join(f"{v:.3f}" for v in Y[k])
+        rows.append(f"| **{name}** | ({x}) | ({y}) | {before[k]:.3f} | {after[k]:.3f} | {moved[k]:.3f} |")
+    return "\n".join(rows)
+
+
+def asymmetry_table(W, S, labels=PEOPLE) -> str:
+    """Markdown: every pair i < j with W_ij, W_ji, their gap and Z_j/Z_i, largest gap first."""
+    W = as_matrix(W, "W", shape_doc="(n, n)")  # (n, n)
+    Z = row_normalisers(S)  # (n,)
+    labels = list(labels)
+    check_same(len(labels), W.shape[0], "labels must name every row of W")
+    check_same(len(Z), W.shape[0], "S and W must have the same number of rows")
+    rows = ["| $i$ | $j$ | $W_{ij}$ | $W_{ji}$ | $W_{ij} - W_{ji}$ | $W_{ij}/W_{ji}$ | $Z_j/Z_i$ |",
+            "|---|---|---|---|---|---|---|"]
+    for i, j, wij, wji in asymmetry_pairs(W):
+        rows.append(f"| {labels[i]} | {labels[j]} | {wij:.3f} | {wji:.3f} | {wij - wji:+.3f} "
+                    f"| {wij / wji:.3f} | {Z[j] / Z[i]:.3f} |")
+    return "\n".join(rows)
+
+
+def recovery_point() -> dict[str, float]:
+    """g, h and t solved from the published numbers as printed (eq-worked-recover-g, -t-bruno, -t-diego)."""
+    pub = {(m, i, j): sp.Rational(str(v)) for m, i, j, v in PUBLISHED}
+    g_ = _g_from_ana().subs(w_AC, pub[("W", "Ana", "Carla")])
+    h_ = _r2 * pub[("S", "Bruno", "Bruno")]
+    at = {g: g_, h: h_}
+    t_b = _t_from_bruno().subs(at).subs(w_BB, pub[("W", "Bruno", "Bruno")])
+    t_d = _t_from_diego().subs(at).subs(w_DD, pub[("W", "Diego", "Diego")])
+    return {k: float(sp.N(v, 30)) for k, v in {"g": g_, "h": h_, "t_bruno": t_b, "t_diego": t_d}.items()}
+
+
+# --------------------------------------------------------------------------------------------------
+# The SymPy checks behind the chapter's labeled equations and theorems
+# --------------------------------------------------------------------------------------------------
+_S, _W, _X, _XT = (sp.Symbol(s) for s in ("S", "W", "X", r"X^{\top}"))
+
+
+def _float_matrix(M: sp.Matrix) -> np.ndarray:
+    return np.array(M.evalf(30).tolist(), dtype=float)
+
+
+@derivation("eq-worked-scores",
+            display=lambda: sp.Eq(_S, sp.MatMul(1 / _r2, sp.ImmutableMatrix(exact_gram()), evaluate=False),
+                                  evaluate=False))
+def _check_worked_scores():
+    X = sp.Matrix(embeddings().astype(int))  # (4, 2)
+    yield sp.Eq(X * X.T, exact_gram())
+    yield sp.Eq(exact_scores(), X * X.T / sp.sqrt(2))
+    S = scaled_scores(embeddings(), embeddings())  # (4, 4)
+    yield bool(np.allclose(S, _float_matrix(exact_scores()), rtol=0, atol=1e-14))
+
+
+@derivation("eq-worked-weights", display=lambda: sp.Eq(_W, exact_weights(in_u=True), evaluate=False))
+def _check_worked_weights():
+    # exp(S_ij) = u^{G_ij} with u = e^{1/√2}: each score is a whole number of units 1/√2 ...
+    S, G = exact_scores(), exact_gram()  # (4, 4) each
+    for i, j in itertools.product(range(4), repeat=2):
+        yield sp.Eq(sp.exp(S[i, j]), sp.exp(1 / _r2) ** G[i, j])
+    # ... so the softmax of S, W_ij = e^{S_ij} / Σ_l e^{S_il}, is the displayed matrix in u,
+    E = G.applyfunc(lambda k: u**k)  # (4, 4)
+    by_definition = sp.Matrix(4, 4, lambda i, j: E[i, j] / sum(E.row(i)))  # (4, 4)
+    yield sp.Eq(exact_weights(in_u=True), by_definition)
+    for i in range(4):  # every row sums to one
+        yield sp.Eq(sum(exact_weights(in_u=True).row(i)), 1)
+    # and the package's floats are its values.
+    _, graph = attention_layer()
+    yield bool(np.allclose(graph.W, _float_matrix(exact_weights()), rtol=0, atol=1e-14))
+
+
+@derivation("eq-worked-weight-ana-carla",
+            display=lambda: sp.Eq(w_AC, 1 / (1 + 3 * sp.exp(1 / _r2)), evaluate=False))
+def _check_weight_ana_carla():
+    a, c = index("Ana"), index("Carla")
+    yield sp.Eq(exact_gram()[a, c], 0)  # Ana's query and Carla's key are orthogonal
+    yield sp.Eq(exact_weights()[a, c], 1 / (1 + 3 * sp.exp(1 / _r2)))
+    _, graph = attention_layer()
+    yield bool(abs(graph.W[a, c] - float(1 / (1 + 3 * sp.exp(1 / _r2)))) < 1e-15)
+
+
+@derivation("eq-worked-asymmetry",
+            display=lambda: sp.Eq(sp.Symbol("W_{ij}") / sp.Symbol("W_{ji}"),
+                                  sp.Symbol("Z_{j}") / sp.Symbol("Z_{i}"), evaluate=False))
+def _check_asymmetry():
+    # For a symmetric S (here Q = K), e^{S_ij} = e^{S_ji}; call it e_ij > 0. Then W_ij = e_ij / Z_i
+    # and W_ij / W_ji = Z_j / Z_i, checked for a general symmetric 4 × 4 matrix ...
+    e = sp.Matrix(4, 4, lambda i, j: sp.Symbol(f"e_{min(i, j)}{max(i, j)}", positive=True))
+    Z = [sum(e.row(i)) for i in range(4)]
+    W = sp.Matrix(4, 4, lambda i, j: e[i, j] / Z[i])
+    for i, j in itertools.permutations(range(4), 2):
+        yield sp.Eq(W[i, j] / W[j, i], Z[j] / Z[i])
+    # ... and on the example, exactly (in u = e^{1/√2}) and in the package's floats.
+    Eu = exact_gram().applyfunc(lambda k: u**k)  # (4, 4)
+    Zu = [sum(Eu.row(i)) for i in range(4)]
+    Wu = exact_weights(in_u=True)
+    for i, j in itertools.permutations(range(4), 2):
+        yield sp.Eq(Wu[i, j] / Wu[j, i], Zu[j] / Zu[i])
+    _, graph = attention_layer()
+    Zf = row_normalisers(scaled_scores(embeddings(), embeddings()))  # (4,)
+    yield bool(np.allclose(graph.W / graph.W.T, Zf[None, :] / Zf[:, None], rtol=1e-13, atol=0))
+
+
+@derivation("thm-worked-rotation-invariance")
+def _check_rotation_invariance():
+    # Any X (4 × 2); R(θ) a rotation and diag(1, −1) R(θ) a reflection (every orthogonal 2 × 2 matrix
+    # is one of the two).
+    xs = sp.Matrix(4, 2, lambda i, j: sp.Symbol(f"x_{i}{j}", real=True))
+    theta = sp.Symbol("theta", real=True)
+    c, s = sp.cos(theta), sp.sin(theta)
+    R = sp.Matrix([[c, s], [-s, c]])
+    pythagoras = {s**2: 1 - c**2}
+    yield sp.Eq(s**2 + c**2, 1)
+
+    def reduce(M):
+        return M.applyfunc(lambda x: sp.expand(sp.expand(x).subs(pythagoras)))
+
+    Wsym = sp.Matrix(4, 4, lambda i, j: sp.Symbol(f"w_{i}{j}"))
+    for Q in (R, sp.diag(1, -1) * R):
+        yield sp.Eq(reduce(Q * Q.T), sp.eye(2))  # Q is orthogonal
+        yield sp.Eq(reduce((xs * Q) * (xs * Q).T), xs * xs.T)  # same Gram, so the same S and W
+        yield sp.Eq(Wsym * (xs * Q), (Wsym * xs) * Q)  # Y' = W (X Q) = Y Q
+    # The package agrees on the example, for a few angles and their reflections.
+    X = embeddings()  # (4, 2)
+    Y, graph = attention_layer()
+    for angle in (0.3, 1.0, 2.5):
+        for Qn in (rotation(angle), np.diag([1.0, -1.0]) @ rotation(angle)):
+            Y2, graph2 = attention_layer(X @ Qn)
+            yield bool(np.allclose(graph2.W, graph.W, rtol=0, atol=1e-14))
+            yield bool(np.allclose(Y2, Y @ Qn, rtol=0, atol=1e-14))
+
+
+@derivation("eq-worked-gram-plane", display=lambda: sp.Eq(_X * _XT, gram_in_plane(), evaluate=False))
+def _check_gram_plane():
+    # Coordinates after a rotation and a reflection: x_Ana = (√g, 0), x_Carla = (0, c),
+    # x_Bruno = (√g, β), x_Diego = (√g, δ) with δ = ±β (equal lengths).
+    beta, c, gp = sp.symbols("beta c g", positive=True)
+    for delta in (beta, -beta):
+        xs = sp.Matrix([[0, c], [sp.sqrt(gp), 0], [sp.sqrt(gp), beta], [sp.sqrt(gp), delta]])
+        G = xs * xs.T  # (4, 4)
+        # The article's exact statements hold in both cases: Ana ⟂ Carla, Ana's row equal, ‖B‖ = ‖D‖.
+        yield sp.Eq(G[1, 0], 0)
+        yield sp.Eq(G[1, 1], G[1, 2])
+        yield sp.Eq(G[1, 2], G[1, 3])
+        yield sp.Eq(G[2, 2], G[3, 3])
+        if delta == beta:
+            # Bruno = Diego: their self-weights would be equal, but the article prints two values.
+            yield sp.Eq(_weight_formula(G, 2, 2), _weight_formula(G, 3, 3))
+            yield PUBLISHED[3][3] != PUBLISHED[4][3]
+        else:
+            yield sp.Eq(G, gram_in_plane().subs({g: gp, h: gp + beta**2, t: beta * c}))
+
+
+@derivation("eq-worked-recover-g", display=lambda: sp.Eq(g, _g_from_ana(), evaluate=False))
+def _check_recover_g():
+    G = gram_in_plane()
+    equation = sp.Eq(w_AC, _weight_formula(G, index("Ana"), index("Carla")))
+    yield sp.Eq(equation.rhs, 1 / (1 + 3 * sp.exp(g / _r2)))
+    solutions = sp.solve(equation, g)
+    yield len(solutions) == 1
+    yield sp.Eq(solutions[0], _g_from_ana())
+    yield sp.Eq(equation.rhs.subs(g, _g_from_ana()), w_AC)
+
+
+def _check_t_formula(row: str, w, formula):
+    G = gram_in_plane()
+    i = index(row)
+    weight = _weight_formula(G, i, i)
+    yield sp.Eq(weight.subs(t, formula), w)  # the formula solves the published self-weight
+    # ... and it is the only solution: the weight is strictly monotone in t.
+    dw = sp.diff(weight, t)
+    sign = 1 if row == "Diego" else -1  # Bruno's self-weight falls as t grows, Diego's rises
+    yield sp.simplify(sign * dw * (sum(sp.exp(G[i, l] / _r2) for l in range(4))) ** 2
+                      / sp.exp(h / _r2)) .is_positive is True
+    solutions = sp.solve(sp.Eq(w, weight), t)
+    yield len(solutions) == 1
+    point = {g: 1, h: 2, w: sp.Rational(9, 20)}
+    yield abs(sp.N(solutions[0].subs(point), 30) - sp.N(formula.subs(point), 30)) < 1e-25
+
+
+@derivation("eq-worked-recover-t-bruno", display=lambda: sp.Eq(t, _t_from_bruno(), evaluate=False))
+def _check_recover_t_bruno():
+    yield from _check_t_formula("Bruno", w_BB, _t_from_bruno())
+
+
+@derivation("eq-worked-recover-t-diego", display=lambda: sp.Eq(t, _t_from_diego(), evaluate=False))
+def _check_recover_t_diego():
+    yield from _check_t_formula("Diego", w_DD, _t_from_diego())
+
+
+@derivation("thm-worked-gram-recovered")
+def _check_gram_recovered():
+    box = recovery_intervals()
+    lo_t = max(box["t_bruno"][0], box["t_diego"][0])
+    hi_t = min(box["t_bruno"][1], box["t_diego"][1])
+    ranges = {"g": box["g"], "h": box["h"], "t": (lo_t, hi_t)}
+    integers = {}
+    for name, (lo, hi) in ranges.items():
+        inside = list(range(int(np.ceil(lo)), int(np.floor(hi)) + 1))
+        yield len(inside) == 1  # exactly one integer in each interval
+        integers[name] = inside[0]
+    G = gram_in_plane().subs({g: integers["g"], h: integers["h"], t: integers["t"]})
+    yield sp.Eq(G, exact_gram())  # ... and they give the Gram matrix of the book's embeddings
+    S = _float_matrix(G / _r2)  # (4, 4)
+    yield bool(matches_published(S, softmax(S)))

@@ -1,0 +1,555 @@
+"""Graph tools on attention: strengths, the walk on W, PageRank, the Laplacian, communities, rollout, heads.
+
+Every tool takes an :class:`~attention_graph.graph.AttentionGraph` (or its matrix W) with the book's
+orientation: ``W[i, j]`` is the weight node i gives node j, the edge i → j. Read as a Markov chain, a
+walker at node i steps to node j with probability ``W[i, j]``: it follows attention from the one who
+attends to the one attended. The chapter ``book/graph_tools.md`` derives each tool; the SymPy checks
+behind its labeled equations and theorems are registered here under the same labels.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Sequence
+
+import numpy as np
+import sympy as sp
+
+from .attention import attention
+from .graph import AttentionGraph
+from .registry import derivation
+from .softmax import softmax
+from .validation import as_matrix, check_same
+
+__all__ = ["as_graph", "attention_rollout", "fiedler_vector", "head_graphs", "laplacian_spectrum",
+           "mean_graph", "multi_head_attention", "multigraph", "pagerank", "random_walk_laplacian",
+           "residual_attention_stack", "spectral_bipartition", "stationary_distribution",
+           "symmetrised"]
+
+ROW_SUM_TOL = 1e-9
+
+
+# --------------------------------------------------------------------------------------------------
+# Input: one representation
+# --------------------------------------------------------------------------------------------------
+
+def as_graph(graph_or_W, name: str = "graph_or_W") -> AttentionGraph:
+    """The :class:`AttentionGraph` itself, or one built from a square non-negative matrix W.
+
+    Nodes of a bare matrix are labelled ``"0"``, ``"1"``, ...
+
+    >>> as_graph([[0.5, 0.5], [1.0, 0.0]]).labels
+    ('0', '1')
+    """
+    if isinstance(graph_or_W, AttentionGraph):
+        return graph_or_W
+    W = as_matrix(graph_or_W, name, shape_doc="(n, n)")  # (n, n)
+    if W.shape[0] != W.shape[1]:
+        raise ValueError(f"{name} must be a square matrix (n, n); got shape {W.shape}")
+    return AttentionGraph(W, tuple(str(i) for i in range(W.shape[0])))
+
+
+def _stochastic(graph_or_W, what: str) -> AttentionGraph:
+    """The graph, after checking that every row of W sums to 1 (an attention layer's W does)."""
+    graph = as_graph(graph_or_W)
+    if graph.n == 0:
+        raise ValueError(f"{what} needs at least one node; the graph is empty")
+    tol = 1e-6 if graph.W.dtype == np.float32 else ROW_SUM_TOL
+    s = graph.out_strength()  # (n,)
+    bad = np.abs(s - 1.0) > tol
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{what} needs a row-stochastic W (every row sums to 1, as softmax gives); row {i} "
+            f"sums to {float(s[i])!r}. Normalise the rows first: W / W.sum(axis=1, keepdims=True)"
+        )
+    return graph
+
+
+# --------------------------------------------------------------------------------------------------
+# W as a Markov chain: stationary distribution and PageRank
+# --------------------------------------------------------------------------------------------------
+
+def stationary_distribution(graph_or_W) -> np.ndarray:
+    """π with π_j = Σ_i π_i W_ij and Σ_i π_i = 1, shape (n,)  (eq-stationary).
+
+    The walker at i steps to j with probability W_ij; π is where it spends its time in the long run.
+    Refuses a walk whose stationary distribution is not unique (two closed classes or more, as a
+    block-diagonal mask can make).
+
+    >>> stationary_distribution([[0.5, 0.5], [0.25, 0.75]]).round(6)
+    array([0.333333, 0.666667])
+    """
+    graph = _stochastic(graph_or_W, "stationary_distribution")
+    n = graph.n
+    I_minus_W = np.eye(n) - graph.W  # (n, n)
+    if np.linalg.matrix_rank(I_minus_W) < n - 1:
+        raise ValueError(
+            "the walk on W has more than one stationary distribution (W has several closed classes "
+            "of nodes that never reach one another); use pagerank, whose damping makes it unique"
+        )
+    M = np.vstack([I_minus_W.T, np.ones((1, n))])  # (n + 1, n): π (I − W) = 0 and Σ π = 1
+    b = np.zeros(n + 1)  # (n + 1,)
+    b[-1] = 1.0
+    pi, *_ = np.linalg.lstsq(M, b, rcond=None)  # (n,)
+    return pi
+
+
+def pagerank(graph_or_W, damping: float = 0.85) -> np.ndarray:
+    """r_j = (1 − α)/n + α Σ_i r_i W_ij, α = ``damping``; shape (n,)  (eq-pagerank).
+
+    The walker at i follows attention to j with probability α W_ij and, with probability 1 − α,
+    jumps to a node chosen uniformly (Page et al. 1999). A node ranks high when it is attended by
+    nodes that rank high. Solved exactly as (I − α Wᵀ) r = (1 − α)/n · 1 (unique for 0 ≤ α < 1).
+
+    >>> pagerank([[0.0, 1.0], [1.0, 0.0]]).round(6)
+    array([0.5, 0.5])
+    """
+    graph = _stochastic(graph_or_W, "pagerank")
+    if isinstance(damping, bool) or not isinstance(damping, (int, float, np.floating, np.integer)):
+        raise TypeError(f"damping must be a real number in [0, 1); got {type(damping).__name__}")
+    alpha = float(damping)
+    if not 0.0 <= alpha < 1.0:
+        raise ValueError(
+            f"damping must be in [0, 1); got {damping!r} (at 1 the walk never jumps and PageRank is "
+            "the stationary distribution, which may not be unique: use stationary_distribution)"
+        )
+    n = graph.n
+    rhs = np.full(n, (1.0 - alpha) / n)  # (n,)
+    return np.linalg.solve(np.eye(n) - alpha * graph.W.T.astype(float), rhs)  # (n,)
+
+
+# --------------------------------------------------------------------------------------------------
+# The random-walk Laplacian and its spectrum
+# --------------------------------------------------------------------------------------------------
+
+def random_walk_laplacian(graph_or_W) -> np.ndarray:
+    """L_rw = I − D⁻¹ W with D = diag(out-strengths); I − W for an attention graph  (eq-rw-laplacian).
+
+    >>> random_walk_laplacian([[0.5, 0.5], [0.0, 1.0]])
+    array([[ 0.5, -0.5],
+           [ 0. ,  0. ]])
+    """
+    graph = as_graph(graph_or_W)
+    s = graph.out_strength()  # (n,)
+    if (s <= 0).any():
+        i = int(np.flatnonzero(s <= 0)[0])
+        raise ValueError(f"node {graph.labels[i]!r} has out-strength 0: D⁻¹ is undefined")
+    return np.eye(graph.n) - graph.W / s[:, None]  # (n, n)
+
+
+def laplacian_spectrum(graph_or_W) -> np.ndarray:
+    """Eigenvalues of L_rw = I − D⁻¹W, complex, sorted by real part then imaginary part. Shape (n,).
+
+    For an attention graph every eigenvalue λ satisfies |λ − 1| ≤ 1, and λ = 0 is one of them
+    (thm-laplacian-disc).
+
+    >>> laplacian_spectrum([[0.5, 0.5], [0.5, 0.5]]).real.round(6)
+    array([0., 1.])
+    """
+    lam = np.linalg.eigvals(random_walk_laplacian(graph_or_W)).astype(complex)  # (n,)
+    return lam[np.lexsort((lam.imag.round(12), lam.real.round(12)))]  # (n,)
+
+
+# --------------------------------------------------------------------------------------------------
+# Communities: spectral clustering of the symmetrised graph
+# --------------------------------------------------------------------------------------------------
+
+def symmetrised(graph_or_W) -> AttentionGraph:
+    """A_s = (W + Wᵀ)/2, the undirected graph of mutual attention, shape (n, n)  (eq-spectral-bipartition).
+
+    >>> symmetrised([[0.0, 1.0], [0.0, 1.0]]).W
+    array([[0. , 0.5],
+           [0.5, 1. ]])
+    """
+    graph = as_graph(graph_or_W)
+    return AttentionGraph((graph.W + graph.W.T) / 2, graph.labels)
+
+
+def fiedler_vector(graph_or_W, tol: float = 1e-9) -> tuple[float, np.ndarray]:
+    """(λ₂, u): second-smallest solution of L u = λ D u for A_s = (W + Wᵀ)/2  (eq-spectral-bipartition).
+
+    L = D − A_s and D = diag(A_s 1): the eigenvectors of the random-walk Laplacian I − D⁻¹A_s of the
+    symmetrised graph (Shi and Malik's normalised cut; von Luxburg 2007). Computed from the symmetric
+    D^{-1/2} L D^{-1/2}; u is scaled so that u D u = 1 and its largest-magnitude entry is positive.
+    Refuses a disconnected graph (λ₂ = 0) and a repeated λ₂ (the split would not be determined).
+    """
+    A_s = symmetrised(graph_or_W).W.astype(float)  # (n, n)
+    n = A_s.shape[0]
+    if n < 2:
+        raise ValueError(f"a bipartition needs at least 2 nodes; got {n}")
+    deg = A_s.sum(axis=1)  # (n,)
+    if (deg <= 0).any():
+        raise ValueError(f"node {int(np.flatnonzero(deg <= 0)[0])} has no edge in (W + Wᵀ)/2")
+    inv_sqrt = 1.0 / np.sqrt(deg)  # (n,)
+    L_sym = np.eye(n) - inv_sqrt[:, None] * A_s * inv_sqrt[None, :]  # (n, n)
+    lam, V = np.linalg.eigh(L_sym)  # (n,), (n, n), ascending
+    if lam[1] < tol:
+        raise ValueError("the symmetrised graph is disconnected (λ₂ = 0): its connected components "
+                         "are already its communities")
+    if n > 2 and lam[2] - lam[1] < tol:
+        raise ValueError(f"λ₂ = {lam[1]:.6g} is repeated: the spectral bipartition is not determined")
+    u = inv_sqrt * V[:, 1]  # (n,), the generalised eigenvector D^{-1/2} v
+    pivot = int(np.argmax(np.abs(u) > np.abs(u).max() - 1e-12))
+    return float(lam[1]), u * np.sign(u[pivot])  # (n,)
+
+
+def spectral_bipartition(graph_or_W) -> np.ndarray:
+    """Communities 0/1 by the sign of the Fiedler vector u of A_s = (W + Wᵀ)/2, shape (n,).
+
+    Node i goes to community 1 when u_i > 0; the labels are then swapped, if needed, so that node 0
+    is in community 0 (a split has no preferred names).
+
+    >>> W = [[.5, .5, 0, 0], [.4, .4, .2, 0], [0, .2, .4, .4], [0, 0, .5, .5]]
+    >>> spectral_bipartition(W)
+    array([0, 0, 1, 1])
+    """
+    _, u = fiedler_vector(graph_or_W)  # (n,)
+    groups = (u > 0).astype(int)  # (n,)
+    return groups if groups[0] == 0 else 1 - groups
+
+
+# --------------------------------------------------------------------------------------------------
+# Several heads: one adjacency matrix per head (a multigraph)
+# --------------------------------------------------------------------------------------------------
+
+def _split(M: np.ndarray, n_heads: int, name: str) -> list[np.ndarray]:
+    if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)) or n_heads < 1:
+        raise ValueError(f"n_heads must be a positive integer; got {n_heads!r}")
+    if M.shape[1] % n_heads:
+        raise ValueError(f"{name} has {M.shape[1]} columns, not divisible into n_heads = {n_heads} "
+                         "heads of equal width")
+    d_h = M.shape[1] // n_heads
+    return [M[:, h * d_h:(h + 1) * d_h] for h in range(n_heads)]  # each (n, d_h)
+
+
+def multi_head_attention(Q, K, V, n_heads: int, labels: Sequence[str],
+                         mask=None) -> tuple[np.ndarray, list[AttentionGraph]]:
+    """Y = [W⁽¹⁾V₁ … W⁽ʰ⁾Vₕ], W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h)  (eq-head-weights).
+
+    ``Q``, ``K`` are (n, d) and ``V`` is (n, d_v); head h uses the h-th block of d/h columns of each.
+    Returns the concatenated head outputs Y, (n, d_v), and one :class:`AttentionGraph` per head.
+    """
+    Q = as_matrix(Q, "Q", shape_doc="(n, d)")  # (n, d)
+    K = as_matrix(K, "K", shape_doc="(n, d)")  # (n, d)
+    V = as_matrix(V, "V", shape_doc="(n, d_v)")  # (n, d_v)
+    check_same(Q.shape[0], K.shape[0], "self-attention: Q and K must have one row per node (n)")
+    outputs, graphs = [], []
+    for Q_h, K_h, V_h in zip(_split(Q, n_heads, "Q"), _split(K, n_heads, "K"), _split(V, n_heads, "V")):
+        Y_h, W_h = attention(Q_h, K_h, V_h, mask=mask)  # (n, d_v/h), (n, n)
+        outputs.append(Y_h)
+        graphs.append(AttentionGraph(W_h, labels))
+    return np.hstack(outputs), graphs  # (n, d_v)
+
+
+def head_graphs(Q, K, n_heads: int, labels: Sequence[str], mask=None) -> list[AttentionGraph]:
+    """One :class:`AttentionGraph` per head, W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h)  (eq-head-weights).
+
+    >>> g1, g2 = head_graphs([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]], 2, ["a", "b"])
+    >>> g2.W.round(3)
+    array([[0.5  , 0.5  ],
+           [0.269, 0.731]])
+    """
+    return multi_head_attention(Q, K, K, n_heads, labels, mask)[1]
+
+
+def mean_graph(graphs: Sequence[AttentionGraph]) -> AttentionGraph:
+    """The average of the heads' adjacency matrices, (1/h) Σ_h W⁽ʰ⁾: row-stochastic again. (n, n)."""
+    graphs = _same_nodes(graphs, "graphs")
+    return AttentionGraph(np.mean([g.W for g in graphs], axis=0), graphs[0].labels)  # (n, n)
+
+
+def multigraph(graphs: Sequence[AttentionGraph]):
+    """A ``networkx.MultiDiGraph``: one edge i → j per head h with W⁽ʰ⁾[i, j] > 0, key h, ``weight``."""
+    import networkx as nx
+
+    graphs = _same_nodes(graphs, "graphs")
+    G = nx.MultiDiGraph()
+    G.add_nodes_from(graphs[0].labels)
+    for h, g in enumerate(graphs):
+        for a, b, w in g.edges():
+            G.add_edge(g.labels[a], g.labels[b], key=h, weight=w, head=h)
+    return G
+
+
+def _same_nodes(graphs, name: str) -> list[AttentionGraph]:
+    graphs = [as_graph(g, f"{name}[{k}]") for k, g in enumerate(graphs)]
+    if not graphs:
+        raise ValueError(f"{name} is empty: need at least one graph")
+    for k, g in enumerate(graphs[1:], 1):
+        if g.labels != graphs[0].labels:
+            raise ValueError(f"{name}[{k}] has nodes {g.labels[:5]}..., not those of {name}[0] "
+                             f"{graphs[0].labels[:5]}...: every graph must be on the same nodes")
+    return graphs
+
+
+# --------------------------------------------------------------------------------------------------
+# Several layers: attention rollout
+# --------------------------------------------------------------------------------------------------
+
+def _residual(residual) -> float:
+    if isinstance(residual, bool) or not isinstance(residual, (int, float, np.floating, np.integer)):
+        raise TypeError(f"residual must be a real number in [0, 1]; got {type(residual).__name__}")
+    if not 0.0 <= float(residual) <= 1.0:
+        raise ValueError(f"residual must be in [0, 1] (the share of the identity); got {residual!r}")
+    return float(residual)
+
+
+def attention_rollout(layers: Sequence[AttentionGraph], residual: float = 0.5) -> AttentionGraph:
+    """R = Ã⁽ᴸ⁾ ⋯ Ã⁽¹⁾ with Ã⁽ˡ⁾ = ρ I + (1 − ρ) W⁽ˡ⁾, ρ = ``residual``  (eq-rollout).
+
+    ``layers`` runs from the first layer to the last. R[i, j] is how much of input token j reaches
+    output i along every path through the layers (Abnar and Zuidema 2020 use ρ = 1/2). Each W⁽ˡ⁾ must
+    be row-stochastic; R then is too.
+
+    >>> attention_rollout([[[0.0, 1.0], [1.0, 0.0]]] * 2, residual=0.0).W
+    array([[1., 0.],
+           [0., 1.]])
+    """
+    rho = _residual(residual)
+    layers = _same_nodes(layers, "layers")
+    for k, g in enumerate(layers):
+        _stochastic(g, f"attention_rollout (layers[{k}])")
+    n = layers[0].n
+    R = np.eye(n)  # (n, n)
+    for g in layers:
+        A_tilde = rho * np.eye(n) + (1.0 - rho) * g.W  # (n, n)
+        R = A_tilde @ R  # (n, n): the newest layer multiplies on the left
+    return AttentionGraph(R, layers[0].labels)
+
+
+def residual_attention_stack(X, n_layers: int, labels: Sequence[str],
+                             residual: float = 0.5) -> tuple[np.ndarray, list[AttentionGraph]]:
+    """X⁽ˡ⁾ = ρ X⁽ˡ⁻¹⁾ + (1 − ρ) W⁽ˡ⁾ X⁽ˡ⁻¹⁾, W⁽ˡ⁾ = softmax(X⁽ˡ⁻¹⁾X⁽ˡ⁻¹⁾ᵀ/√d)  (thm-rollout-exact).
+
+    ``n_layers`` attention layers with identity projections (Q = K = V = X, as in the worked example)
+    and a residual mix ρ. Returns X⁽ᴸ⁾, (n, d), and the layers' graphs, first to last.
+    """
+    X = as_matrix(X, "X", shape_doc="(n, d)")  # (n, d)
+    rho = _residual(residual)
+    if isinstance(n_layers, bool) or not isinstance(n_layers, (int, np.integer)) or n_layers < 1:
+        raise ValueError(f"n_layers must be a positive integer; got {n_layers!r}")
+    graphs = []
+    for _ in range(n_layers):
+        Y, W = attention(X, X, X)  # (n, d), (n, n)
+        graphs.append(AttentionGraph(W, labels))
+        X = rho * X + (1.0 - rho) * Y  # (n, d)
+    return X, graphs
+
+
+# --------------------------------------------------------------------------------------------------
+# The SymPy checks behind the chapter's labels
+# --------------------------------------------------------------------------------------------------
+_i, _j, _n = sp.symbols("i j n", integer=True, positive=True)
+_alpha = sp.Symbol(r"\alpha")
+_W = sp.IndexedBase("W")
+_pi = sp.IndexedBase(r"\pi")
+_r = sp.IndexedBase("r")
+
+
+def _stochastic_symbols(n: int, name: str = "w") -> sp.Matrix:
+    """A symbolic n×n row-stochastic matrix: the last entry of each row is 1 minus the others."""
+    M = sp.Matrix(n, n, lambda a, b: sp.Symbol(f"{name}_{a}{b}"))
+    for a in range(n):
+        M[a, n - 1] = 1 - sum(M[a, b] for b in range(n - 1))
+    return M
+
+
+_EXAMPLE = sp.Matrix([[sp.Rational(1, 2), sp.Rational(1, 3), sp.Rational(1, 6)],
+                      [sp.Rational(1, 4), sp.Rational(1, 4), sp.Rational(1, 2)],
+                      [sp.Rational(0), sp.Rational(2, 5), sp.Rational(3, 5)]])
+
+
+def _close(exact, got, atol: float = 1e-12) -> bool:
+    return bool(np.allclose(np.array(sp.Matrix(exact).evalf(30), dtype=float).reshape(np.shape(got)),
+                            got, rtol=0, atol=atol))
+
+
+@derivation("thm-in-strength-sums-to-n")
+def _check_in_strength():
+    # Σ_j s_in(j) = Σ_j Σ_i W_ij = Σ_i Σ_j W_ij = Σ_i 1 = n, for symbolic stochastic W of size 2..4.
+    for n in (2, 3, 4):
+        W = _stochastic_symbols(n)
+        yield sp.Eq(sum(W), n)
+    # The package agrees on an exact example.
+    yield _close(sp.ones(1, 3) * _EXAMPLE, AttentionGraph(np.array(_EXAMPLE, dtype=float), "abc").in_strength())
+
+
+@derivation("eq-stationary",
+            display=lambda: sp.Eq(_pi[_j], sp.Sum(_pi[_i] * _W[_i, _j], (_i, 1, _n)), evaluate=False))
+def _check_stationary():
+    # Two states: π = (b, a)/(a + b) is stationary for [[1 − a, a], [b, 1 − b]].
+    a, b = sp.symbols("a b", positive=True)
+    W2 = sp.Matrix([[1 - a, a], [b, 1 - b]])
+    pi2 = sp.Matrix([[b, a]]) / (a + b)
+    yield sp.Eq(pi2 * W2, pi2)
+    # The package's π on an exact 3-state example is the exact left null vector of I − W, summing to 1.
+    null = (sp.eye(3) - _EXAMPLE).T.nullspace()
+    yield sp.Eq(len(null), 1)
+    exact = null[0] / sum(null[0])
+    yield _close(exact, stationary_distribution(np.array(_EXAMPLE, dtype=float)))
+
+
+@derivation("eq-pagerank", display=lambda: sp.Eq(
+    _r[_j], sp.Add((1 - _alpha) / _n, _alpha * sp.Sum(_r[_i] * _W[_i, _j], (_i, 1, _n)), evaluate=False),
+    evaluate=False))
+def _check_pagerank():
+    alpha = sp.Rational(17, 20)
+    r = sp.Matrix(sp.symbols("r0:3"))
+    sol = sp.solve(list(r - (1 - alpha) / 3 * sp.ones(3, 1) - alpha * _EXAMPLE.T * r), list(r), dict=True)
+    yield sp.Eq(len(sol), 1)
+    exact = r.subs(sol[0])
+    yield _close(exact, pagerank(np.array(_EXAMPLE, dtype=float), damping=0.85))
+
+
+@derivation("thm-pagerank-unique")
+def _check_pagerank_unique():
+    a, b = sp.symbols("a b", nonnegative=True)
+    al = sp.Symbol("alpha", nonnegative=True)
+    W2 = sp.Matrix([[1 - a, a], [b, 1 - b]])
+    M = sp.eye(2) - al * W2.T
+    # det(I − αWᵀ) = (1 − α)(1 − α(1 − a − b)): non-zero for α < 1, since |1 − a − b| ≤ 1.
+    yield sp.Eq(M.det(), (1 - al) * (1 - al * (1 - a - b)))
+    r = M.LUsolve((1 - al) / 2 * sp.ones(2, 1))
+    yield sp.Eq(sp.simplify(sum(r)), 1)
+    # Summing eq-pagerank over j: s = (1 − α) + α s, whose only solution is s = 1.
+    s = sp.Symbol("s")
+    yield sp.Eq(sp.FiniteSet(*sp.solve(sp.Eq(s, (1 - al) + al * s), s)), sp.FiniteSet(1))
+    # Neumann series r = (1 − α)/n Σ_k α^k (Wᵀ)^k 1: positive, and its partial sums approach r.
+    alpha = sp.Rational(1, 2)
+    term, partial = sp.ones(3, 1), sp.zeros(3, 1)
+    for _ in range(60):
+        partial, term = partial + term, alpha * _EXAMPLE.T * term
+    exact = (sp.eye(3) - alpha * _EXAMPLE.T).LUsolve(sp.ones(3, 1))
+    yield all(e > 0 for e in exact)
+    yield bool(max(abs(x) for x in (exact - partial).evalf()) < 1e-15)
+
+
+@derivation("thm-symmetric-scores-reversible")
+def _check_reversible():
+    # E_ij = exp(S_ij) > 0 with S = Sᵀ, so E = Eᵀ; W = D⁻¹E with d_i = Σ_j E_ij.
+    e = {}
+    for a in range(3):
+        for b in range(a, 3):
+            e[(a, b)] = e[(b, a)] = sp.Symbol(f"e_{a}{b}", positive=True)
+    E = sp.Matrix(3, 3, lambda a, b: e[(a, b)])
+    d = [sum(E.row(a)) for a in range(3)]
+    W = sp.Matrix(3, 3, lambda a, b: E[a, b] / d[a])
+    pi = sp.Matrix([d]) / sum(d)
+    yield sp.Eq(pi * W, pi)  # stationary
+    for a, b in itertools.product(range(3), repeat=2):
+        yield sp.Eq(pi[a] * W[a, b], pi[b] * W[b, a])  # detailed balance
+    Dh = sp.diag(*[sp.sqrt(x) for x in d])
+    M = Dh * W * Dh.inv()
+    yield sp.Eq(M, M.T)  # W is similar to a symmetric matrix: real eigenvalues
+    # The package on the worked example's scores: π = d / Σ d.
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])  # (4, 2)
+    S = X @ X.T / np.sqrt(2)  # (4, 4)
+    dd = np.exp(S).sum(axis=1)  # (4,)
+    yield bool(np.allclose(stationary_distribution(softmax(S)), dd / dd.sum(), rtol=0, atol=1e-12))
+
+
+@derivation("eq-rw-laplacian")
+def _check_rw_laplacian():
+    # I − D⁻¹W: for a row-stochastic W, D = I and L_rw 1 = 0.
+    W = _stochastic_symbols(3)
+    yield sp.Eq((sp.eye(3) - W) * sp.ones(3, 1), sp.zeros(3, 1))
+    A = sp.Matrix([[0, 2, 1], [1, 0, 0], [3, 3, 2]])
+    exact = sp.eye(3) - sp.diag(*[1 / sum(A.row(a)) for a in range(3)]) * A
+    yield _close(exact, random_walk_laplacian(np.array(A, dtype=float)))
+    yield _close(sp.eye(3) - _EXAMPLE, random_walk_laplacian(np.array(_EXAMPLE, dtype=float)))
+
+
+@derivation("thm-laplacian-disc")
+def _check_laplacian_disc():
+    W = _stochastic_symbols(3)
+    yield sp.Eq((sp.eye(3) - W) * sp.ones(3, 1), sp.zeros(3, 1))  # λ = 0, eigenvector 1
+    # Gershgorin: μ lies within 1 − w of w = W_ii ∈ [0, 1], so |μ| ≤ (1 − w) + w = 1.
+    w = sp.Symbol("w", nonnegative=True)
+    yield sp.Eq((1 - w) + sp.Abs(w), 1)
+    # Two states: the eigenvalues of I − W are 0 and a + b, inside |λ − 1| ≤ 1 for a, b ∈ [0, 1].
+    a, b, lam = sp.symbols("a b lambda")
+    W2 = sp.Matrix([[1 - a, a], [b, 1 - b]])
+    yield sp.Eq(sp.FiniteSet(*sp.solve((sp.eye(2) - W2 - lam * sp.eye(2)).det(), lam)), sp.FiniteSet(0, a + b))
+    # The package's spectrum of an exact example: 0 is there and all lie in the disc.
+    got = laplacian_spectrum(np.array(_EXAMPLE, dtype=float))
+    yield bool(np.isclose(np.abs(got).min(), 0.0, atol=1e-12) and (np.abs(got - 1) <= 1 + 1e-12).all())
+    exact = [complex(x) for x in (sp.eye(3) - _EXAMPLE).eigenvals(multiple=True)]
+    yield bool(np.allclose(np.sort_complex(np.array(exact)), np.sort_complex(got), atol=1e-12))
+
+
+def _path_weights() -> sp.Matrix:
+    return sp.Matrix([[0, 1, 0, 0], [1, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 0]])
+
+
+@derivation("eq-spectral-bipartition")
+def _check_spectral_bipartition():
+    # If D^{-1/2} L D^{-1/2} v = λ v then u = D^{-1/2} v solves L u = λ D u: D^{1/2} L_sym = L D^{-1/2}.
+    a, b, c = sp.symbols("a b c", positive=True)
+    A = sp.Matrix([[0, a, b], [a, 0, c], [b, c, 0]])
+    deg = [sum(A.row(k)) for k in range(3)]
+    D_half = sp.diag(*[sp.sqrt(x) for x in deg])
+    L = sp.diag(*deg) - A
+    L_sym = D_half.inv() * L * D_half.inv()
+    yield sp.Eq(D_half * L_sym, L * D_half.inv())
+    # The path 0 – 1 – 2 – 3: λ₂ = 1/2 exactly, and the sign of u splits it in the middle.
+    P = _path_weights()
+    Dp = sp.diag(*[sum(P.row(k)) for k in range(4)])
+    lam2 = sorted(sp.solve((Dp - P - sp.Symbol("x") * Dp).det(), sp.Symbol("x")))[1]
+    yield sp.Eq(lam2, sp.Rational(1, 2))
+    u = ((Dp - P) - lam2 * Dp).nullspace()[0]
+    lam_pkg, u_pkg = fiedler_vector(np.array(P, dtype=float))
+    yield bool(np.isclose(lam_pkg, 0.5, atol=1e-12))
+    u_exact = np.array(u.evalf(), dtype=float).ravel()  # (4,)
+    u_exact = u_exact / np.sqrt(u_exact @ np.diag(np.array(Dp, dtype=float).diagonal()) @ u_exact)
+    yield bool(min(np.abs(u_pkg - u_exact).max(), np.abs(u_pkg + u_exact).max()) < 1e-12)
+    yield spectral_bipartition(np.array(P, dtype=float)).tolist() == [0, 0, 1, 1]
+
+
+@derivation("eq-head-weights")
+def _check_head_weights():
+    # Each head is softmax of its own block of columns, scaled by √d_h (exact, for d = 4, h = 2).
+    Q = sp.Matrix([[1, 0, 2, -1], [0, 1, 1, 1], [1, 1, 0, 2]])
+    K = sp.Matrix([[0, 1, 1, 0], [2, 0, -1, 1], [1, 1, 1, 1]])
+    got = head_graphs(np.array(Q, dtype=float), np.array(K, dtype=float), 2, "abc")
+    for h in range(2):
+        Qh, Kh = Q[:, 2 * h:2 * h + 2], K[:, 2 * h:2 * h + 2]
+        E = (Qh * Kh.T / sp.sqrt(2)).applyfunc(sp.exp)
+        exact = sp.Matrix(3, 3, lambda a, b: E[a, b] / sum(E.row(a)))
+        yield _close(exact, got[h].W)
+    # One head is plain attention.
+    one = head_graphs(np.array(Q, dtype=float), np.array(K, dtype=float), 1, "abc")[0].W
+    yield bool(np.allclose(one, attention(np.array(Q, dtype=float), np.array(K, dtype=float),
+                                          np.array(K, dtype=float))[1], rtol=0, atol=1e-15))
+
+
+@derivation("eq-rollout")
+def _check_rollout():
+    rho = sp.Rational(1, 2)
+    W1 = _EXAMPLE
+    W2 = sp.Matrix([[sp.Rational(1, 5), sp.Rational(3, 5), sp.Rational(1, 5)],
+                    [sp.Rational(1, 3), sp.Rational(1, 3), sp.Rational(1, 3)],
+                    [sp.Rational(1, 2), sp.Rational(0), sp.Rational(1, 2)]])
+    exact = (rho * sp.eye(3) + (1 - rho) * W2) * (rho * sp.eye(3) + (1 - rho) * W1)
+    got = attention_rollout([np.array(W1, dtype=float), np.array(W2, dtype=float)], residual=0.5)
+    yield _close(exact, got.W)
+    # Products of row-stochastic matrices are row-stochastic.
+    A1, A2 = _stochastic_symbols(2, "a"), _stochastic_symbols(2, "b")
+    yield sp.Eq((A2 * A1) * sp.ones(2, 1), sp.ones(2, 1))
+
+
+@derivation("thm-rollout-exact")
+def _check_rollout_exact():
+    # Two layers, symbolic stochastic W⁽¹⁾, W⁽²⁾ and symbolic X⁽⁰⁾: the residual stack is R X⁽⁰⁾.
+    rho = sp.Symbol("rho")
+    W1, W2 = _stochastic_symbols(2, "a"), _stochastic_symbols(2, "b")
+    X0 = sp.Matrix(2, 2, lambda a, b: sp.Symbol(f"x_{a}{b}"))
+    X1 = rho * X0 + (1 - rho) * W1 * X0
+    X2 = rho * X1 + (1 - rho) * W2 * X1
+    At = [rho * sp.eye(2) + (1 - rho) * W for W in (W1, W2)]
+    yield sp.Eq(X2, At[1] * At[0] * X0)
+    yield sp.Eq(At[1] * At[0] * sp.ones(2, 1), sp.ones(2, 1))
+    # The package: its stack and its rollout agree on the worked example.
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])  # (4, 2)
+    XL, graphs = residual_attention_stack(X, 3, "CABD", residual=0.5)
+    yield bool(np.allclose(attention_rollout(graphs, residual=0.5).W @ X, XL, rtol=0, atol=1e-13))

@@ -1,0 +1,269 @@
+"""Real data: a Graph Transformer layer on Zachary's karate club, read with the graph tools.
+
+The club (Zachary 1977) is shipped inside networkx: 34 members, 78 friendships, and the split the
+club went through, recorded as each member's ``'club'`` attribute. The layer attends only along
+friendships (and to oneself), with Laplacian positional encodings as its only input and seeded random
+projections; the chapter ``book/karate.md`` asks what the graph tools find in its attention graph.
+"""
+
+from __future__ import annotations
+
+import itertools
+from math import comb
+
+import numpy as np
+import sympy as sp
+
+from .graph import AttentionGraph
+from .graph_tools import mean_graph, multi_head_attention, spectral_bipartition
+from .positional import laplacian_pe
+from .registry import derivation
+from .validation import as_matrix, check_same
+
+__all__ = ["accuracy_up_to_relabelling", "adjusted_rand_index", "club_graph", "club_layout", "club_run",
+           "graph_transformer_layer", "init_projections", "random_split_scores", "standardised_pe"]
+
+FACTIONS: tuple[str, str] = ("Mr. Hi", "Officer")
+
+
+def club_graph() -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """(A, club, labels): the club's 0/1 adjacency (34, 34), the recorded split (34,), node names.
+
+    ``club[i]`` is 0 for a member of Mr. Hi's faction and 1 for one of the Officer's, as recorded in
+    the node attribute ``'club'`` of ``networkx.karate_club_graph()``. Friendships are unweighted.
+
+    >>> A, club, labels = club_graph()
+    >>> A.shape, int(A.sum()) // 2, int(club.sum())
+    ((34, 34), 78, 17)
+    """
+    import networkx as nx
+
+    G = nx.karate_club_graph()
+    nodes = sorted(G.nodes)
+    A = nx.to_numpy_array(G, nodelist=nodes, weight=None)  # (34, 34)
+    club = np.array([FACTIONS.index(G.nodes[v]["club"]) for v in nodes])  # (34,)
+    return A, club, tuple(str(v) for v in nodes)
+
+
+def standardised_pe(A, k: int) -> np.ndarray:
+    """P = √n · (the k Laplacian eigenvectors of :func:`laplacian_pe`): columns of mean square 1. (n, k).
+
+    The eigenvectors have unit norm, so their entries are of size 1/√n; scaled by √n they are of
+    size 1, like standardised features.
+    """
+    P = laplacian_pe(A, k)  # (n, k)
+    return np.sqrt(P.shape[0]) * P  # (n, k)
+
+
+def init_projections(k: int, d: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Seeded projections C (k, d) and W_Q, W_K, W_V, W_O (d, d), entries N(0, 1/fan-in)."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+    for name, value in (("k", k), ("d", d)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    C = rng.standard_normal((k, d)) / np.sqrt(k)  # (k, d)
+    W_Q, W_K, W_V, W_O = (rng.standard_normal((d, d)) / np.sqrt(d) for _ in range(4))  # each (d, d)
+    return {"C": C, "W_Q": W_Q, "W_K": W_K, "W_V": W_V, "W_O": W_O}
+
+
+def graph_transformer_layer(A, P, params: dict, n_heads: int,
+                            labels=None) -> tuple[np.ndarray, list[AttentionGraph]]:
+    """Y = H + [W⁽¹⁾V₁ … W⁽ʰ⁾Vₕ] W_O, H = P C, W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h) on A + I  (eq-gt-layer).
+
+    ``A`` is the graph's symmetric 0/1 adjacency (n, n); ``P`` the positional encodings (n, k), the
+    only input; ``params`` as from :func:`init_projections`. Node i attends to node j only when they
+    are neighbours or i = j. Returns Y (n, d) and one :class:`AttentionGraph` per head. Layer norm and
+    the feed-forward block of a full Graph Transformer are left out: they do not touch the weights.
+    """
+    A = as_matrix(A, "A", shape_doc="(n, n)")  # (n, n)
+    P = as_matrix(P, "P", shape_doc="(n, k)")  # (n, k)
+    n = A.shape[0]
+    check_same(A.shape[1], n, "A must be square (n, n)")
+    check_same(P.shape[0], n, "P must have one row per node of A (n)")
+    missing = {"C", "W_Q", "W_K", "W_V", "W_O"} - set(params)
+    if missing:
+        raise ValueError(f"params lacks {sorted(missing)}; build it with init_projections")
+    C = as_matrix(params["C"], "params['C']", shape_doc="(k, d)")  # (k, d)
+    check_same(C.shape[0], P.shape[1], "params['C'] must have one row per column of P (k)")
+    mask = (A + np.eye(n)) > 0  # (n, n): friends and oneself
+    labels = tuple(str(i) for i in range(n)) if labels is None else labels
+    H = P @ C  # (n, d)
+    Y_heads, heads = multi_head_attention(H @ params["W_Q"], H @ params["W_K"], H @ params["W_V"],
+                                          n_heads, labels, mask=mask)  # (n, d), h × (n, n)
+    return H + Y_heads @ params["W_O"], heads  # (n, d)
+
+
+def club_run(seed: int, k: int = 4, d: int = 8, n_heads: int = 2) -> dict:
+    """One seeded layer on the club: its heads, their mean graph, and the communities found in it."""
+    A, club, labels = club_graph()
+    params = init_projections(k, d, np.random.default_rng(seed))
+    Y, heads = graph_transformer_layer(A, standardised_pe(A, k), params, n_heads, labels)  # (n, d)
+    graph = mean_graph(heads)
+    found = spectral_bipartition(graph)  # (n,)
+    return {"seed": seed, "Y": Y, "heads": heads, "graph": graph, "found": found,
+            "ari": adjusted_rand_index(found, club), "accuracy": accuracy_up_to_relabelling(found, club)}
+
+
+# --------------------------------------------------------------------------------------------------
+# Agreement between two splits
+# --------------------------------------------------------------------------------------------------
+
+def _labels(x, name: str) -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-d array of community labels; got shape {arr.shape}")
+    if arr.dtype.kind not in "iub":
+        raise TypeError(f"{name} must hold integer community labels; got dtype {arr.dtype}")
+    return arr.astype(np.int64)
+
+
+def _contingency(a, b) -> np.ndarray:
+    a, b = _labels(a, "a"), _labels(b, "b")
+    check_same(len(a), len(b), "a and b must label the same nodes")
+    if len(a) < 2:
+        raise ValueError("an agreement between splits needs at least 2 nodes")
+    _, ia = np.unique(a, return_inverse=True)
+    _, ib = np.unique(b, return_inverse=True)
+    N = np.zeros((ia.max() + 1, ib.max() + 1), dtype=np.int64)  # (groups of a, groups of b)
+    np.add.at(N, (ia, ib), 1)
+    return N
+
+
+def adjusted_rand_index(a, b) -> float:
+    """(Σ C(n_ij,2) − E) / (½[Σ C(a_i,2) + Σ C(b_j,2)] − E), E = Σ C(a_i,2) Σ C(b_j,2) / C(n,2)  (eq-ari).
+
+    1 for the same split (whatever the names of the groups), 0 on average for a random split with
+    the same group sizes (thm-ari-random-zero), negative when worse than that.
+
+    >>> adjusted_rand_index([0, 0, 1, 1], [1, 1, 0, 0])
+    1.0
+    """
+    N = _contingency(a, b)
+    pairs = sum(comb(int(x), 2) for x in N.ravel())
+    pa = sum(comb(int(x), 2) for x in N.sum(axis=1))
+    pb = sum(comb(int(x), 2) for x in N.sum(axis=0))
+    expected = pa * pb / comb(int(N.sum()), 2)
+    top = (pa + pb) / 2
+    if top == expected:  # both splits trivial (one group, or all singletons): nothing to adjust
+        return 1.0 if pairs == expected else 0.0
+    return float((pairs - expected) / (top - expected))
+
+
+def accuracy_up_to_relabelling(found, truth) -> float:
+    """The share of nodes put in the right group, under the best matching of group names. In [0, 1].
+
+    >>> accuracy_up_to_relabelling([1, 1, 0, 0, 0], [0, 0, 1, 1, 0])
+    0.8
+    """
+    N = _contingency(found, truth)
+    if N.shape[0] > 8:
+        raise ValueError(f"found has {N.shape[0]} groups; the matching is tried exhaustively up to 8")
+    best = 0
+    cols = range(N.shape[1])
+    for perm in itertools.permutations(range(max(N.shape)), N.shape[0]):
+        best = max(best, sum(int(N[r, c]) for r, c in enumerate(perm) if c in cols))
+    return best / int(N.sum())
+
+
+def random_split_scores(found, truth, n_draws: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """ARI and accuracy of ``n_draws`` random splits with the group sizes of ``found`` (shuffled labels)."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+    found = _labels(found, "found")
+    out = {"ari": np.empty(n_draws), "accuracy": np.empty(n_draws)}  # (n_draws,) each
+    for t in range(n_draws):
+        shuffled = rng.permutation(found)  # (n,)
+        out["ari"][t] = adjusted_rand_index(shuffled, truth)
+        out["accuracy"][t] = accuracy_up_to_relabelling(shuffled, truth)
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# The SymPy checks behind the chapter's labels
+# --------------------------------------------------------------------------------------------------
+
+def _pair_count(a, b) -> int:
+    """Pairs of nodes together in both splits, counted pair by pair."""
+    return sum(1 for s, t in itertools.combinations(range(len(a)), 2) if a[s] == a[t] and b[s] == b[t])
+
+
+def _exact_ari(a, b) -> sp.Rational:
+    """ARI from its definition: (index − expected index)/(max index − expected index), the expectation
+    taken exactly over every relabelling of b (the permutation model)."""
+    n = len(a)
+    together_a = sum(1 for s, t in itertools.combinations(range(n), 2) if a[s] == a[t])
+    together_b = sum(1 for s, t in itertools.combinations(range(n), 2) if b[s] == b[t])
+    perms = list(itertools.permutations(b))
+    expected = sp.Rational(sum(_pair_count(a, p) for p in perms), len(perms))
+    return (_pair_count(a, b) - expected) / (sp.Rational(together_a + together_b, 2) - expected)
+
+
+_SPLITS = [([0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 1, 1]),
+           ([0, 1, 0, 1, 0, 1], [0, 0, 0, 1, 1, 1]),
+           ([0, 0, 1, 1, 2, 2], [0, 0, 1, 1, 1, 0]),
+           ([1, 1, 0, 0, 0, 0], [0, 0, 1, 1, 1, 1])]
+
+
+@derivation("eq-ari")
+def _check_ari():
+    # The contingency-table formula equals the definition with the exact permutation expectation,
+    # and the package's float equals that exact value.
+    for a, b in _SPLITS:
+        exact = _exact_ari(a, b)
+        N = sp.Matrix(_contingency(a, b).tolist())
+        s = lambda xs: sum(sp.binomial(x, 2) for x in xs)  # noqa: E731
+        pa, pb = s([sum(N.row(r)) for r in range(N.rows)]), s([sum(N.col(c)) for c in range(N.cols)])
+        E = pa * pb / sp.binomial(len(a), 2)
+        yield sp.Eq((s(list(N)) - E) / ((pa + pb) / 2 - E), exact)
+        yield bool(abs(adjusted_rand_index(a, b) - float(exact)) < 1e-15)
+
+
+@derivation("thm-ari-random-zero")
+def _check_ari_random_zero():
+    # Over every relabelling of b (a random split with b's group sizes), the mean pair count is the
+    # E of eq-ari, Σ C(a_i,2) Σ C(b_j,2) / C(n,2); so the mean ARI is 0. The package agrees.
+    for a, b in _SPLITS[:3]:
+        perms = list(itertools.permutations(b))
+        mean_index = sp.Rational(sum(_pair_count(a, p) for p in perms), len(perms))
+        pa = sum(sp.binomial(list(a).count(g), 2) for g in set(a))
+        pb = sum(sp.binomial(list(b).count(g), 2) for g in set(b))
+        yield sp.Eq(mean_index, pa * pb / sp.binomial(len(a), 2))
+        yield bool(abs(np.mean([adjusted_rand_index(a, list(p)) for p in perms])) < 1e-12)
+
+
+@derivation("eq-gt-layer")
+def _check_gt_layer():
+    # The path 0 – 1 – 2, small integer projections: the package's layer equals the exact formula.
+    A = sp.Matrix([[0, 1, 0], [1, 0, 1], [0, 1, 0]])
+    P = sp.Matrix([[1, 0], [0, 1], [-1, 1]])
+    C = sp.Matrix([[1, 0, 1, 0], [0, 1, 0, -1]])
+    W_Q = sp.Matrix([[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 1]])
+    W_K = sp.Matrix([[0, 1, 0, 0], [1, 0, 0, 1], [0, 0, 1, 0], [1, 0, 0, 1]])
+    W_V = sp.eye(4)
+    W_O = sp.Matrix(4, 4, lambda r, c: 1 if r == (c + 1) % 4 else 0)
+    H = P * C
+    Q, K, V = H * W_Q, H * W_K, H * W_V
+    mask = A + sp.eye(3)
+    blocks = []
+    for h in range(2):
+        S = Q[:, 2 * h:2 * h + 2] * K[:, 2 * h:2 * h + 2].T / sp.sqrt(2)
+        E = sp.Matrix(3, 3, lambda r, c: sp.exp(S[r, c]) if mask[r, c] else 0)
+        Wh = sp.Matrix(3, 3, lambda r, c: E[r, c] / sum(E.row(r)))
+        blocks.append(Wh * V[:, 2 * h:2 * h + 2])
+    exact = H + sp.Matrix.hstack(*blocks) * W_O
+    f = lambda M: np.array(M, dtype=float)  # noqa: E731
+    params = {"C": f(C), "W_Q": f(W_Q), "W_K": f(W_K), "W_V": f(W_V), "W_O": f(W_O)}
+    Y, heads = graph_transformer_layer(f(A), f(P), params, n_heads=2)
+    yield bool(np.allclose(np.array(exact.evalf(30), dtype=float), Y, rtol=0, atol=1e-12))
+    # Node 0 and node 2 are not friends: neither gives the other any weight, in any head.
+    yield all(g.W[0, 2] == 0.0 and g.W[2, 0] == 0.0 for g in heads)
+
+
+def club_layout() -> np.ndarray:
+    """Deterministic 2-d positions of the 34 members for the figures (Kamada–Kawai). Shape (34, 2)."""
+    import networkx as nx
+
+    G = nx.karate_club_graph()
+    pos = nx.kamada_kawai_layout(G)
+    return np.array([pos[v] for v in sorted(G.nodes)])  # (34, 2)

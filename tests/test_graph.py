@@ -1,0 +1,517 @@
+"""Attention is a graph: message passing, five models, the reductions, and what the chapter shows.
+
+Every expected value here is computed independently, in plain NumPy loops and formulas written out
+in the test, never by the package function under test.
+"""
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+import booktools as bt
+from attention_graph import graph, registry
+from attention_graph.worked_example import PEOPLE
+
+PAGE = "graph"
+C, ANA, B, D = range(4)
+X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])  # the worked example, (4, 2)
+PATH = np.array([[0, 1, 0, 0], [1, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 0]], dtype=float)  # (4, 4)
+
+
+# --- Independent reference implementations ---------------------------------------------------------
+
+def ref_softmax(S, allowed=None):
+    """Row by row, with explicit loops: exp over the allowed entries, divided by their sum."""
+    S = np.asarray(S, dtype=float)
+    allowed = np.ones(S.shape, bool) if allowed is None else np.asarray(allowed, bool)
+    W = np.zeros(S.shape)
+    for i in range(S.shape[0]):
+        js = [j for j in range(S.shape[1]) if allowed[i, j]]
+        m = max(S[i, j] for j in js)
+        Z = sum(np.exp(S[i, j] - m) for j in js)
+        for j in js:
+            W[i, j] = np.exp(S[i, j] - m) / Z
+    return W
+
+
+def ref_attention_weights(Q, K, allowed=None):
+    return ref_softmax(np.asarray(Q) @ np.asarray(K).T / np.sqrt(np.shape(Q)[1]), allowed)
+
+
+def ref_gcn(A):
+    n = len(A)
+    At = np.asarray(A, float) + np.eye(n)
+    deg = [sum(At[i]) for i in range(n)]
+    return np.array([[At[i, j] / np.sqrt(deg[i] * deg[j]) for j in range(n)] for i in range(n)])
+
+
+def ref_mean(A, self_loops=True):
+    n = len(A)
+    At = np.asarray(A, float) + (np.eye(n) if self_loops else 0)
+    return np.array([[At[i, j] / sum(At[i]) for j in range(n)] for i in range(n)])
+
+
+def ref_gat(A, X, Theta, a, slope=0.2):
+    """Veličković et al., eq. by eq.: h = Θᵀx, e_ij = LeakyReLU(aᵀ[h_i ‖ h_j]), α over N(i) ∪ {i}."""
+    n = len(A)
+    H = [Theta.T @ x for x in X]
+    alpha = np.zeros((n, n))
+    for i in range(n):
+        near = [j for j in range(n) if A[i][j] > 0 or j == i]
+        e = {j: float(a @ np.concatenate([H[i], H[j]])) for j in near}
+        e = {j: v if v >= 0 else slope * v for j, v in e.items()}
+        Z = sum(np.exp(v) for v in e.values())
+        for j in near:
+            alpha[i, j] = np.exp(e[j]) / Z
+    Y = np.array([sum(alpha[i, j] * H[j] for j in range(n)) for i in range(n)])
+    return Y, alpha
+
+
+def random_graph(rng, n, p=0.5):
+    A = (rng.random((n, n)) < p).astype(float)
+    A = np.triu(A, 1)
+    return A + A.T
+
+
+# --- The package: message passing and the five layers ---------------------------------------------
+
+def test_message_passing_is_the_sum_over_edges():
+    rng = np.random.default_rng(3)
+    W = rng.random((5, 5)) * (rng.random((5, 5)) < 0.5)  # (5, 5), sparse
+    V = rng.standard_normal((5, 3))  # (5, 3)
+    Y = graph.message_passing(graph.AttentionGraph(W, "abcde"), V)
+    expected = [[sum(W[i, j] * V[j, c] for j in range(5)) for c in range(3)] for i in range(5)]
+    np.testing.assert_allclose(Y, expected, rtol=1e-13, atol=1e-15)
+
+
+def test_message_passing_refuses_bad_input():
+    with pytest.raises(TypeError, match="AttentionGraph"):
+        graph.message_passing(np.eye(2), np.ones((2, 1)))
+    with pytest.raises(ValueError, match="one row per node"):
+        graph.message_passing(graph.AttentionGraph(np.eye(2), "ab"), np.ones((3, 1)))
+
+
+def test_gcn_matches_kipf_welling_formula():
+    rng = np.random.default_rng(4)
+    for n in (1, 2, 5, 8):
+        A = random_graph(rng, n)
+        Xr = rng.standard_normal((n, 3))
+        Y, g = graph.gcn(A, Xr)
+        np.testing.assert_allclose(g.W, ref_gcn(A), rtol=1e-14)
+        np.testing.assert_allclose(Y, ref_gcn(A) @ Xr, rtol=1e-12, atol=1e-14)
+        assert g.labels == tuple(str(i) for i in range(n))
+
+
+@pytest.mark.parametrize("A, error, message", [
+    (np.array([[0, 1], [0, 0]]), ValueError, "symmetric"),
+    (np.array([[0, -1], [-1, 0]]), ValueError, "non-negative"),
+    (np.ones((2, 3)), ValueError, "square"),
+    (np.array([[0, np.nan], [np.nan, 0]]), ValueError, "finite"),
+])
+def test_gcn_refuses_bad_graphs(A, error, message):
+    with pytest.raises(error, match=message):
+        graph.gcn_propagation(A)
+
+
+def test_mean_aggregation_with_and_without_self_loops():
+    for self_loops in (True, False):
+        Y, g = graph.mean_aggregation(PATH, X, PEOPLE, self_loops=self_loops)
+        np.testing.assert_allclose(g.W, ref_mean(PATH, self_loops), rtol=1e-15)
+        np.testing.assert_allclose(g.W.sum(axis=1), 1.0, rtol=1e-15)
+        np.testing.assert_allclose(Y, ref_mean(PATH, self_loops) @ X, rtol=1e-14)
+
+
+def test_an_isolated_node_is_refused_by_name_never_nan():
+    A_cut = PATH.copy()
+    A_cut[B, D] = A_cut[D, B] = 0.0  # Diego has no neighbour
+    for layer in (lambda: graph.mean_aggregation(A_cut, X, PEOPLE, self_loops=False),
+                  lambda: graph.masked_attention(X, X, X, A_cut, PEOPLE, self_loops=False)):
+        with pytest.raises(ValueError, match=r"\['Diego'\] \(row\(s\) \[3\]\) have no neighbour"):
+            layer()
+    with pytest.raises(ValueError, match="no neighbour"):
+        graph.mean_propagation(A_cut, self_loops=False)
+    # With self-loops (the default) the isolated node keeps its own state.
+    Y, g = graph.masked_attention(X, X, X, A_cut, PEOPLE)
+    assert g.W[D, D] == 1.0 and np.array_equal(Y[D], X[D])
+
+
+def test_gat_matches_the_paper_loop_by_loop():
+    rng = np.random.default_rng(5)
+    for n, d_in, d_out in ((4, 2, 2), (6, 3, 5), (1, 2, 1)):
+        A = random_graph(rng, n)
+        Xr = rng.standard_normal((n, d_in))
+        Theta, a = graph.gat_parameters(d_in, d_out, rng)
+        assert Theta.shape == (d_in, d_out) and a.shape == (2 * d_out,)
+        Y, g = graph.gat(A, Xr, Theta, a)
+        Y_ref, alpha = ref_gat(A, Xr, Theta, a)
+        np.testing.assert_allclose(g.W, alpha, rtol=1e-13, atol=1e-16)
+        np.testing.assert_allclose(Y, Y_ref, rtol=1e-12, atol=1e-14)
+
+
+def test_gat_parameters_are_fixed_by_the_seed():
+    p1 = graph.gat_parameters(2, 3, np.random.default_rng(9))
+    p2 = graph.gat_parameters(2, 3, np.random.default_rng(9))
+    assert all(np.array_equal(u, v) for u, v in zip(p1, p2))
+    with pytest.raises(TypeError, match="rng"):
+        graph.gat_parameters(2, 2, 9)
+    with pytest.raises(ValueError, match="d_out"):
+        graph.gat_parameters(2, 0, np.random.default_rng(0))
+
+
+def test_gat_scores_refuse_mismatched_parameters():
+    with pytest.raises(ValueError, match="d_in"):
+        graph.gat_scores(X, np.ones((3, 2)), np.ones(4))
+    with pytest.raises(ValueError, match="2 d_out"):
+        graph.gat_scores(X, np.ones((2, 2)), np.ones(3))
+    with pytest.raises(ValueError, match="negative_slope"):
+        graph.leaky_relu([1.0], negative_slope=1.5)
+
+
+def test_masked_attention_is_attention_restricted_to_the_graph():
+    rng = np.random.default_rng(6)
+    A = random_graph(rng, 7)
+    Q, K, V = rng.standard_normal((7, 3)), rng.standard_normal((7, 3)), rng.standard_normal((7, 2))
+    allowed = (A > 0) | np.eye(7, dtype=bool)
+    Y, g = graph.masked_attention(Q, K, V, A)
+    np.testing.assert_allclose(g.W, ref_attention_weights(Q, K, allowed), rtol=1e-13, atol=1e-16)
+    np.testing.assert_allclose(Y, g.W @ V, rtol=1e-13, atol=1e-15)
+    assert (g.W[~allowed] == 0.0).all()
+
+
+def test_complete_attention_needs_self_attention():
+    with pytest.raises(ValueError, match="one query per key"):
+        graph.complete_attention(np.ones((2, 2)), np.ones((3, 2)), np.ones((3, 1)))
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: graph.causal_mask(0), ValueError, "positive integer"),
+    (lambda: graph.causal_mask(2.0), ValueError, "positive integer"),
+    (lambda: graph.permutation_matrix([0, 0, 1]), ValueError, "permutation"),
+    (lambda: graph.permutation_matrix([0.0, 1.0]), ValueError, "permutation"),
+    (lambda: graph.relabel(graph.AttentionGraph(np.eye(2), "ab"), [2, 1, 0]), ValueError, "permute"),
+    (lambda: graph.additive_mask_softmax(np.ones((2, 2)), np.ones((2, 2), bool), 5.0), ValueError, "fill"),
+    (lambda: graph.additive_mask_softmax(np.ones((2, 2)), np.ones((2, 2)), -1.0), TypeError, "boolean"),
+    (lambda: graph.product_mask_softmax(np.ones((2, 2)), np.ones((2, 3), bool)), TypeError, "boolean"),
+    (lambda: graph.graph_mask(np.ones(3)), ValueError, "2-d"),
+    (lambda: graph.mean_aggregation(PATH, X, ["Carla", "Ana"]), ValueError, "labels must name the 4"),
+    (lambda: graph.masked_attention(X, X, X, np.ones((3, 3))), ValueError, "mask must have shape"),
+])
+def test_helpers_refuse_bad_input(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_additive_mask_with_minus_inf_is_the_exact_mask():
+    rng = np.random.default_rng(8)
+    S = rng.standard_normal((5, 5)) * 3
+    allowed = rng.random((5, 5)) < 0.5
+    allowed[:, 0] = True
+    np.testing.assert_allclose(graph.additive_mask_softmax(S, allowed, -np.inf), ref_softmax(S, allowed),
+                               rtol=1e-13, atol=1e-300)
+    # With ordinary scores the finite constant is harmless: the leak is below what a float can hold.
+    W = graph.additive_mask_softmax(S, allowed, -1e9)
+    assert (W[~allowed] == 0.0).all()
+
+
+def test_five_models_and_their_table():
+    models = graph.five_models(X, PATH, np.random.default_rng(1), PEOPLE)
+    assert tuple(models) == graph.MODEL_NAMES
+    table = graph.outputs_table(X, models, PEOPLE)
+    rows = table.splitlines()
+    assert len(rows) == 2 + len(PEOPLE) and rows[2].startswith("| Carla | (0.000, 1.000) |")
+
+
+# --- The theorems: the registered SymPy check, then an independent numeric check -------------------
+
+def test_thm_attention_is_message_passing():
+    assert registry.verify("thm-attention-is-message-passing") >= 1
+    rng = np.random.default_rng(11)
+    Xr = rng.standard_normal((6, 4))  # (n, d)
+    WQ, WK, WV = (rng.standard_normal((4, 4)) for _ in range(3))
+    Y, g = graph.complete_attention(Xr @ WQ, Xr @ WK, Xr @ WV)
+    W = ref_attention_weights(Xr @ WQ, Xr @ WK)
+    # Dense and weighted: every ordered pair is an edge, out-weights sum to 1.
+    assert len(g.edges()) == 36 and (g.W > 0).all()
+    np.testing.assert_allclose(g.out_strength(), 1.0, rtol=1e-14)
+    # Message passing along the edges, by hand, is the attention output.
+    V = Xr @ WV
+    by_edges = np.zeros_like(V)
+    for i in range(6):
+        for j in range(6):
+            by_edges[i] += W[i, j] * V[j]
+    np.testing.assert_allclose(Y, by_edges, rtol=1e-12, atol=1e-14)
+    # Directed, and input-dependent.
+    assert not np.allclose(g.W, g.W.T)
+    _, g2 = graph.complete_attention(2 * Xr @ WQ, 2 * Xr @ WK, Xr @ WV)
+    assert not np.allclose(g.W, g2.W)
+
+
+def test_thm_constant_scores_mean_aggregation():
+    assert registry.verify("thm-constant-scores-mean-aggregation") >= 1
+    rng = np.random.default_rng(12)
+    for _ in range(5):
+        A = random_graph(rng, 6)
+        Vr = rng.standard_normal((6, 3))
+        Kr = rng.standard_normal((6, 2))
+        # Q = 0: every score is 0, the layer averages its neighbours and itself.
+        Y, g = graph.masked_attention(np.zeros((6, 2)), Kr, Vr, A)
+        np.testing.assert_allclose(g.W, ref_mean(A), rtol=1e-14)
+        np.testing.assert_allclose(Y, ref_mean(A) @ Vr, rtol=1e-12, atol=1e-14)
+    # A different constant per row, other values off the mask: still the mean.
+    allowed = graph.causal_mask(5)
+    c = rng.standard_normal(5) * 50
+    S = np.where(allowed, c[:, None], rng.standard_normal((5, 5)) * 50)
+    W = graph.additive_mask_softmax(S, allowed, -np.inf)
+    np.testing.assert_allclose(W, allowed / allowed.sum(axis=1, keepdims=True), rtol=1e-14)
+
+
+def test_thm_masked_softmax_neighbours():
+    assert registry.verify("thm-masked-softmax-neighbours") >= 1
+    rng = np.random.default_rng(13)
+    S = rng.standard_normal((6, 6)) * 2
+    allowed = random_graph(rng, 6) > 0
+    allowed |= np.eye(6, dtype=bool)
+    W_mask = graph.additive_mask_softmax(S, allowed, -np.inf)
+    # The softmax over the neighbours only ...
+    np.testing.assert_allclose(W_mask, ref_softmax(S, allowed), rtol=1e-13, atol=1e-300)
+    # ... is the complete-graph weights renormalised over the neighbours ...
+    W_full = ref_softmax(S)
+    renorm = np.where(allowed, W_full, 0) / np.where(allowed, W_full, 0).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(W_mask, renorm, rtol=1e-13)
+    # ... does not depend on the forbidden scores ...
+    S2 = np.where(allowed, S, S + rng.standard_normal((6, 6)) * 100)
+    np.testing.assert_array_equal(graph.additive_mask_softmax(S2, allowed, -np.inf), W_mask)
+    # ... and is not softmax(S ∘ A): that gives every forbidden entry a positive weight.
+    W_prod = graph.product_mask_softmax(S, allowed)
+    np.testing.assert_allclose(W_prod, ref_softmax(S * allowed), rtol=1e-13)
+    assert (W_prod[~allowed] > 0).all()
+
+
+def test_thm_gat_is_masked_attention():
+    assert registry.verify("thm-gat-is-masked-attention") >= 1
+    rng = np.random.default_rng(14)
+    A = random_graph(rng, 6)
+    Xr = rng.standard_normal((6, 3))
+    Theta, a = graph.gat_parameters(3, 4, rng)
+    Y_ref, alpha = ref_gat(A, Xr, Theta, a)
+    # Masked attention with GAT's scores, written out: e_ij = LeakyReLU(a₁·h_i + a₂·h_j).
+    H = Xr @ Theta
+    E = (H @ a[:4])[:, None] + (H @ a[4:])[None, :]
+    E = np.where(E >= 0, E, 0.2 * E)
+    W = ref_softmax(E, (A > 0) | np.eye(6, dtype=bool))
+    np.testing.assert_allclose(alpha, W, rtol=1e-13, atol=1e-16)
+    np.testing.assert_allclose(Y_ref, W @ H, rtol=1e-12, atol=1e-14)
+    Y, g = graph.gat(A, Xr, Theta, a)
+    np.testing.assert_allclose(g.W, W, rtol=1e-13, atol=1e-16)
+
+
+def test_thm_causal_mask_lower_triangular():
+    assert registry.verify("thm-causal-mask-lower-triangular") >= 1
+    rng = np.random.default_rng(15)
+    for n in (1, 2, 5, 9):
+        M = graph.causal_mask(n)
+        assert np.array_equal(M, [[j <= i for j in range(n)] for i in range(n)])
+        Q, K, V = (rng.standard_normal((n, 3)) for _ in range(3))
+        Y, g = graph.masked_attention(Q, K, V, M, self_loops=False)
+        assert (np.triu(g.W, 1) == 0).all()
+        assert [len(np.flatnonzero(row)) for row in g.W] == list(range(1, n + 1))
+        assert g.W[0, 0] == 1.0 and np.array_equal(Y[0], V[0])
+    with pytest.raises(ValueError, match=r"\['0'\]"):
+        graph.masked_attention(Q, K, V, np.tril(np.ones((n, n)), -1), self_loops=False)
+
+
+def test_thm_permutation_equivariance():
+    assert registry.verify("thm-permutation-equivariance") >= 1
+    rng = np.random.default_rng(16)
+    n = 6
+    Xr = rng.standard_normal((n, 3))
+    A = random_graph(rng, n)
+    order = rng.permutation(n)
+    P = np.eye(n)[order]  # row r of P is e_{order[r]}
+    for mask in (None, A):
+        if mask is None:
+            Y, g = graph.complete_attention(Xr, Xr, Xr)
+            Yp, gp = graph.complete_attention(P @ Xr, P @ Xr, P @ Xr)
+        else:
+            Y, g = graph.masked_attention(Xr, Xr, Xr, A)
+            Yp, gp = graph.masked_attention(P @ Xr, P @ Xr, P @ Xr, P @ A @ P.T)
+        np.testing.assert_allclose(gp.W, P @ g.W @ P.T, rtol=1e-13, atol=1e-16)
+        np.testing.assert_allclose(Yp, P @ Y, rtol=1e-13, atol=1e-15)
+    assert np.array_equal(graph.permutation_matrix(order), P)
+    relabelled = graph.relabel(g, order)
+    assert relabelled.labels == tuple(str(k) for k in order)
+
+
+# --- What the page shows, recomputed independently -------------------------------------------------
+
+def glued(key):
+    return bt.glued_float(PAGE, key)
+
+
+W_ATT = ref_attention_weights(X, X)
+W_MASK = ref_attention_weights(X, X, (PATH > 0) | np.eye(4, dtype=bool))
+
+
+def test_glued_theorem_example():
+    assert glued("n_people") == 4 and glued("n_edges") == 16
+    assert glued("w_ana_carla") == pytest.approx(W_ATT[ANA, C], rel=1e-12)
+    assert glued("w_carla_ana") == pytest.approx(W_ATT[C, ANA], rel=1e-12)
+    assert glued("w_ana_carla_double") == pytest.approx(ref_attention_weights(2 * X, 2 * X)[ANA, C], rel=1e-12)
+    # The article's published weight, and the asymmetry the proof relies on.
+    assert round(glued("w_ana_carla"), 3) == 0.141
+    assert glued("w_ana_carla") != pytest.approx(glued("w_carla_ana"), abs=1e-3)
+    assert glued("w_ana_carla_double") != pytest.approx(glued("w_ana_carla"), abs=1e-3)
+    assert glued("mp_diff") < 1e-15
+
+
+def test_glued_model_weights():
+    G = ref_gcn(PATH)
+    M = ref_mean(PATH)
+    assert glued("gcn_row_carla") == pytest.approx(G[C].sum(), rel=1e-12)
+    assert glued("gcn_row_carla") == pytest.approx(0.5 + 1 / np.sqrt(6), rel=1e-12)
+    assert glued("gcn_row_ana") == pytest.approx(G[ANA].sum(), rel=1e-12)
+    assert glued("gcn_carla_ana") == pytest.approx(G[C, ANA], rel=1e-12)
+    assert glued("gcn_bruno_x") == pytest.approx((G @ X)[B, 0], rel=1e-12)
+    assert glued("mean_ana") == pytest.approx(1 / 3, rel=1e-12)
+    assert glued("mask_ana_carla") == pytest.approx(W_MASK[ANA, C], rel=1e-12)
+    assert glued("mask_ana_bruno") == pytest.approx(W_MASK[ANA, B], rel=1e-12)
+    assert glued("att_ana_bruno") == pytest.approx(W_ATT[ANA, B], rel=1e-12)
+    for key, (i, j) in {"att_carla_bruno": (C, B), "att_carla_ana": (C, ANA),
+                        "att_diego_bruno": (D, B), "att_diego_ana": (D, ANA)}.items():
+        assert glued(key) == pytest.approx(W_ATT[i, j], rel=1e-12), key
+
+
+def test_prose_claims_about_the_five_models():
+    G, M = ref_gcn(PATH), ref_mean(PATH)
+    # GCN: symmetric, rows not summing to 1, Bruno's first coordinate larger than any input's.
+    np.testing.assert_allclose(G, G.T)
+    assert abs(glued("gcn_row_carla") - 1) > 0.05 and abs(glued("gcn_row_ana") - 1) > 0.05
+    assert glued("gcn_row_carla") < 1 < glued("gcn_row_ana")
+    assert glued("gcn_bruno_x") > X.max()
+    # Â = D̃^{1/2} M D̃^{-1/2}: GCN and mean aggregation differ by a rescaling of the nodes.
+    deg = (PATH + np.eye(4)).sum(axis=1)
+    np.testing.assert_allclose(G, np.diag(deg**0.5) @ M @ np.diag(deg**-0.5), rtol=1e-14)
+    # Ana gives equal thirds under mean aggregation; the attention matrix is not symmetric.
+    np.testing.assert_allclose(M[ANA, [C, ANA, B]], 1 / 3)
+    assert not np.allclose(W_ATT, W_ATT.T)
+    # Masked attention renormalises the complete-graph weights over the neighbours.
+    near = [C, ANA, B]
+    assert glued("mask_ana_carla") == pytest.approx(W_ATT[ANA, C] / W_ATT[ANA, near].sum(), rel=1e-12)
+    assert glued("mask_ana_carla") > glued("w_ana_carla")
+    assert glued("mask_ana_bruno") > glued("att_ana_bruno")
+    # Dot products rank per query: Carla puts Bruno above Ana, Diego puts Ana above Bruno.
+    assert glued("att_carla_bruno") > glued("att_carla_ana")
+    assert glued("att_diego_ana") > glued("att_diego_bruno")
+
+
+def test_glued_gat_and_its_same_ranking_for_every_node():
+    seed = int(glued("gat_seed"))
+    assert glued("gat_slope") == 0.2
+    Theta, a = graph.gat_parameters(2, 2, np.random.default_rng(seed))
+    _, alpha = ref_gat(PATH, X, Theta, a)
+    for key, (i, j) in {"gat_ana_bruno": (ANA, B), "gat_ana_ana": (ANA, ANA),
+                        "gat_bruno_bruno": (B, B), "gat_bruno_ana": (B, ANA)}.items():
+        assert glued(key) == pytest.approx(alpha[i, j], rel=1e-12), key
+    # The page's example: Ana and Bruno both rank Bruno above Ana.
+    assert glued("gat_ana_bruno") > glued("gat_ana_ana")
+    assert glued("gat_bruno_bruno") > glued("gat_bruno_ana")
+    # The general claim: any two nodes rank their shared neighbours alike, for any parameters.
+    rng = np.random.default_rng(17)
+    for _ in range(20):
+        A = random_graph(rng, 6, 0.6)
+        Xr = rng.standard_normal((6, 3))
+        Th, av = graph.gat_parameters(3, 3, rng)
+        _, al = ref_gat(A, Xr, Th, av)
+        for i in range(6):
+            for k in range(6):
+                shared = [j for j in range(6) if al[i, j] > 0 and al[k, j] > 0]
+                for j1 in shared:
+                    for j2 in shared:
+                        if al[i, j1] > al[i, j2] * (1 + 1e-12):
+                            assert al[k, j1] >= al[k, j2] * (1 - 1e-12)
+
+
+def test_glued_product_mask_counterexample():
+    allowed = (PATH > 0) | np.eye(4, dtype=bool)
+    S = X @ X.T / np.sqrt(2)
+    W_prod = ref_softmax(S * allowed)
+    assert glued("score_diego_carla") == pytest.approx(-1 / np.sqrt(2), rel=1e-12)
+    assert glued("prod_diego_carla") == pytest.approx(W_prod[D, C], rel=1e-12)
+    assert glued("prod_diego_bruno") == pytest.approx(W_prod[D, B], rel=1e-12)
+    assert glued("prod_diego_carla") == pytest.approx(glued("prod_diego_bruno"), rel=1e-12)
+    assert not allowed[D, C] and allowed[D, B]
+    assert glued("prod_leak_diego") == pytest.approx(W_prod[D, C] + W_prod[D, ANA], rel=1e-12)
+    assert glued("mask_diego_bruno") == pytest.approx(W_MASK[D, B], rel=1e-12)
+    # "raises it to 0": the score was negative.
+    assert glued("score_diego_carla") < 0
+
+
+def test_glued_causal_example():
+    assert glued("causal_first") == 1.0
+
+
+def test_glued_permutation_example():
+    assert glued("perm_y_diff") < 1e-15 and glued("perm_w_diff") < 1e-15
+
+
+def test_prose_claim_the_mask_cannot_tell_the_ends_of_the_path_apart():
+    R = np.eye(4)[::-1]  # reverse the path: Carla <-> Diego, Ana <-> Bruno
+    np.testing.assert_array_equal(R @ PATH @ R.T, PATH)
+    Y, _ = graph.masked_attention(X, X, X, PATH, PEOPLE)
+    Y_traded, _ = graph.masked_attention(R @ X, R @ X, R @ X, PATH, PEOPLE)
+    np.testing.assert_allclose(Y_traded, R @ Y, rtol=1e-14, atol=1e-15)
+
+
+def test_glued_minus_1e9_leak():
+    """Scores of size 1e9, neighbours only: -1e9 leaks 2/3, 1/2 and all of the weight; -inf none."""
+    allowed = PATH > 0
+    t2 = 1e9 * np.sqrt(2)  # t² so that Carla's score for herself, t² |x_C|² / √2, is 1e9
+    S = t2 * (X @ X.T) / np.sqrt(2)
+    assert glued("big_score") == pytest.approx(1e9, rel=1e-12)
+    W_fill = ref_softmax(S + np.where(allowed, 0.0, -1e9))
+    leak = np.where(allowed, 0.0, W_fill).sum(axis=1)
+    # At scores of 1e9 a float64 is exact only to about 1e-7, and so are these weights.
+    assert glued("leak_carla") == pytest.approx(leak[C], rel=1e-6)
+    assert glued("leak_bruno") == pytest.approx(leak[B], rel=1e-6)
+    assert glued("leak_diego") == pytest.approx(leak[D], rel=1e-6)
+    assert (glued("leak_carla"), glued("leak_bruno"), glued("leak_diego")) == pytest.approx((2 / 3, 1 / 2, 1), rel=1e-6)
+    assert W_fill[D, D] == pytest.approx(1.0)  # "all of it goes to himself"
+    assert glued("leak_exact_max") == 0.0
+
+
+def test_glued_empty_row_with_minus_1e9_is_the_unmasked_row():
+    assert glued("cut_diff") < 1e-6
+    A_cut = PATH.copy()
+    A_cut[B, D] = A_cut[D, B] = 0.0
+    S = X @ X.T / np.sqrt(2)
+    W_fill = ref_softmax(S + np.where(A_cut > 0, 0.0, -1e9))
+    np.testing.assert_allclose(W_fill[D], W_ATT[D], atol=1e-6)
+
+
+def test_page_prints_the_refusal_naming_diego():
+    nb = json.loads((bt.EXECUTED / f"{PAGE}.ipynb").read_text())
+    outputs = [o for cell in nb["cells"] if cell["cell_type"] == "code" for o in cell.get("outputs", [])]
+    printed = "".join("".join(o.get("text", "")) for o in outputs if o.get("output_type") == "stream")
+    assert "masked attention: node(s) ['Diego']" in printed
+    assert not any(o.get("output_type") == "error" for o in outputs)
+
+
+def test_glued_table_is_the_five_models_outputs():
+    table = bt.glue_data(PAGE)["table-outputs"]["data"]["text/markdown"]
+    rows = [r.strip("|").split("|") for r in table.splitlines()[2:]]
+    assert [r[0].strip() for r in rows] == list(PEOPLE)
+    columns = {"GCN": ref_gcn(PATH) @ X, "mean": ref_mean(PATH) @ X, "attention": W_ATT @ X,
+               "masked attention": W_MASK @ X}
+    header = [h.strip() for h in table.splitlines()[0].strip("|").split("|")]
+    for name, Y in columns.items():
+        col = header.index(f"{name} $y$")
+        for i, r in enumerate(rows):
+            shown = [float(v.replace("−", "-")) for v in re.findall(r"[−-]?\d+\.\d+", r[col])]
+            np.testing.assert_allclose(shown, Y[i], atol=5e-4, err_msg=f"{name}, {PEOPLE[i]}")
+
+
+@pytest.mark.parametrize("key", ["fig-five-models", "fig-causal"])
+def test_figures_are_glued_as_images(key):
+    assert "image/svg+xml" in bt.glue_data(PAGE)[key]["data"]
