@@ -13,15 +13,19 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
 
 
-@pytest.fixture(scope="session")
-def chromium() -> str:
-    """The Chromium executable. Without one the browser tests skip, except in CI, where they fail."""
+def need_chromium() -> str:
+    """The Chromium executable. Without one, skip with how to install it; under CI=true, fail."""
     exe = bw.find_chromium()
     if exe is None:
         if in_ci():
             pytest.fail(f"{bw.INSTALL_HINT} (CI=true: the browser tests must run in CI)")
         pytest.skip(bw.INSTALL_HINT)
     return exe
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    return need_chromium()
 
 
 @pytest.fixture(scope="session")

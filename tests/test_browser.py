@@ -159,6 +159,18 @@ def test_the_checks_catch_a_broken_page(browser, tmp_path):
     context.close()
 
 
+def test_without_chromium_the_tests_skip_with_a_hint_but_fail_in_ci(monkeypatch):
+    from conftest import need_chromium
+
+    monkeypatch.setenv("CHROMIUM", "/nonexistent/chromium")
+    monkeypatch.setenv("CI", "false")
+    with pytest.raises(pytest.skip.Exception, match="apt-get install chromium"):
+        need_chromium()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI=true"):
+        need_chromium()
+
+
 def test_the_build_has_pages():
     assert "book/intro.html" in PAGES, f"no built book in {bw.HTML}: run `make book`"
 
