@@ -16,6 +16,7 @@ import ast
 import json
 import posixpath
 import re
+import shutil
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,7 +80,7 @@ class Visit:
     screenshot: Path
 
 
-def _open(context, site: str, rel: str, html: Path = bw.HTML) -> Visit:
+def _open(context, site: str, rel: str, html: Path = bw.HTML, shots: Path = bw.SCREENSHOTS) -> Visit:
     page = context.new_page()
     origin = urlsplit(site).netloc
     offsite: list[str] = []
@@ -109,7 +110,7 @@ def _open(context, site: str, rel: str, html: Path = bw.HTML) -> Visit:
         page.wait_for_load_state("load")
     mathjax = bw.settle(page)
     data = page.evaluate(COLLECT_JS)
-    shot = bw.SCREENSHOTS / Path(rel).with_suffix(".png")
+    shot = shots / Path(rel).with_suffix(".png")
     shot.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(shot), full_page=True)
     url = page.url
@@ -120,6 +121,7 @@ def _open(context, site: str, rel: str, html: Path = bw.HTML) -> Visit:
 @pytest.fixture(scope="session")
 def visit(browser, site):
     """visit(page) → :class:`Visit`; each page is opened once per session."""
+    shutil.rmtree(bw.SCREENSHOTS, ignore_errors=True)  # only this build's pages, none left from older
     context = browser.new_context(viewport=bw.VIEWPORT)
     seen: dict[str, Visit] = {}
 
@@ -145,7 +147,7 @@ def test_the_checks_catch_a_broken_page(browser, tmp_path):
     (tmp_path / "page.html").write_text(BROKEN_PAGE)
     context = browser.new_context()
     with bw.serve(tmp_path) as site:
-        v = _open(context, site, "page.html", html=tmp_path)
+        v = _open(context, site, "page.html", html=tmp_path, shots=tmp_path / "shots")
         assert v.mathjax is None and v.data["math"] == 1 and v.data["untypeset"] == ["\\(x^2\\)"]
         assert {m.group(0) for m in RAW_TEX.finditer(v.data["text"])} == {"\\(", "\\)", "$$"}
         assert v.offsite == ["http://127.0.0.2:9/elsewhere.png"]
@@ -235,8 +237,7 @@ def broken_links(v: Visit, site: str, visit, html: Path = bw.HTML) -> list[str]:
             continue
         anchor = unquote(parts.fragment)
         if anchor and path.endswith(".html"):
-            ids = set(visit(path).data["ids"]) if (html / path).is_file() else set()
-            if anchor not in ids:
+            if anchor not in set(visit(path).data["ids"]):
                 broken.append(f"{link['raw']}: no #{anchor} in {path}")
     return sorted(set(broken))
 
