@@ -72,3 +72,36 @@ def test_prose_claims_of_the_simulation():
 def test_demo_shapes_glued():
     assert (bt.glued_float(PAGE, "demo_nq"), bt.glued_float(PAGE, "demo_nk"),
             bt.glued_float(PAGE, "demo_d")) == (5, 6, 8)
+
+
+# --- "Other sources say": the scale outside the exponential (worked example, Q = K = X) -------------
+
+def _worked_X():
+    return np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])  # Carla, Ana, Bruno, Diego
+
+
+def _rows(E):
+    return E / E.sum(axis=1, keepdims=True)
+
+
+def test_scale_outside_the_exponential_box():
+    X = _worked_X()
+    G = X @ X.T  # (4, 4), unscaled dot products
+    right = _rows(np.exp(G / np.sqrt(2)))
+    outside = _rows(np.exp(G) / np.sqrt(2))  # the factor cancels: this is the unscaled softmax
+    np.testing.assert_allclose(outside, _rows(np.exp(G)), rtol=1e-14)
+    assert bt.glued_float(PAGE, "w_ac_right") == pytest.approx(right[1, 0], rel=1e-12)
+    assert bt.glued_float(PAGE, "w_ac_outside") == pytest.approx(outside[1, 0], rel=1e-12)
+    assert bt.glued_float(PAGE, "max_diff_outside") == pytest.approx(abs(outside - right).max(), rel=1e-12)
+    assert bt.glued_float(PAGE, "max_diff_outside") > 0.05  # "a different function"
+    assert bt.glued_float(PAGE, "row_sum_after") == pytest.approx(1 / np.sqrt(2), rel=1e-12)
+
+
+def test_self_score_margins_match_a_direct_computation():
+    rng = np.random.default_rng(5)
+    Q, K = rng.standard_normal((6, 3)), rng.standard_normal((6, 3))
+    S = Q @ K.T / np.sqrt(3)
+    expected = [S[i, i] - max(S[i, j] for j in range(6) if j != i) for i in range(6)]
+    np.testing.assert_allclose(scores.self_score_margins(Q, K), expected, rtol=1e-13)
+    with pytest.raises(ValueError, match="same n >= 2 tokens"):
+        scores.self_score_margins(Q[:1], K[:1])

@@ -433,3 +433,22 @@ def test_plot_attention_graph_weights_are_labelled_at_the_tail():
         assert f"{w:.2f}" in texts
     with pytest.raises(ValueError, match="pos must have shape"):
         plot_attention_graph(graph, pos=np.zeros((3, 2)))
+
+
+# --- "Other sources say": a token's score with itself is always the highest ------------------------
+
+def test_other_sources_self_score_box():
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])  # Carla, Ana, Bruno, Diego
+    S = X @ X.T / np.sqrt(2)
+    carla = S[0, 0] - max(S[0, 1:])
+    ana = S[1, 1] - max(S[1, [0, 2, 3]])
+    assert bt.glued_float("worked_example", "margin_carla") == pytest.approx(carla, abs=1e-15)
+    assert bt.glued_float("worked_example", "margin_ana") == pytest.approx(ana, abs=1e-15)
+    assert carla == 0 and ana == 0  # "ties, not wins"
+    K = X[:, ::-1]  # W_K swaps the coordinates
+    Ssw = X @ K.T / np.sqrt(2)
+    not_top = sum(Ssw[i, i] < max(Ssw[i, j] for j in range(4) if j != i) for i in range(4))
+    assert bt.glued_float("worked_example", "n_self_not_top_swap") == not_top
+    assert Ssw[3, 3] == Ssw[3].min() and list(Ssw[3]).count(Ssw[3].min()) == 1  # Diego: the lowest
+    assert bt.glued_float("worked_example", "diego_self_swap") == pytest.approx(Ssw[3, 3], rel=1e-12)
+    assert bt.glued_float("worked_example", "diego_max_swap") == pytest.approx(Ssw[3].max(), rel=1e-12)

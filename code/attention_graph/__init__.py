@@ -5,6 +5,7 @@ chapter of the same stem in ``book/`` and a test file in ``tests/``.
 """
 
 from .attention import attention, weighted_sum
+from .blockwise import block_state, blockwise_attention, merge
 from .graph import (AttentionGraph, additive_mask_softmax, causal_mask, complete_attention,
                     five_models, gat, gat_parameters, gat_scores, gcn, gcn_propagation, graph_mask,
                     masked_attention, mean_aggregation, mean_propagation, message_passing,
@@ -13,9 +14,11 @@ from .graph_tools import (attention_rollout, head_graphs, laplacian_spectrum, me
                           multi_head_attention, pagerank, random_walk_laplacian, spectral_bipartition,
                           stationary_distribution, symmetrised)
 from .karate import adjusted_rand_index, club_graph, graph_transformer_layer
+from .positional import laplacian_pe, normalized_laplacian
 from .registry import DerivationError
 from .scores import scaled_scores
 from .softmax import softmax
+from .sparse import edge_attention, segment_softmax
 from . import worked_example  # importing it registers the worked example's SymPy checks
 
 __all__ = ["AttentionGraph", "DerivationError", "attention", "scaled_scores", "softmax",
@@ -28,4 +31,6 @@ __all__ += ["worked_example"]
 __all__ += ["adjusted_rand_index", "attention_rollout", "club_graph", "graph_transformer_layer",
             "head_graphs", "laplacian_spectrum", "mean_graph", "multi_head_attention", "pagerank",
             "random_walk_laplacian", "spectral_bipartition", "stationary_distribution", "symmetrised"]
+__all__ += ["block_state", "blockwise_attention", "merge"]
+__all__ += ["laplacian_pe", "normalized_laplacian", "edge_attention", "segment_softmax"]
 __version__ = "0.1.0"

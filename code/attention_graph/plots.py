@@ -42,6 +42,8 @@ __all__ = ["circle_layout", "plot_attention_graph", "plot_dot_product_variance",
 __all__ += ["plot_centrality_bars", "plot_club_split", "plot_fiedler_vector",
             "plot_head_graphs", "plot_laplacian_spectra", "plot_pagerank_vs_degree",
             "plot_rollout_layers", "plot_seed_sweep"]
+__all__ += ["plot_blockwise_scaling", "plot_block_size_sweep"]
+__all__ += ["plot_cycle_encodings", "plot_sparse_benchmark"]
 
 
 def plot_dot_product_variance(moments: dict[str, list[float]]):
@@ -434,3 +436,116 @@ def plot_pagerank_vs_degree(degree, rank, labels, ax=None, *, top: int = 3):
         plt.close(fig)
         return fig
     return ax.figure
+
+
+def plot_blockwise_scaling(results: dict):
+    """Peak memory and time of dense and blockwise attention against n, from the blockwise benchmark.
+
+    ``results`` is the ``"results"`` entry of ``book/data/bench_blockwise.json``. The memory panel
+    marks the target and the size of one dense n × n float64 matrix.
+    """
+    import numpy as np
+
+    fig, (ax_mem, ax_time) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+    for method, marker in (("dense", "o-"), ("blockwise", "s-")):
+        cases = sorted((c for c in results["cases"] if c["method"] == method), key=lambda c: c["n"])
+        n = [c["n"] for c in cases]
+        label = method if method == "dense" else f"blockwise, block size {results['block_size']}"
+        ax_mem.loglog(n, [c["rss_mb"] for c in cases], marker, label=label)
+        ax_time.loglog(n, [c["seconds"] for c in cases], marker, label=label)
+    n_all = np.array(sorted({c["n"] for c in results["cases"]}), dtype=float)  # (sizes,)
+    ax_mem.loglog(n_all, n_all**2 * 8 / 2**20, ":", color="grey", label=r"one $n\times n$ float64 matrix")
+    target = results["target"]
+    ax_mem.axhline(target["target_mb"], color="tab:red", lw=0.8, ls="--",
+                   label=f"target at n = {target['n']}")
+    ax_mem.set_xlabel("n (queries = keys)")
+    ax_mem.set_ylabel("peak memory over idle (MiB)")
+    ax_mem.legend(frameon=False, fontsize=8)
+    ax_time.set_xlabel("n (queries = keys)")
+    ax_time.set_ylabel("median time (s)")
+    ax_time.legend(frameon=False, fontsize=8)
+    for ax in (ax_mem, ax_time):
+        ax.set_xticks(n_all, [str(int(x)) for x in n_all])
+        ax.minorticks_off()
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def plot_block_size_sweep(results: dict):
+    """Peak memory and time of blockwise attention against the block size, at one n."""
+    sweep = results["block_size_sweep"]
+    cases = sorted(sweep["cases"], key=lambda c: c["block_size"])
+    b = [c["block_size"] for c in cases]
+    fig, ax_mem = plt.subplots(figsize=(5.5, 3.4))
+    ax_mem.loglog(b, [c["traced_mb"] for c in cases], "s-", color="tab:orange",
+                  label="peak memory of the call (tracemalloc)")
+    ax_mem.set_xlabel(f"block size (keys per block), n = {sweep['n']}")
+    ax_mem.set_ylabel("MiB")
+    ax_time = ax_mem.twinx()
+    ax_time.semilogx(b, [c["seconds"] for c in cases], "o--", color="tab:blue", label="median time")
+    ax_time.set_ylabel("seconds")
+    ax_time.set_ylim(bottom=0)
+    ax_mem.set_xticks(b, [str(x) for x in b])
+    ax_mem.minorticks_off()
+    lines = ax_mem.get_legend_handles_labels()
+    more = ax_time.get_legend_handles_labels()
+    ax_mem.legend(lines[0] + more[0], lines[1] + more[1], frameon=False, fontsize=8, ncol=2,
+                  loc="lower center", bbox_to_anchor=(0.5, 1.0))
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def plot_cycle_encodings(P, frequencies, coefficients):
+    """The columns of a cycle's Laplacian encoding P (n, k) as dots, each on its fitted sinusoid.
+
+    ``frequencies[c]`` is the m of column c and ``coefficients[c]`` the (a, b) with
+    P[:, c] = a cos(2π m k / n) + b sin(2π m k / n); the curve is drawn for continuous k.
+    """
+    import numpy as np
+
+    n, k = P.shape
+    fig, axes = plt.subplots(1, k, figsize=(2.6 * k, 2.5), sharey=True)
+    axes = np.atleast_1d(axes)
+    x = np.linspace(0, n, 400)  # (400,)
+    for c, ax in enumerate(axes):
+        m, (a, b) = frequencies[c], coefficients[c]
+        theta = 2 * np.pi * m * x / n  # (400,)
+        ax.plot(x, a * np.cos(theta) + b * np.sin(theta), "-", color="grey", lw=1)
+        ax.plot(np.arange(n), P[:, c], "o", ms=4, color="tab:blue")
+        ax.axhline(0, color="black", lw=0.5)
+        ax.set_title(f"column {c + 1} (m = {m})", fontsize=9)
+        ax.set_xlabel("position k")
+    axes[0].set_ylabel("encoding")
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def plot_sparse_benchmark(record: dict):
+    """Log-log time and peak memory against n, dense against edge attention, from a bench record."""
+    import numpy as np
+
+    res = record["results"]
+    rows = res["sizes"]
+    dense = [r for r in rows if "dense_seconds" in r]
+    n_all = np.array([r["n"] for r in rows])  # (sizes,)
+    n_dense = np.array([r["n"] for r in dense])  # (dense sizes,)
+    fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+    ax_t.loglog(n_dense, [r["dense_seconds"] for r in dense], "o-", label="dense, masked")
+    ax_t.loglog(n_all, [r["sparse_seconds"] for r in rows], "s-", label="edge_attention")
+    ax_t.loglog(n_all, [r["csr_seconds"] for r in rows], "^:", label="lean CSR formulation")
+    ax_t.set_xlabel("nodes n (E = %d n)" % res["degree"])
+    ax_t.set_ylabel("seconds per call (median)")
+    ax_t.legend(frameon=False, fontsize=8)
+    ax_m.loglog(n_dense, [r["dense_peak_bytes"] for r in dense], "o-", label="dense, masked")
+    ax_m.loglog(n_all, [r["sparse_peak_bytes"] for r in rows], "s-", label="edge_attention")
+    ax_m.loglog(n_all, 8.0 * n_all**2, ":", color="grey", label="$8n^2$ bytes: one dense W")
+    ax_m.set_xlabel("nodes n")
+    ax_m.set_ylabel("peak bytes allocated in the call")
+    ax_m.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+

@@ -2,15 +2,21 @@
 
 Attention is permutation equivariant: it cannot tell nodes apart by where they sit. A Graph
 Transformer injects position through the eigenvectors of the graph Laplacian (Dwivedi & Bresson).
+On the cycle graph, the wrapped-around sequence, those eigenvectors are sines and cosines of the
+position; the chapter ``book/positional.md`` derives it, and the checks are registered here.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
+from .registry import derivation
 from .validation import as_matrix
 
-__all__ = ["normalized_laplacian", "laplacian_pe"]
+__all__ = ["normalized_laplacian", "laplacian_pe", "cycle_adjacency", "fourier_modes",
+           "cycle_eigenvalue", "fourier_coefficients", "fourier_frequency", "fit_sinusoids",
+           "cycle_mode_residual", "span_residual", "permutation_equivariance_gap"]
 
 
 def normalized_laplacian(A) -> np.ndarray:
@@ -50,3 +56,168 @@ def laplacian_pe(A, k: int) -> np.ndarray:
     pivot = np.argmax(np.abs(P) > np.abs(P).max(axis=0) - 1e-12, axis=0)  # (k,)
     signs = np.sign(P[pivot, np.arange(k)])  # (k,)
     return P * signs  # (n, k)
+
+
+def cycle_adjacency(n: int) -> np.ndarray:
+    """A of the cycle graph C_n: node k is joined to k − 1 and k + 1 (mod n). Shape (n, n).
+
+    >>> cycle_adjacency(4).astype(int)
+    array([[0, 1, 0, 1],
+           [1, 0, 1, 0],
+           [0, 1, 0, 1],
+           [1, 0, 1, 0]])
+    """
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 3:
+        raise ValueError(f"a cycle needs an integer n >= 3 nodes; got {n!r}")
+    k = np.arange(n)  # (n,)
+    A = np.zeros((n, n))  # (n, n)
+    A[k, (k + 1) % n] = A[(k + 1) % n, k] = 1.0
+    return A
+
+
+def fourier_modes(n: int, m: int) -> np.ndarray:
+    """c_k = cos(2π m k / n) and s_k = sin(2π m k / n) for k = 0..n−1, as two columns. Shape (n, 2)."""
+    theta = 2 * np.pi * m * np.arange(n) / n  # (n,)
+    return np.column_stack([np.cos(theta), np.sin(theta)])  # (n, 2)
+
+
+def cycle_eigenvalue(n: int, m: int) -> float:
+    """λ_m = 1 − cos(2π m / n), the eigenvalue of the m-th Fourier mode on C_n  (thm-cycle-fourier)."""
+    return float(1 - np.cos(2 * np.pi * m / n))
+
+
+def fourier_coefficients(v, m: int) -> tuple[float, float]:
+    """(a, b) of the least-squares fit v_k ≈ a cos(2π m k / n) + b sin(2π m k / n), n = len(v)."""
+    v = np.asarray(v, dtype=float)  # (n,)
+    B = fourier_modes(v.size, m)  # (n, 2)
+    (a, b), *_ = np.linalg.lstsq(B, v, rcond=None)
+    return float(a), float(b)
+
+
+def fourier_frequency(v) -> int:
+    """The m in 0..n//2 whose two modes cos(2π m k / n), sin(2π m k / n) capture most of v."""
+    v = np.asarray(v, dtype=float)  # (n,)
+    energy = [np.linalg.lstsq(fourier_modes(v.size, m), v, rcond=None)[0] for m in range(v.size // 2 + 1)]
+    captured = [float(np.linalg.norm(fourier_modes(v.size, m) @ ab)) for m, ab in enumerate(energy)]
+    return int(np.argmax(captured))
+
+
+def fit_sinusoids(P) -> tuple[list[int], list[tuple[float, float]], float]:
+    """For each column of P (n, k): its frequency m, its (a, b), and the largest misfit over all.
+
+    Column c is fitted as a cos(2π m k / n) + b sin(2π m k / n) with m = ``fourier_frequency``.
+    """
+    P = as_matrix(P, "P", shape_doc="(n, k)")  # (n, k)
+    freqs = [fourier_frequency(P[:, c]) for c in range(P.shape[1])]
+    coefs = [fourier_coefficients(P[:, c], m) for c, m in enumerate(freqs)]
+    fits = [fourier_modes(P.shape[0], m) @ np.array(ab) for m, ab in zip(freqs, coefs)]  # k × (n,)
+    misfit = max(float(np.abs(P[:, c] - f).max()) for c, f in enumerate(fits))
+    return freqs, coefs, misfit
+
+
+def cycle_mode_residual(n: int) -> float:
+    """max over m and k of |L c − λ_m c| and |L s − λ_m s| on C_n, with the package's L."""
+    L = normalized_laplacian(cycle_adjacency(n))  # (n, n)
+    return max(float(np.abs(L @ fourier_modes(n, m) - cycle_eigenvalue(n, m) * fourier_modes(n, m)).max())
+               for m in range(n))
+
+
+def span_residual(P, B) -> float:
+    """max |B − P Pᵀ B|: how far the columns of B are from the span of the orthonormal columns of P."""
+    P = as_matrix(P, "P", shape_doc="(n, k)")  # (n, k)
+    B = as_matrix(B, "B", shape_doc="(n, r)")  # (n, r)
+    return float(np.abs(B - P @ (P.T @ B)).max())
+
+
+def permutation_equivariance_gap(A, k: int, perm) -> np.ndarray:
+    """Per column, max |PE(A permuted) − PE(A) permuted|: 0 where the encoding follows a relabelling.
+
+    ``perm[a]`` is the old index of the node that gets new index a. A column whose entry is about 2×
+    its largest magnitude came out with the opposite sign. Shape (k,).
+    """
+    A = as_matrix(A, "A", shape_doc="(n, n)")  # (n, n)
+    perm = np.asarray(perm)  # (n,)
+    if sorted(perm.tolist()) != list(range(A.shape[0])):
+        raise ValueError(f"perm must be a permutation of 0..{A.shape[0] - 1}")
+    P_perm = laplacian_pe(A[np.ix_(perm, perm)], k)  # (n, k)
+    return np.abs(P_perm - laplacian_pe(A, k)[perm]).max(axis=0)  # (k,)
+
+
+# --------------------------------------------------------------------------------------------------
+# The derivations, in SymPy
+# --------------------------------------------------------------------------------------------------
+_n = sp.Symbol("n", integer=True, positive=True)
+_L, _A, _D = (sp.MatrixSymbol(x, _n, _n) for x in "LAD")
+_ONE = sp.MatrixSymbol(r"\mathbf{1}", _n, 1)
+
+
+def _display_normalized_laplacian():
+    D_half = sp.MatPow(_D, sp.Rational(-1, 2))
+    return sp.Eq(_L, sp.MatAdd(sp.Identity(_n), -sp.MatMul(D_half, _A, D_half, evaluate=False),
+                               evaluate=False), evaluate=False)
+
+
+def _symbolic_graph():
+    """A weighted triangle with symbolic positive weights, its degrees and its Laplacian, exactly."""
+    a, b, c = sp.symbols("a b c", positive=True)
+    A = sp.Matrix([[0, a, b], [a, 0, c], [b, c, 0]])
+    deg = [sum(A.row(r)) for r in range(3)]
+    D_inv_half = sp.diag(*[1 / sp.sqrt(x) for x in deg])
+    return A, deg, sp.eye(3) - D_inv_half * A * D_inv_half
+
+
+@derivation("eq-normalized-laplacian", display=_display_normalized_laplacian)
+def _check_normalized_laplacian():
+    # The matrix formula is the entrywise one: L_ij = δ_ij − a_ij / √(d_i d_j).
+    A, deg, L = _symbolic_graph()
+    entrywise = sp.Matrix(3, 3, lambda r, c: sp.KroneckerDelta(r, c) - A[r, c] / sp.sqrt(deg[r] * deg[c]))
+    yield sp.Eq(L, entrywise, evaluate=False)
+    # The package's floats equal the exact Laplacian of the path on four nodes.
+    P4 = sp.Matrix(4, 4, lambda r, c: 1 if abs(r - c) == 1 else 0)
+    d4 = [sum(P4.row(r)) for r in range(4)]
+    exact = sp.eye(4) - sp.diag(*[1 / sp.sqrt(x) for x in d4]) * P4 * sp.diag(*[1 / sp.sqrt(x) for x in d4])
+    got = normalized_laplacian(np.array(P4.tolist(), dtype=float))  # (4, 4)
+    yield bool(np.allclose(np.array(exact.evalf(30), dtype=float), got, rtol=0, atol=1e-15))
+
+
+@derivation("eq-laplacian-kernel",
+            display=lambda: sp.Eq(sp.MatMul(_L, sp.MatPow(_D, sp.Rational(1, 2)), _ONE, evaluate=False),
+                                  sp.ZeroMatrix(_n, 1), evaluate=False))
+def _check_laplacian_kernel():
+    # L D^{1/2} 1 = D^{1/2} 1 − D^{-1/2} A 1 = D^{1/2} 1 − D^{-1/2} d = 0, on the symbolic triangle.
+    A, deg, L = _symbolic_graph()
+    yield sp.Eq(L * sp.Matrix([sp.sqrt(x) for x in deg]), sp.zeros(3, 1), evaluate=False)
+    # ... and numerically: the package's L has smallest eigenvalue 0 with eigenvector ∝ √degree.
+    A5 = cycle_adjacency(5)  # (5, 5)
+    A5[0, 2] = A5[2, 0] = 1.0  # a chord, so the degrees differ
+    values, vectors = np.linalg.eigh(normalized_laplacian(A5))  # (5,), (5, 5)
+    root = np.sqrt(A5.sum(axis=1))  # (5,)
+    yield bool(abs(values[0]) < 1e-12 and span_residual(vectors[:, :1], root[:, None] / np.linalg.norm(root)) < 1e-12)
+
+
+def _check_cycle_rows():
+    """Row k of L on the cycle: (L v)_k = v_k − (v_{k−1} + v_{k+1}) / 2; each mode satisfies it."""
+    k, m = sp.symbols("k m", integer=True)
+    theta = 2 * sp.pi * m / _n
+    lam = 1 - sp.cos(theta)
+    for mode in (sp.cos, sp.sin):
+        v = lambda kk: mode(theta * kk)  # noqa: E731
+        yield sp.Eq(sp.expand_trig(v(k) - (v(k - 1) + v(k + 1)) / 2), sp.expand_trig(lam * v(k)))
+        # The wrap-around: with m an integer the mode has period n, so rows 0 and n−1 need no special case.
+        yield sp.Eq(v(k + _n), v(k))
+
+
+@derivation("thm-cycle-fourier")
+def _check_cycle_fourier():
+    yield from _check_cycle_rows()
+    # Exactly, on C_6: L c = λ c and L s = λ s for every m, with L from the definition.
+    n = 6
+    A = sp.Matrix(n, n, lambda r, c: 1 if (r - c) % n in (1, n - 1) else 0)
+    L = sp.eye(n) - A / 2  # every degree is 2, so D^{-1/2} A D^{-1/2} = A / 2
+    for m in range(n):
+        lam = 1 - sp.cos(2 * sp.pi * m / n)
+        for mode in (sp.cos, sp.sin):
+            v = sp.Matrix([mode(2 * sp.pi * m * kk / n) for kk in range(n)])
+            yield sp.Eq(L * v, lam * v, evaluate=False)
+    # Numerically, with the package's Laplacian on C_16.
+    yield cycle_mode_residual(16) < 1e-12

@@ -154,3 +154,71 @@ def _check_var_scaled():
     yield sp.Eq((1 / sp.sqrt(d)) ** 2 * d, 1)
     for d_, dot in _concrete_dots():
         yield sp.Eq(stats.variance(dot / sp.sqrt(d_)), 1)
+
+
+# --------------------------------------------------------------------------------------------------
+# "Other sources say": claims of popular accounts, checked by code.
+# --------------------------------------------------------------------------------------------------
+
+
+def self_score_margins(Q, K) -> np.ndarray:
+    """m_i = S_ii − max_{j≠i} S_ij with S = Q Kᵀ/√d: > 0 when i's score with itself is strictly highest.
+
+    ``Q`` and ``K`` are (n, d) for the same n tokens. Shape (n,). Needs n >= 2.
+
+    >>> self_score_margins([[1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [1.0, 0.0]]).round(3)
+    array([-0.707, -0.707])
+    """
+    S = scaled_scores(Q, K)  # (n, n)
+    n = S.shape[0]
+    if S.shape[1] != n or n < 2:
+        raise ValueError(f"Q and K must hold the same n >= 2 tokens; got {S.shape[0]} and {S.shape[1]}")
+    others = np.where(np.eye(n, dtype=bool), -np.inf, S)  # (n, n)
+    return np.diag(S) - others.max(axis=1)  # (n,)
+
+
+def misplaced_scale(Q, K) -> dict[str, np.ndarray]:
+    """Three readings of the scale: the right one and two that move √d out of the exponent.
+
+    * ``"right"``: softmax(Q Kᵀ/√d)  (eq-scaled-scores, then eq-softmax);
+    * ``"outside"``: exp(q_i·k_j)/√d normalised over j, which equals softmax(Q Kᵀ): the scale cancels
+      (eq-scale-outside-cancels);
+    * ``"after"``: softmax(Q Kᵀ)/√d, not normalised again: its rows sum to 1/√d.
+
+    Each value has shape (n_q, n_k).
+    """
+    from .softmax import softmax
+
+    Q = as_matrix(Q, "Q", shape_doc="(n_q, d)")  # (n_q, d)
+    K = as_matrix(K, "K", shape_doc="(n_k, d)")  # (n_k, d)
+    S = scaled_scores(Q, K)  # (n_q, n_k)
+    root_d = math.sqrt(Q.shape[1])
+    E = np.exp(S * root_d - (S * root_d).max(axis=1, keepdims=True)) / root_d  # (n_q, n_k)
+    return {
+        "right": softmax(S),  # (n_q, n_k)
+        "outside": E / E.sum(axis=1, keepdims=True),  # (n_q, n_k)
+        "after": softmax(S * root_d) / root_d,  # (n_q, n_k)
+    }
+
+
+def _display_scale_outside():
+    s = sp.IndexedBase("s")
+    lhs = sp.Mul(sp.exp(s[j]) / sp.sqrt(d),
+                 1 / sp.Sum(sp.exp(s[l]) / sp.sqrt(d), (l, 1, sp.Symbol("n"))), evaluate=False)
+    return sp.Eq(lhs, sp.exp(s[j]) / sp.Sum(sp.exp(s[l]), (l, 1, sp.Symbol("n"))), evaluate=False)
+
+
+@derivation("eq-scale-outside-cancels", display=_display_scale_outside)
+def _check_scale_outside():
+    # A constant factor in front of every exponential cancels in the normalisation (n = 4 symbols).
+    s = sp.symbols("s1:5", real=True)
+    c = sp.Symbol("c", positive=True)
+    for j_ in range(4):
+        outside = (sp.exp(s[j_]) / c) / sum(sp.exp(x) / c for x in s)
+        yield sp.Eq(outside, sp.exp(s[j_]) / sum(sp.exp(x) for x in s))
+    # ... so moving √d outside the exponent is the unscaled softmax, not the scaled one.
+    Qi = [[1, 0], [0, 2]]
+    got = misplaced_scale(Qi, Qi)
+    unscaled = np.exp(np.array(Qi) @ np.array(Qi).T)  # (2, 2)
+    yield bool(np.allclose(got["outside"], unscaled / unscaled.sum(axis=1, keepdims=True), atol=1e-15))
+    yield bool(not np.allclose(got["outside"], got["right"], atol=1e-3))

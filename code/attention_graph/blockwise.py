@@ -1,0 +1,471 @@
+"""Blockwise attention and the online softmax: the weighted sum, one block of keys at a time.
+
+Dense attention holds the whole (n_q, n_k) weight matrix. Each output row, though, is only a weighted
+average of the values, and a weighted average can be accumulated block by block if we keep, per
+query, three running numbers: the maximum score m seen so far, the normaliser ℓ = Σ e^{s_j − m} and the
+average o of the values seen so far (Milakov & Gimelshein 2018; Dao et al. 2022). Two such summaries
+merge into the summary of their union (:func:`merge`); the chapter ``book/blockwise.md`` proves it with
+SymPy (the checks are registered below under the labels the page shows).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any, NamedTuple
+
+import numpy as np
+import sympy as sp
+
+from .registry import derivation
+from .scores import scaled_scores
+from .validation import as_matrix, check_same
+
+__all__ = ["BlockState", "block_state", "merge", "blockwise_attention", "online_trace",
+           "trace_table", "benchmark", "benchmark_record", "check_block_size", "TARGET_MB"]
+
+TARGET_MB = 300  # the memory target of the benchmark at n = 16,384, d = 64 (float64), in MiB
+
+
+class BlockState(NamedTuple):
+    """The summary of a set of keys, per query: (m, ℓ, o).
+
+    ``m`` (n_q, 1) is the largest score, ``ell`` (n_q, 1) the normaliser Σ_j e^{s_j − m} and ``o``
+    (n_q, d_v) the softmax-weighted average of the values of those keys. The fields may also hold SymPy
+    expressions: the book's proofs run :func:`merge` on symbols.
+    """
+
+    m: Any
+    ell: Any
+    o: Any
+
+
+def block_state(S, V) -> BlockState:
+    """m = max_j s_j, ℓ = Σ_j e^{s_j − m}, o = Σ_j e^{s_j − m} v_j / ℓ  (eq-block-output).
+
+    ``S`` is (n_q, b): the scores of every query against the b keys of one
+    block; ``V`` is (b, d_v), the values of those keys. Every exponent is at
+    most 0, so nothing overflows.
+
+    >>> block_state([[0.0, 0.0]], [[1.0], [3.0]])
+    BlockState(m=array([[0.]]), ell=array([[2.]]), o=array([[2.]]))
+    """
+    S = as_matrix(S, "S", shape_doc="(n_q, b)")  # (n_q, b)
+    V = as_matrix(V, "V", shape_doc="(b, d_v)")  # (b, d_v)
+    check_same(S.shape[1], V.shape[0], "S must have one column per row of V")
+    if S.shape[1] == 0:
+        raise ValueError("S has no columns: a block needs at least one key")
+    m = S.max(axis=1, keepdims=True)  # (n_q, 1)
+    with np.errstate(over="ignore"):  # s_j − m < −1.8e308 gives e^{−inf} = 0
+        P = np.exp(S - m)  # (n_q, b), entries in [0, 1]
+    ell = P.sum(axis=1, keepdims=True)  # (n_q, 1), at least 1
+    o = P @ V / ell  # (n_q, d_v)
+    return BlockState(m, ell, o)
+
+
+def merge(a: BlockState, b: BlockState, *, exp=np.exp, maximum=np.maximum) -> BlockState:
+    """The state of the union of two disjoint blocks of keys  (eq-merge-output).
+
+    m = max(m_a, m_b)
+    ℓ = e^{m_a − m} ℓ_a + e^{m_b − m} ℓ_b
+    o = (e^{m_a − m} ℓ_a o_a + e^{m_b − m} ℓ_b o_b) / ℓ
+
+    ``exp`` and ``maximum`` are NumPy's by default; the book's SymPy proofs
+    call this same function with ``sympy.exp`` and ``sympy.Max`` on symbols.
+
+    >>> a = BlockState(np.array([[0.0]]), np.array([[1.0]]), np.array([[1.0]]))
+    >>> b = BlockState(np.array([[0.0]]), np.array([[1.0]]), np.array([[3.0]]))
+    >>> merge(a, b)
+    BlockState(m=array([[0.]]), ell=array([[2.]]), o=array([[2.]]))
+    """
+    a, b = _as_state(a, "a"), _as_state(b, "b")
+    with np.errstate(over="ignore"):  # m_a − m < −1.8e308 gives e^{−inf} = 0
+        m = maximum(a.m, b.m)  # (n_q, 1)
+        alpha = exp(a.m - m)  # (n_q, 1), e^{m_a − m} in [0, 1]
+        beta = exp(b.m - m)  # (n_q, 1), e^{m_b − m} in [0, 1]
+    ell = alpha * a.ell + beta * b.ell  # (n_q, 1)
+    o = (alpha * a.ell * a.o + beta * b.ell * b.o) / ell  # (n_q, d_v)
+    return BlockState(m, ell, o)
+
+
+def _as_state(state, name: str) -> BlockState:
+    """``state`` as a BlockState with consistent shapes and ℓ > 0; SymPy states pass unchanged."""
+    if not isinstance(state, BlockState):
+        raise TypeError(f"{name} must be a BlockState (m, ell, o); got {type(state).__name__}")
+    if any(isinstance(x, (sp.Basic, sp.MatrixBase)) for x in state):
+        return state
+    m = as_matrix(state.m, f"{name}.m", shape_doc="(n_q, 1)")  # (n_q, 1)
+    ell = as_matrix(state.ell, f"{name}.ell", shape_doc="(n_q, 1)")  # (n_q, 1)
+    o = as_matrix(state.o, f"{name}.o", shape_doc="(n_q, d_v)")  # (n_q, d_v)
+    if m.shape[1] != 1 or ell.shape != m.shape or o.shape[0] != m.shape[0]:
+        raise ValueError(f"{name} has inconsistent shapes: m {m.shape}, ell {ell.shape}, o {o.shape}; "
+                         "expected (n_q, 1), (n_q, 1), (n_q, d_v)")
+    if not (ell > 0).all():
+        raise ValueError(f"{name}.ell must be positive: a normaliser is a sum of exponentials")
+    return BlockState(m, ell, o)
+
+
+def check_block_size(block_size) -> int:
+    """``block_size`` as a positive int, or a TypeError/ValueError saying what is wrong."""
+    if isinstance(block_size, (bool, np.bool_)) or not isinstance(block_size, (int, np.integer)):
+        raise TypeError(f"block_size must be a positive integer (keys per block); "
+                        f"got {block_size!r} of type {type(block_size).__name__}")
+    if block_size < 1:
+        raise ValueError(f"block_size must be a positive integer (keys per block); got {block_size}")
+    return int(block_size)
+
+
+def blockwise_attention(Q, K, V, block_size: int) -> np.ndarray:
+    """Y = softmax(Q Kᵀ / √d) V, one block of keys at a time  (thm-merge-is-union).
+
+    ``Q`` is (n_q, d), ``K`` is (n_k, d), ``V`` is (n_k, d_v); ``block_size``
+    keys are read at a time. Returns Y, (n_q, d_v): the same as
+    ``attention(Q, K, V)[0]``, without ever holding more than an
+    (n_q, block_size) slice of the scores, so the extra memory is
+    O(n_q · block_size). Input checks and dtypes follow :func:`attention`.
+
+    >>> Q, K, V = [[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[1.0], [3.0]]
+    >>> blockwise_attention(Q, K, V, block_size=1).round(3)
+    array([[1.66]])
+    """
+    b = check_block_size(block_size)
+    Q = as_matrix(Q, "Q", shape_doc="(n_q, d)")  # (n_q, d)
+    K = as_matrix(K, "K", shape_doc="(n_k, d)")  # (n_k, d)
+    V = as_matrix(V, "V", shape_doc="(n_k, d_v)")  # (n_k, d_v)
+    check_same(K.shape[0], V.shape[0], "K and V must have the same number of rows (n_k)")
+    check_same(Q.shape[1], K.shape[1], "Q and K must share the dimension d (columns)")
+    n_k = K.shape[0]
+    if n_k == 0:
+        if Q.shape[0] > 0:
+            raise ValueError("K has no rows: a query with no key has no softmax")
+        return np.zeros((0, V.shape[1]), dtype=np.result_type(Q, K, V))  # (0, d_v)
+    state = None
+    for start in range(0, n_k, b):
+        S = scaled_scores(Q, K[start:start + b])  # (n_q, b)
+        block = block_state(S, V[start:start + b])  # state of keys start..start+b-1
+        state = block if state is None else merge(state, block)
+    return state.o  # (n_q, d_v)
+
+
+def online_trace(q, K, V, block_size: int) -> list[dict]:
+    """The running (m, ℓ, o) of one query after each block of keys, as a list of dicts.
+
+    ``q`` is one query (d,), ``K`` (n_k, d), ``V`` (n_k, d_v). Each entry has ``keys`` (the indices of
+    the block read), ``m`` and ``ell`` (floats) and ``o`` (a list of d_v floats). The last entry is the
+    attention output of ``q``.
+    """
+    q = as_matrix(np.atleast_2d(q), "q", shape_doc="(1, d)")  # (1, d)
+    if q.shape[0] != 1:
+        raise ValueError(f"q must be a single query of shape (d,) or (1, d); got shape {q.shape}")
+    b = check_block_size(block_size)
+    K = as_matrix(K, "K", shape_doc="(n_k, d)")  # (n_k, d)
+    V = as_matrix(V, "V", shape_doc="(n_k, d_v)")  # (n_k, d_v)
+    check_same(K.shape[0], V.shape[0], "K and V must have the same number of rows (n_k)")
+    trace, state = [], None
+    for start in range(0, K.shape[0], b):
+        block = block_state(scaled_scores(q, K[start:start + b]), V[start:start + b])
+        state = block if state is None else merge(state, block)
+        trace.append({"keys": list(range(start, min(start + b, K.shape[0]))),
+                      "m": float(state.m[0, 0]), "ell": float(state.ell[0, 0]),
+                      "o": [float(x) for x in state.o[0]]})
+    return trace
+
+
+def trace_table(trace: list[dict], labels) -> str:
+    """A Markdown table of :func:`online_trace`, one row per block, keys named by ``labels``."""
+    labels = [str(x) for x in labels]
+    rows = ["| step | keys read | $m$ | $\\ell$ | $o$ |", "| --- | --- | --- | --- | --- |"]
+    for step, entry in enumerate(trace, 1):
+        names = ", ".join(labels[j] for j in entry["keys"])
+        o = ", ".join(f"{x:.3f}" for x in entry["o"])
+        rows.append(f"| {step} | {names} | {entry['m']:.3f} | {entry['ell']:.3f} | ({o}) |")
+    return "\n".join(rows)
+
+
+# --------------------------------------------------------------------------------------------------
+# The derivation, in SymPy. One query; scores s_j and values v_j (rows of two entries) are symbols.
+# --------------------------------------------------------------------------------------------------
+_SYM = dict(exp=sp.exp, maximum=sp.Max)
+_j, _n = sp.symbols("j n", integer=True, positive=True)
+_s, _v = sp.IndexedBase("s"), sp.IndexedBase("v")
+m_, ell_, o_ = sp.symbols(r"m \ell o")
+m_a, m_b, ell_a, ell_b, o_a, o_b = sp.symbols(r"m_a m_b \ell_a \ell_b o_a o_b")
+
+
+def _scores(names: str):
+    return list(sp.symbols(names, real=True))
+
+
+def _values(count: int, first: int = 1):
+    """Rows v_j = (v_j1, v_j2), j = first, ..., first + count − 1."""
+    return [sp.Matrix([[sp.Symbol(f"v_{k}{c}", real=True) for c in (1, 2)]])
+            for k in range(first, first + count)]
+
+
+def _sym_block_state(s, v) -> BlockState:
+    """m = max_j s_j, then (eq-block-normaliser) and (eq-block-output) on symbols, as displayed."""
+    m = sp.Max(*s)
+    ell = sum(sp.exp(sj - m) for sj in s)
+    o = sum((sp.exp(sj - m) * vj for sj, vj in zip(s, v)), sp.zeros(1, 2)) / ell
+    return BlockState(m, ell, o)
+
+
+def _softmax_sum(s, v):
+    """Σ_j softmax(s)_j v_j with no shift at all: the attention output over these keys."""
+    return sum((sp.exp(sj) * vj for sj, vj in zip(s, v)), sp.zeros(1, 2)) / sum(sp.exp(sj) for sj in s)
+
+
+def _matrix_zero(M) -> list:
+    return [sp.Eq(e, 0) for e in M]
+
+
+def _general_state(name: str) -> BlockState:
+    """An arbitrary state: m real, ℓ positive, o a row of two reals."""
+    return BlockState(sp.Symbol(f"m_{name}", real=True), sp.Symbol(f"ell_{name}", positive=True),
+                      sp.Matrix([[sp.Symbol(f"o_{name}{c}", real=True) for c in (1, 2)]]))
+
+
+def _shifted():
+    """e^{s_j − m}, written in that order."""
+    return sp.exp(sp.Add(_s[_j], -m_, evaluate=False), evaluate=False)
+
+
+_SPLITS = [(2, 3), (4, 1)]  # blocks A = s_1..s_p and B = the rest, of five symbolic scores
+
+
+@derivation("eq-block-normaliser",
+            display=lambda: sp.Eq(ell_, sp.Sum(_shifted(), (_j, 1, _n)), evaluate=False))
+def _check_block_normaliser():
+    # Shifting every score by m divides the normaliser by e^{m}: the weights e^{s_j − m}/ℓ do not move.
+    s = _scores("s1:4")
+    t = sp.Symbol("t", real=True)
+    ell_m = sum(sp.exp(sj - t) for sj in s)
+    yield sp.Eq(ell_m * sp.exp(t), sum(sp.exp(sj) for sj in s))
+    for sj in s:
+        yield sp.Eq(sp.exp(sj - t) / ell_m, sp.exp(sj) / sum(sp.exp(x) for x in s))
+    # With m the maximum, each term is at most 1 and the largest is exactly 1: 1 <= ℓ <= n.
+    yield sp.Eq(sp.exp(s[0] - sp.Max(*s)).subs({s[1]: s[0] - 1, s[2]: s[0] - 2}), 1)
+    yield bool(np.isclose(float(block_state([[3.0, 1.0, -2.0]], np.eye(3)).ell[0, 0]),
+                          float(sum(sp.exp(x - 3) for x in (3, 1, -2))), rtol=1e-15))
+
+
+def _display_block_output():
+    term = sp.Mul(_shifted(), _v[_j], evaluate=False)
+    return sp.Eq(o_, sp.Mul(1 / ell_, sp.Sum(term, (_j, 1, _n)), evaluate=False), evaluate=False)
+
+
+@derivation("eq-block-output", display=_display_block_output)
+def _check_block_output():
+    # The state's o is the softmax-weighted sum of the block's values, whatever m is.
+    s, v = _scores("s1:4"), _values(3)
+    yield from _matrix_zero(_sym_block_state(s, v).o - _softmax_sum(s, v))
+    # The package's block_state gives the exact value on a small example.
+    S, Vi = [[sp.Integer(2), sp.Integer(0), sp.Integer(-1)]], [[1, 2], [0, -1], [3, 1]]
+    exact = _softmax_sum(S[0], [sp.Matrix([row]) for row in Vi])
+    got = block_state(np.array(S, dtype=float), Vi).o  # (1, 2)
+    yield bool(np.allclose(np.array(exact.evalf(30), dtype=float), got, rtol=0, atol=1e-15))
+
+
+@derivation("eq-merge-max", display=lambda: sp.Eq(m_, sp.Max(m_a, m_b), evaluate=False))
+def _check_merge_max():
+    # The maximum of the union is the larger of the two blocks' maxima.
+    s, v = _scores("s1:6"), _values(5)
+    for p, _ in _SPLITS:
+        A, B = _sym_block_state(s[:p], v[:p]), _sym_block_state(s[p:], v[p:])
+        yield sp.Eq(merge(A, B, **_SYM).m - sp.Max(*s), 0)
+
+
+def _display_merge_normaliser():
+    return sp.Eq(ell_, sp.exp(m_a - m_) * ell_a + sp.exp(m_b - m_) * ell_b, evaluate=False)
+
+
+@derivation("eq-merge-normaliser", display=_display_merge_normaliser)
+def _check_merge_normaliser():
+    # Rescaling by e^{m_a − m} moves every term of block a to the common reference m ...
+    s_j, t = sp.symbols("s_j t", real=True)
+    yield sp.Eq(sp.exp(m_a - t) * sp.exp(s_j - m_a), sp.exp(s_j - t))
+    # ... so the merged ℓ is the union's normaliser Σ e^{s_j − m}, m its maximum.
+    s, v = _scores("s1:6"), _values(5)
+    for p, _ in _SPLITS:
+        A, B = _sym_block_state(s[:p], v[:p]), _sym_block_state(s[p:], v[p:])
+        yield sp.Eq(merge(A, B, **_SYM).ell, sum(sp.exp(sj - sp.Max(*s)) for sj in s))
+
+
+def _display_merge_output():
+    num = sp.exp(m_a - m_) * ell_a * o_a + sp.exp(m_b - m_) * ell_b * o_b
+    return sp.Eq(o_, sp.Mul(num, 1 / ell_, evaluate=False), evaluate=False)
+
+
+@derivation("eq-merge-output", display=_display_merge_output)
+def _check_merge_output():
+    # The merged o is the union's weighted average Σ e^{s_j − m} v_j / ℓ ...
+    s, v = _scores("s1:6"), _values(5)
+    A, B = _sym_block_state(s[:2], v[:2]), _sym_block_state(s[2:], v[2:])
+    yield from _matrix_zero(merge(A, B, **_SYM).o - _sym_block_state(s, v).o)
+    # ... and a convex combination of o_a and o_b: the two coefficients are positive and sum to 1.
+    a, b = _general_state("a"), _general_state("b")
+    M = merge(a, b, **_SYM)
+    w_a = sp.exp(a.m - M.m) * a.ell / M.ell
+    w_b = sp.exp(b.m - M.m) * b.ell / M.ell
+    yield sp.Eq(w_a + w_b, 1)
+    yield from _matrix_zero(M.o - (w_a * a.o + w_b * b.o))
+    yield bool(w_a.is_positive)
+    yield bool(w_b.is_positive)
+
+
+@derivation("thm-merge-is-union")
+def _check_merge_is_union():
+    # Two blocks of symbolic scores and values (2 + 3 and 4 + 1 of five keys): merging their states
+    # gives the state of the union, whose o is the softmax-weighted sum of all five values.
+    s, v = _scores("s1:6"), _values(5)
+    attention_output = _softmax_sum(s, v)
+    for p, _ in _SPLITS:
+        A, B = _sym_block_state(s[:p], v[:p]), _sym_block_state(s[p:], v[p:])
+        M = merge(A, B, **_SYM)
+        yield from _matrix_zero(M.o - attention_output)
+        yield sp.Eq(M.m, sp.Max(*s))
+        yield sp.Eq(M.ell * sp.exp(M.m), sum(sp.exp(sj) for sj in s))
+
+
+@derivation("thm-merge-order")
+def _check_merge_order():
+    # Arbitrary states (m real, ℓ > 0, o a row of two): merge is commutative and associative.
+    a, b, c = _general_state("a"), _general_state("b"), _general_state("c")
+    ab, ba = merge(a, b, **_SYM), merge(b, a, **_SYM)
+    yield sp.Eq(ab.m - ba.m, 0)
+    yield sp.Eq(ab.ell, ba.ell)
+    yield from _matrix_zero(ab.o - ba.o)
+    left = merge(merge(a, b, **_SYM), c, **_SYM)
+    right = merge(a, merge(b, c, **_SYM), **_SYM)
+    yield sp.Eq(left.m - right.m, 0)
+    yield sp.Eq(left.ell, right.ell)
+    yield from _matrix_zero(left.o - right.o)
+
+
+# --------------------------------------------------------------------------------------------------
+# Benchmark: `python -m attention_graph.bench blockwise [--quick]`.
+# --------------------------------------------------------------------------------------------------
+
+def benchmark_record() -> dict:
+    """The committed record of ``python -m attention_graph.bench blockwise`` (book/data)."""
+    from .bench import DATA
+
+    path = DATA / "bench_blockwise.json"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: run python -m attention_graph.bench blockwise")
+    return json.loads(path.read_text())
+
+
+def _measure_case(method: str, n: int, d: int, block_size: int, seed: int, repeat: int,
+                  check_rows: int = 0) -> dict:
+    """Run one case in THIS process and measure it; meant to run in a fresh subprocess.
+
+    Memory, two ways: ``rss_mb`` is the peak resident set size (``resource.getrusage`` ru_maxrss) of
+    the process minus its value before the inputs were made (an idle interpreter with numpy and this
+    package imported), so it counts the inputs Q, K, V (``inputs_mb``), every temporary and the
+    output; ``traced_mb`` is the peak of ``tracemalloc`` during the call alone (NumPy reports its
+    array allocations to it): the temporaries and the output, without the inputs.
+    """
+    import resource
+    import tracemalloc
+
+    from .attention import attention
+    from .bench import median_time
+
+    def rss_mb() -> float:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB -> MiB
+
+    rng = np.random.default_rng(seed)
+    baseline = rss_mb()  # everything imported, nothing allocated yet
+    Q = rng.standard_normal((n, d))  # (n, d)
+    K = rng.standard_normal((n, d))  # (n, d)
+    V = rng.standard_normal((n, d))  # (n, d)
+    inputs = rss_mb() - baseline
+    if method == "dense":
+        def run():
+            return attention(Q, K, V)[0]  # (n, d)
+    else:
+        def run():
+            return blockwise_attention(Q, K, V, block_size)  # (n, d)
+    tracemalloc.start()
+    Y = run()  # (n, d)
+    traced = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    out = {"method": method, "n": n, "d": d, "block_size": block_size if method != "dense" else None,
+           "rss_mb": rss_mb() - baseline, "inputs_mb": inputs, "traced_mb": traced,
+           "baseline_mb": baseline}
+    if check_rows:
+        rows = np.sort(rng.choice(n, size=min(check_rows, n), replace=False))  # (r,)
+        Y_dense = attention(Q[rows], K, V)[0]  # (r, d): dense on a few rows fits at any n
+        out["check_rows"] = int(rows.size)
+        out["max_abs_diff_rows"] = float(np.abs(Y[rows] - Y_dense).max())
+    del Y
+    out["seconds"] = median_time(run, repeat=repeat)
+    return out
+
+
+def _compare_case(n: int, d: int, block_size: int, seed: int) -> dict:
+    """Dense and blockwise on the same inputs: the largest entrywise difference of Y."""
+    from .attention import attention
+
+    rng = np.random.default_rng(seed)
+    Q, K, V = (rng.standard_normal((n, d)) for _ in range(3))  # (n, d) each
+    Y_dense = attention(Q, K, V)[0]  # (n, d)
+    Y_block = blockwise_attention(Q, K, V, block_size)  # (n, d)
+    return {"n": n, "d": d, "block_size": block_size,
+            "max_abs_diff": float(np.abs(Y_dense - Y_block).max()),
+            "max_abs_y": float(np.abs(Y_dense).max())}
+
+
+_THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def _in_subprocess(function: str, **kwargs) -> dict:
+    """Run ``function(**kwargs)`` of this module in a fresh interpreter (one BLAS thread)."""
+    code = ("import json, sys; from attention_graph import blockwise; "
+            f"print(json.dumps(blockwise.{function}(**json.loads(sys.argv[1]))))")
+    env = {**os.environ, **_THREADS}
+    run = subprocess.run([sys.executable, "-c", code, json.dumps(kwargs)], capture_output=True,
+                         text=True, env=env, check=False)
+    if run.returncode != 0:
+        raise RuntimeError(f"benchmark case {function}({kwargs}) failed:\n{run.stderr[-3000:]}")
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def benchmark(quick: bool) -> dict:
+    """Peak memory and time of dense against blockwise attention over n, and the memory target.
+
+    Every case runs in its own subprocess with one BLAS thread; d = 64, float64, seeded inputs.
+    """
+    d, seed = 64, 2018
+    if quick:
+        sizes, dense_max, block, target_n, sweep_n, sweep, repeat = [256, 512, 1024], 512, 64, 1024, 512, [16, 64, 256], 1
+    else:
+        sizes, dense_max, block, target_n, sweep_n, sweep, repeat = (
+            [1024, 2048, 4096, 8192, 16384], 8192, 256, 16384, 4096, [32, 128, 512, 2048], 3)
+    cases = []
+    for n in sizes:
+        if n <= dense_max:
+            cases.append(_in_subprocess("_measure_case", method="dense", n=n, d=d, block_size=0,
+                                        seed=seed, repeat=repeat))
+        cases.append(_in_subprocess("_measure_case", method="blockwise", n=n, d=d, block_size=block,
+                                    seed=seed, repeat=repeat, check_rows=64 if n == target_n else 0))
+    block_sizes = [_in_subprocess("_measure_case", method="blockwise", n=sweep_n, d=d, block_size=b,
+                                  seed=seed, repeat=repeat) for b in sweep]
+    equal = _in_subprocess("_compare_case", n=dense_max, d=d, block_size=block, seed=seed + 1)
+    target = next(c for c in cases if c["method"] == "blockwise" and c["n"] == target_n)
+    return {
+        "d": d, "seed": seed, "dtype": "float64", "block_size": block, "threads": 1,
+        "memory_note": "rss_mb: peak ru_maxrss minus an idle interpreter with numpy and the package "
+                       "imported (includes the inputs Q, K, V); traced_mb: tracemalloc peak of the "
+                       "call alone (temporaries and output)",
+        "cases": cases, "block_size_sweep": {"n": sweep_n, "cases": block_sizes},
+        "equal_to_dense": equal,
+        "target": {"n": target_n, "d": d, "target_mb": TARGET_MB, "rss_mb": target["rss_mb"],
+                   "traced_mb": target["traced_mb"], "met": target["rss_mb"] < TARGET_MB,
+                   "dense_matrix_mb": target_n**2 * 8 / 2**20,
+                   "max_abs_diff_rows": target["max_abs_diff_rows"],
+                   "check_rows": target["check_rows"]},
+    }

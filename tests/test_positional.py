@@ -1,0 +1,208 @@
+"""Positions from the graph: the normalized Laplacian, the encoding and its sign, the cycle's Fourier
+modes, and what the chapter shows, recomputed with plain NumPy."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import booktools as bt
+from attention_graph import laplacian_pe, normalized_laplacian, positional, registry
+from attention_graph.worked_example import path_adjacency
+
+PAGE = "positional"
+
+
+def _laplacian(A):
+    """I − D^{-1/2} A D^{-1/2}, entry by entry, for a graph without isolated nodes."""
+    A = np.asarray(A, dtype=float)
+    d = A.sum(axis=1)
+    n = len(A)
+    return np.array([[(i == j) - A[i, j] / np.sqrt(d[i] * d[j]) for j in range(n)] for i in range(n)])
+
+
+def test_normalized_laplacian_is_the_entrywise_formula():
+    rng = np.random.default_rng(0)
+    A = rng.random((6, 6))
+    A = A + A.T
+    np.fill_diagonal(A, 0)
+    np.testing.assert_allclose(normalized_laplacian(A), _laplacian(A), rtol=0, atol=1e-14)
+
+
+def test_laplacian_spectrum_lies_in_zero_two_with_sqrt_degree_kernel():
+    rng = np.random.default_rng(1)
+    A = (rng.random((12, 12)) < 0.4).astype(float)
+    A = np.triu(A, 1)
+    A = A + A.T
+    A[0, 1] = A[1, 0] = 1.0
+    A = A[A.sum(axis=1) > 0][:, A.sum(axis=1) > 0]
+    lam, U = np.linalg.eigh(_laplacian(A))
+    assert lam.min() > -1e-12 and lam.max() < 2 + 1e-12
+    root = np.sqrt(A.sum(axis=1))
+    np.testing.assert_allclose(_laplacian(A) @ root, 0, atol=1e-12)
+
+
+def test_isolated_node_keeps_a_row_of_the_identity():
+    A = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]])
+    L = normalized_laplacian(A)
+    np.testing.assert_array_equal(L[2], [0, 0, 1])
+
+
+@pytest.mark.parametrize("A, message", [
+    (np.ones((2, 3)), "square"),
+    (np.array([[0, -1], [-1, 0]]), "non-negative"),
+    (np.array([[0, 1], [0, 0]]), "symmetric"),
+])
+def test_normalized_laplacian_refuses_bad_adjacency(A, message):
+    with pytest.raises(ValueError, match=message):
+        normalized_laplacian(A)
+
+
+def test_laplacian_pe_columns_are_sign_fixed_unit_eigenvectors():
+    rng = np.random.default_rng(2)
+    A = rng.random((8, 8))
+    A = A + A.T
+    P = laplacian_pe(A, 4)
+    L = _laplacian(A)
+    lam = np.linalg.eigvalsh(L)[1:5]
+    np.testing.assert_allclose(L @ P, P * lam, atol=1e-12)
+    np.testing.assert_allclose(P.T @ P, np.eye(4), atol=1e-12)
+    for c in range(4):
+        biggest = np.flatnonzero(np.abs(P[:, c]) > np.abs(P[:, c]).max() - 1e-12)[0]
+        assert P[biggest, c] > 0
+
+
+@pytest.mark.parametrize("k", [0, 4, 2.0, True])
+def test_laplacian_pe_refuses_bad_k(k):
+    with pytest.raises(ValueError, match="k must be an integer"):
+        laplacian_pe(path_adjacency(), k)
+
+
+def test_cycle_adjacency_and_errors():
+    A = positional.cycle_adjacency(5)
+    assert (A.sum(axis=1) == 2).all() and (A == A.T).all() and A[0, 4] == 1 and A[0, 2] == 0
+    with pytest.raises(ValueError, match="n >= 3"):
+        positional.cycle_adjacency(2)
+
+
+# --- The theorem ------------------------------------------------------------------------------------
+
+def test_thm_cycle_fourier():
+    """cos and sin of 2π m k / n are eigenvectors of I − A/2 on C_n, eigenvalue 1 − cos(2π m / n)."""
+    for n in (3, 4, 7, 12, 25):
+        k = np.arange(n)
+        A = np.zeros((n, n))
+        A[k, (k + 1) % n] = A[(k + 1) % n, k] = 1
+        L = np.eye(n) - A / 2
+        np.testing.assert_allclose(normalized_laplacian(A), L, atol=1e-15)
+        for m in range(-2, n + 2):
+            lam = 1 - np.cos(2 * np.pi * m / n)
+            for v in (np.cos(2 * np.pi * m * k / n), np.sin(2 * np.pi * m * k / n)):
+                np.testing.assert_allclose(L @ v, lam * v, atol=1e-12)
+    assert registry.verify("thm-cycle-fourier") >= 1
+
+
+def test_the_cycle_check_can_fail(monkeypatch):
+    """A wrong eigenvalue must make the registered check fail."""
+    monkeypatch.setattr(positional, "cycle_eigenvalue", lambda n, m: float(1 + np.cos(2 * np.pi * m / n)))
+    with pytest.raises(registry.DerivationError, match="thm-cycle-fourier"):
+        registry.verify("thm-cycle-fourier")
+
+
+def test_the_row_identity_is_not_a_tautology():
+    """The symbolic statement used by the check is false for a wrong eigenvalue."""
+    k, m, n = sp.symbols("k m n", integer=True)
+    theta = 2 * sp.pi * m / n
+    v = lambda kk: sp.cos(theta * kk)  # noqa: E731
+    wrong = sp.expand_trig(v(k) - (v(k - 1) + v(k + 1)) / 2 - (1 + sp.cos(theta)) * v(k))
+    assert sp.simplify(wrong) != 0
+
+
+def test_laplacian_check_can_fail(monkeypatch):
+    monkeypatch.setattr(positional, "normalized_laplacian", lambda A: np.eye(len(A)) - np.asarray(A) / 2)
+    with pytest.raises(registry.DerivationError, match="eq-normalized-laplacian"):
+        registry.verify("eq-normalized-laplacian")
+
+
+def test_fourier_fit_helpers():
+    n = 10
+    k = np.arange(n)
+    v = 0.3 * np.cos(2 * np.pi * 3 * k / n) - 0.7 * np.sin(2 * np.pi * 3 * k / n)
+    assert positional.fourier_frequency(v) == 3
+    np.testing.assert_allclose(positional.fourier_coefficients(v, 3), (0.3, -0.7), atol=1e-14)
+    freqs, coefs, misfit = positional.fit_sinusoids(np.column_stack([v, np.cos(2 * np.pi * k / n)]))
+    assert freqs == [3, 1] and misfit < 1e-14
+
+
+# --- What the page shows ------------------------------------------------------------------------------
+
+def test_glued_path_eigenvalues():
+    lam = np.linalg.eigvalsh(_laplacian(path_adjacency()))
+    for r in range(4):
+        assert bt.glued_float(PAGE, f"path_lambda_{r}") == pytest.approx(lam[r], abs=1e-12)
+    assert bt.glued_float(PAGE, "path_lambda0_abs") < 1e-12
+    np.testing.assert_allclose(lam, [0, 0.5, 1.5, 2], atol=1e-12)  # the path's known spectrum
+
+
+def test_page_claims_about_the_path_encoding():
+    """First column decreasing along the path (one sign change), second symmetric (two), third
+    alternating (three)."""
+    P = laplacian_pe(path_adjacency(), 3)
+    assert (np.diff(P[:, 0]) < 0).all()
+    assert np.allclose(P[0, 1], P[3, 1]) and np.allclose(P[1, 1], P[2, 1])
+    changes = [int((np.diff(np.sign(P[:, c])) != 0).sum()) for c in range(3)]
+    assert changes == [1, 2, 3]
+
+
+def test_page_sign_flip_claims():
+    """Swapping Ana and Carla's numbers changes nothing; reading the path backwards flips columns 1
+    and 3 (by twice their largest entry) and keeps column 2."""
+    A = path_adjacency()
+    P = laplacian_pe(A, 3)
+    rev = [3, 2, 1, 0]
+    P_rev = laplacian_pe(A[np.ix_(rev, rev)], 3)
+    np.testing.assert_allclose(P_rev[:, [0, 2]], -P[rev][:, [0, 2]], atol=1e-12)
+    np.testing.assert_allclose(P_rev[:, 1], P[rev][:, 1], atol=1e-12)
+    assert bt.glued_plain(PAGE, "reverse_flipped").strip("'") == "1 and 3"
+    assert bt.glued_float(PAGE, "reverse_kept") == 2
+    assert bt.glued_float(PAGE, "reverse_gap") == pytest.approx(2 * np.abs(P[:, 0]).max(), abs=1e-12)
+    assert bt.glued_float(PAGE, "reverse_gap") == pytest.approx(bt.glued_float(PAGE, "reverse_gap_expected"))
+    swap = [1, 0, 2, 3]
+    P_swap = laplacian_pe(A[np.ix_(swap, swap)], 3)
+    np.testing.assert_allclose(P_swap, P[swap], atol=1e-12)
+    assert bt.glued_float(PAGE, "swap_gap") < 1e-12
+
+
+def test_page_cycle_numbers():
+    n, k = int(bt.glued_float(PAGE, "cycle_n")), int(bt.glued_float(PAGE, "cycle_k"))
+    idx = np.arange(n)
+    A = np.zeros((n, n))
+    A[idx, (idx + 1) % n] = A[(idx + 1) % n, idx] = 1
+    L = np.eye(n) - A / 2
+    residual = max(np.abs(L @ f(2 * np.pi * m * idx / n) - (1 - np.cos(2 * np.pi * m / n)) * f(2 * np.pi * m * idx / n)).max()
+                   for m in range(n) for f in (np.cos, np.sin))
+    assert bt.glued_float(PAGE, "cycle_mode_residual") < 1e-12 and residual < 1e-12
+    # The columns of the encoding: frequencies 1, 1, 2, 2, each a sinusoid of amplitude √(2/n).
+    P = laplacian_pe(A, k)
+    assert bt.glued_plain(PAGE, "cycle_freqs").strip("'") == "1, 1, 2, 2"
+    for c, m in enumerate([1, 1, 2, 2]):
+        B = np.column_stack([np.cos(2 * np.pi * m * idx / n), np.sin(2 * np.pi * m * idx / n)])
+        ab, *_ = np.linalg.lstsq(B, P[:, c], rcond=None)
+        assert np.abs(B @ ab - P[:, c]).max() < 1e-12
+        assert np.hypot(*ab) == pytest.approx(np.sqrt(2 / n), rel=1e-12)
+    assert bt.glued_float(PAGE, "cycle_fit_residual") < 1e-12
+    assert bt.glued_float(PAGE, "cycle_amp_min") == pytest.approx(np.sqrt(2 / n), rel=1e-12)
+    assert bt.glued_float(PAGE, "cycle_amp_max") == pytest.approx(np.sqrt(2 / n), rel=1e-12)
+    assert bt.glued_float(PAGE, "cycle_amp_theory") == pytest.approx(np.sqrt(2 / n), rel=1e-15)
+
+
+def test_eigenvalues_grow_with_m_up_to_half():
+    """The page: 1 − cos(2πm/n) grows with m up to n/2, and m, n − m give the same eigenvalue."""
+    for n in (6, 16, 17):
+        lam = [positional.cycle_eigenvalue(n, m) for m in range(n)]
+        assert all(a < b for a, b in zip(lam[: n // 2 + 1], lam[1: n // 2 + 1]))
+        assert all(abs(lam[m] - lam[n - m]) < 1e-15 for m in range(1, n))
+
+
+def test_permutation_equivariance_gap_refuses_a_non_permutation():
+    with pytest.raises(ValueError, match="permutation"):
+        positional.permutation_equivariance_gap(path_adjacency(), 2, [0, 0, 1, 2])
