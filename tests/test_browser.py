@@ -205,6 +205,12 @@ def test_no_console_error_and_no_failed_request(page, visit):
     assert visit(page).errors == []
 
 
+@pytest.mark.parametrize("page", PAGES)
+def test_no_path_of_the_build_machine_in_the_page(page, visit):
+    # e.g. a traceback's file names: they must read code/..., not /home/someone/book/code/...
+    assert str(bt.ROOT) not in visit(page).data["rendered"]
+
+
 # --- Images and figures ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("page", PAGES)
