@@ -1,5 +1,8 @@
-# Two commands: `make book` builds the HTML, `make test` builds when needed and runs every test.
-# Both create .venv on first use and reinstall it when requirements.txt or pyproject.toml change.
+# Two commands: `make book` builds the HTML, `make test` builds when needed and runs every test
+# (the browser tests included: they need a Chromium, see README.md). Both create .venv on first use
+# and reinstall it when requirements.txt or pyproject.toml change.
+# Also: `make pdf` prints the built book into one PDF; `make reproducible` builds it twice from
+# scratch and compares every output file byte for byte.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -8,7 +11,7 @@ STAMP  := $(VENV)/.installed
 # Strict: any warning, unresolved reference or cell error fails the build (tracebacks are shown).
 JB_FLAGS := -n -W --keep-going
 
-.PHONY: book test clean
+.PHONY: book test pdf reproducible clean
 
 $(STAMP): requirements.txt pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +32,14 @@ book: $(STAMP)
 
 test: book
 	$(BIN)/python -m pytest
+
+# The whole book as one PDF, printed by Chromium after MathJax has typeset each page (no LaTeX).
+pdf: book
+	$(BIN)/python tools/browsertools.py pdf _build/pdf/book.pdf
+
+# Two clean builds in fresh folders (other paths, hash seeds and dates) give byte-identical files.
+reproducible: $(STAMP)
+	JB_FLAGS="$(JB_FLAGS)" $(BIN)/python tools/reproducible.py
 
 clean:
 	rm -rf _build

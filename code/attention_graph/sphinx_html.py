@@ -1,0 +1,130 @@
+"""A Sphinx extension for the book's HTML: notebooks to download, no duplicated script, no local path.
+
+**Notebook download.** sphinx-book-theme's download menu lists a page's ``.ipynb`` only when a launch button (Binder,
+JupyterHub, ...) is configured, and the book is offline. This extension copies the notebook that
+MyST-NB executed for each page, outputs included, to ``_sources/<page>.ipynb`` next to the page's
+Markdown source, and adds it to the menu.
+
+The copy is reproducible: MyST-NB gives the cells random ids on every build; here cell ``k`` of a page
+gets an id made from the page name, ``k`` and the cell's source, so two builds give the same file.
+
+**Duplicated inline scripts.** sphinx-thebe adds an inline script (``const THEBE_JS_URL = ...``)
+after the HTML builder has started; Sphinx 7.4 then lists it twice in every page (once as filename
+``None``, once as ``""``), and the second copy throws "Identifier 'THEBE_JS_URL' has already been
+declared" in the reader's console. Each page keeps the first copy of every script.
+
+**No checkout path in the pages.** A cell that shows an error (tag ``raises-exception``) prints a
+traceback with absolute file names: ``/home/someone/attention-is-a-graph/code/...``. The pages and
+the notebooks offered for download show them relative to the book's root (``code/...``), so the
+output does not depend on where the book was built.
+
+Enable it in ``_config.yml`` under ``sphinx.extra_extensions``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from docutils import nodes
+
+
+def _roots(app) -> list[str]:
+    """The book's root folder as it may appear in output text, longest first, with a trailing /."""
+    roots = {str(Path(app.srcdir)), str(Path(app.srcdir).resolve())}
+    return sorted((r.rstrip(os.sep) + os.sep for r in roots), key=len, reverse=True)
+
+
+def without_roots(text: str, roots: list[str]) -> str:
+    """``text`` with every root folder removed, so that file names read relative to the book.
+
+    >>> without_roots("File /src/book/code/a.py:3, in f", ["/src/book/"])
+    'File code/a.py:3, in f'
+    """
+    for root in roots:
+        text = text.replace(root, "")
+    return text
+
+
+def _relative_paths_in_outputs(app, doctree) -> None:
+    roots = _roots(app)
+    for node in list(doctree.findall(nodes.Text)):
+        if any(root in node for root in roots):
+            node.parent.replace(node, nodes.Text(without_roots(str(node), roots)))
+
+
+def stable_cell_ids(notebook: dict, pagename: str) -> dict:
+    """The notebook with cell ids that depend only on the page name, cell position and source.
+
+    >>> nb = {"cells": [{"id": "random", "source": "x = 1"}, {"id": "other", "source": ["y"]}]}
+    >>> [c["id"] for c in stable_cell_ids(nb, "book/scores")["cells"]] == [
+    ...     c["id"] for c in stable_cell_ids(nb, "book/scores")["cells"]]
+    True
+    >>> len({c["id"] for c in stable_cell_ids(nb, "book/scores")["cells"]})
+    2
+    """
+    cells = []
+    for k, cell in enumerate(notebook.get("cells", [])):
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else source
+        digest = hashlib.sha256(f"{pagename}\n{k}\n{source}".encode()).hexdigest()[:12]
+        cells.append({**cell, "id": f"cell-{k}-{digest}"})
+    return {**notebook, "cells": cells}
+
+
+def _offer_notebook(app, pagename, templatename, context, doctree) -> None:
+    if doctree is None or context.get("ipynb_source"):
+        return
+    if "kernelspec" not in app.env.metadata.get(pagename, {}):
+        return  # not a notebook page
+    executed = Path(app.env.mystnb_config.output_folder, *f"{pagename}.ipynb".split("/"))
+    if not executed.exists():
+        return
+    text = without_roots(executed.read_text(encoding="utf8"),
+                         [json.dumps(r)[1:-1] for r in _roots(app)])  # as JSON spells them
+    notebook = stable_cell_ids(json.loads(text), pagename)
+    target = Path(app.outdir, "_sources", *f"{pagename}.ipynb".split("/"))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+                      encoding="utf8")
+    context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+def _script_key(script) -> tuple:
+    attributes = getattr(script, "attributes", {}) or {}
+    return (getattr(script, "filename", script) or "", getattr(script, "priority", 0),
+            tuple(sorted((k, str(v)) for k, v in attributes.items())))
+
+
+def unique_scripts(scripts: list) -> list:
+    """The scripts in order, each kept once; a missing filename and an empty one are the same.
+
+    >>> from types import SimpleNamespace as S
+    >>> a, b = S(filename=None, priority=500, attributes={"body": "const X = 1"}), S(filename="x.js")
+    >>> c = S(filename="", priority=500, attributes={"body": "const X = 1"})
+    >>> unique_scripts([a, b, c]) == [a, b]
+    True
+    """
+    seen, kept = set(), []
+    for script in scripts:
+        key = _script_key(script)
+        if key not in seen:
+            seen.add(key)
+            kept.append(script)
+    return kept
+
+
+def _drop_duplicate_scripts(app, pagename, templatename, context, doctree) -> None:
+    scripts = context.get("script_files")
+    if isinstance(scripts, list):
+        scripts[:] = unique_scripts(scripts)
+
+
+def setup(app):
+    # Before sphinx-book-theme builds its download menu (priority 501).
+    app.connect("doctree-read", _relative_paths_in_outputs)
+    app.connect("html-page-context", _offer_notebook, priority=500)
+    app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

@@ -1,0 +1,99 @@
+"""The whole book as one PDF, printed by Chromium once MathJax has typeset each page (``make pdf``).
+
+The session prints ``_build/pdf/book.pdf`` afresh from the built HTML, then reads it back with pypdf:
+one outline entry per document of ``_toc.yml``, in order; each chapter's title, equation numbers and
+figure numbers in its pages' text; glyphs of MathJax's fonts (which Chromium embeds as Type 3
+fonts) on the pages of every chapter that has math; no raw TeX anywhere in the extracted text.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from bs4 import BeautifulSoup
+
+import browsertools as bw
+
+# Raw TeX that would mean a formula was printed before, or without, MathJax.
+RAW_TEX = re.compile(r"\$\$|\\\(|\\\[|\\begin\{|\\(?:frac|sqrt|top|mathbb|mathrm|operatorname|"
+                     r"displaystyle|left|right|cdot|sum)\b")
+
+
+def squash(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def html_facts(doc: str) -> dict:
+    """What a chapter's HTML says its printed pages must show."""
+    soup = BeautifulSoup((bw.HTML / f"{doc}.html").read_text(encoding="utf8"), "html.parser")
+    article = soup.select_one("article") or soup
+    h1 = article.find("h1")
+    for junk in h1.select(".math, .headerlink"):
+        junk.decompose()
+    return {
+        "title": squash(h1.get_text(" ")).rstrip(":").strip(),
+        "math": bool(article.select(".math")),
+        "eqnos": [squash(e.find(string=True, recursive=False) or "") for e in article.select("span.eqno")],
+        "figures": [squash(e.get_text()) for e in article.select("figcaption .caption-number")],
+    }
+
+
+def type3_glyphs(pages) -> set[str]:
+    """Characters drawn with Type 3 fonts: how Chromium embeds MathJax's web fonts (text is TrueType)."""
+    chars: set[str] = set()
+    for page in pages:
+        for font in (page.get("/Resources", {}).get("/Font", {}) or {}).values():
+            font = font.get_object()
+            if font.get("/Subtype") != "/Type3" or "/ToUnicode" not in font:
+                continue
+            cmap = font["/ToUnicode"].get_object().get_data().decode("latin-1")
+            for block in re.findall(r"beginbfchar(.*?)endbfchar", cmap, re.S):
+                for hexes in re.findall(r"<[0-9A-Fa-f]+>\s*<([0-9A-Fa-f]+)>", block):
+                    chars.add(bytes.fromhex(hexes).decode("utf-16-be", "replace"))
+    return chars
+
+
+@pytest.fixture(scope="session")
+def book_pdf(browser, site):
+    from pypdf import PdfReader
+
+    chapters = bw.print_pdf(browser, site, bw.PDF)
+    reader = PdfReader(bw.PDF)
+    starts = [start for _, _, start in chapters] + [len(reader.pages)]
+    parts = {}
+    for (doc, title, start), end in zip(chapters, starts[1:]):
+        pages = reader.pages[start:end]
+        text = " ".join(p.extract_text(extraction_mode="layout") for p in pages)
+        parts[doc] = {"title": title, "text": squash(text), "glyphs": type3_glyphs(pages),
+                      "pages": end - start}
+    return reader, chapters, parts
+
+
+def test_one_pdf_with_every_document_in_toc_order(book_pdf):
+    reader, chapters, parts = book_pdf
+    assert [doc for doc, _, _ in chapters] == bw.toc_docnames()
+    outline = [(item.title, reader.get_destination_page_number(item)) for item in reader.outline]
+    assert outline == [(title, start) for _, title, start in chapters]
+    assert all(part["pages"] >= 1 for part in parts.values())
+    assert bw.PDF.stat().st_size > 0
+
+
+@pytest.mark.parametrize("doc", bw.toc_docnames())
+def test_chapter_title_equations_and_figures_are_printed(book_pdf, doc):
+    facts, part = html_facts(doc), book_pdf[2][doc]
+    if facts["title"]:
+        assert facts["title"] in part["text"], f"{doc}: title {facts['title']!r} not in its pages"
+    missing = [n for n in facts["eqnos"] if n not in part["text"]]
+    assert missing == [], f"{doc}: equation numbers missing from the PDF"
+    missing = [n for n in facts["figures"] if n not in part["text"]]
+    assert missing == [], f"{doc}: figure numbers missing from the PDF"
+
+
+@pytest.mark.parametrize("doc", bw.toc_docnames())
+def test_math_is_typeset_in_the_pdf(book_pdf, doc):
+    facts, part = html_facts(doc), book_pdf[2][doc]
+    raw = sorted({m.group(0) for m in RAW_TEX.finditer(part["text"])})
+    assert raw == [], f"{doc}: raw TeX in the PDF text"
+    if facts["math"]:
+        assert part["glyphs"], f"{doc}: has math, but no MathJax glyph is drawn on its pages"

@@ -1,0 +1,45 @@
+"""``make reproducible`` (tools/reproducible.py): its comparison, shown to catch what it must.
+
+The two full builds run in ``make reproducible`` (and in CI), not here: they take minutes.
+"""
+
+from __future__ import annotations
+
+import reproducible as rp
+
+
+def tree(root, files: dict[str, bytes]):
+    for name, data in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    return root
+
+
+def test_identical_trees_pass(tmp_path):
+    files = {"book/a.html": b"<p>same</p>\n", "_images/f.svg": b"<svg/>", "_images/f.png": b"\x89PNG"}
+    assert rp.compare(tree(tmp_path / "x", files), tree(tmp_path / "y", files)) == []
+
+
+def test_a_date_in_a_page_a_changed_image_and_a_missing_file_are_caught(tmp_path):
+    x = tree(tmp_path / "x", {"book/a.html": b"<p>Last updated on Nov 29, 2026.</p>\n",
+                             "_images/f.png": b"\x89PNG\x00\x01", "only.html": b""})
+    y = tree(tmp_path / "y", {"book/a.html": b"<p>Last updated on Jan 01, 2000.</p>\n",
+                             "_images/f.png": b"\x89PNG\x00\x02"})
+    problems = rp.compare(x, y)
+    assert problems[0] == "only in the first build: only.html"
+    assert problems[1] == "differs: _images/f.png (6 vs 6 bytes), binary"
+    assert problems[2].startswith("differs: book/a.html")
+    assert "-<p>Last updated on Nov 29, 2026.</p>" in problems[2]
+    assert "+<p>Last updated on Jan 01, 2000.</p>" in problems[2]
+
+
+def test_every_file_is_compared_buildinfo_and_search_index_included(tmp_path):
+    x = tree(tmp_path / "x", {".buildinfo": b"config: 1", "searchindex.js": b"a"})
+    y = tree(tmp_path / "y", {".buildinfo": b"config: 2", "searchindex.js": b"b"})
+    assert [p.split(" ")[1] for p in rp.compare(x, y)] == [".buildinfo", "searchindex.js"]
+
+
+def test_the_two_builds_differ_in_hash_seed_date_and_folder():
+    first, second = rp.VARIANTS
+    assert first["PYTHONHASHSEED"] != second["PYTHONHASHSEED"]
+    assert "SOURCE_DATE_EPOCH" not in first and int(second["SOURCE_DATE_EPOCH"]) < 10**9

@@ -1,0 +1,125 @@
+"""Two clean builds of the book must give byte-identical files: ``make reproducible``.
+
+The book's sources are copied into two fresh folders with different paths, each is built from scratch
+with the strict flags of ``make book`` (the package imported from the copy, not from the checkout;
+different hash seeds; different dates, see ``VARIANTS``), and every file of the two ``_build/html`` trees is compared byte for byte. Any difference in an HTML,
+SVG or PNG file, in the search index or in any other output fails the check, with the first lines of
+the difference shown.
+
+    python tools/reproducible.py [--keep] [--serial]
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# Never copied: build outputs, the virtual environment, caches and version control.
+SKIP = {".venv", "_build", ".git", "__pycache__", ".pytest_cache", ".hypothesis",
+        ".ipynb_checkpoints", ".jupyter_cache"}
+# Every output file is compared, Sphinx's .buildinfo (a hash of the configuration) included.
+NOT_COMPARED: set[str] = set()
+JB_FLAGS = os.environ.get("JB_FLAGS", "-n -W --keep-going").split()  # the Makefile passes its own
+
+
+def copy_sources(dest: Path) -> None:
+    shutil.copytree(ROOT, dest, ignore=lambda _d, names: [n for n in names if n in SKIP
+                                                          or n.endswith(".egg-info")])
+
+
+def jupyter_book() -> str:
+    exe = Path(sys.executable).with_name("jupyter-book")
+    return str(exe) if exe.exists() else "jupyter-book"
+
+
+# The two builds differ in everything that must not matter: the folder, Python's hash seed (set and
+# dict ordering), and the date that date-aware tools read (Sphinx and Matplotlib honour
+# SOURCE_DATE_EPOCH): the first builds "now", the second on 1 January 2000.
+VARIANTS = [{"PYTHONHASHSEED": "1"}, {"PYTHONHASHSEED": "2", "SOURCE_DATE_EPOCH": "946684800"}]
+
+
+def start_build(src: Path, log: Path, variant: dict[str, str]) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    env.update(variant)
+    # The copy's package, not the checkout's editable install, is what the copy's pages import.
+    env["PYTHONPATH"] = os.pathsep.join([str(src / "code"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    out = log.open("w")
+    return subprocess.Popen([jupyter_book(), "build", str(src), *JB_FLAGS], cwd=src, env=env,
+                            stdout=out, stderr=subprocess.STDOUT)
+
+
+def tree(html: Path) -> dict[str, Path]:
+    return {p.relative_to(html).as_posix(): p for p in sorted(html.rglob("*"))
+            if p.is_file() and p.name not in NOT_COMPARED}
+
+
+def compare(a: Path, b: Path, *, context: int = 12) -> list[str]:
+    """Human-readable differences between two output trees; empty when they are identical."""
+    ta, tb = tree(a), tree(b)
+    problems = [f"only in the first build: {n}" for n in sorted(ta.keys() - tb.keys())]
+    problems += [f"only in the second build: {n}" for n in sorted(tb.keys() - ta.keys())]
+    for name in sorted(ta.keys() & tb.keys()):
+        x, y = ta[name].read_bytes(), tb[name].read_bytes()
+        if x == y:
+            continue
+        msg = f"differs: {name} ({len(x)} vs {len(y)} bytes)"
+        try:
+            lx, ly = x.decode().splitlines(), y.decode().splitlines()
+        except UnicodeDecodeError:
+            problems.append(msg + ", binary")
+            continue
+        diff = list(difflib.unified_diff(lx, ly, "first", "second", lineterm="", n=0))
+        shown = "\n".join("    " + line[:200] for line in diff[2:2 + context])
+        problems.append(f"{msg}\n{shown}")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--keep", action="store_true", help="keep the two build folders")
+    ap.add_argument("--serial", action="store_true", help="build one copy after the other")
+    args = ap.parse_args(argv)
+
+    work = Path(tempfile.mkdtemp(prefix="book-repro-"))
+    copies = [work / "first" / "book", work / "second-copy" / "book"]  # different paths on purpose
+    t0 = time.monotonic()
+    try:
+        procs = []
+        for src, variant in zip(copies, VARIANTS):
+            copy_sources(src)
+            procs.append((src, start_build(src, src.parent / "build.log", variant)))
+            if args.serial:
+                procs[-1][1].wait()
+        for src, proc in procs:
+            if proc.wait() != 0:
+                log = (src.parent / "build.log").read_text()
+                print(log[-6000:], file=sys.stderr)
+                print(f"make reproducible: the build in {src} failed", file=sys.stderr)
+                return 1
+        problems = compare(*(src / "_build" / "html" for src in copies))
+        n = len(tree(copies[0] / "_build" / "html"))
+        if problems:
+            print("\n".join(problems), file=sys.stderr)
+            print(f"make reproducible: {len(problems)} of {n} files differ between two clean builds",
+                  file=sys.stderr)
+            return 1
+        print(f"make reproducible: two clean builds gave {n} byte-identical files "
+              f"({time.monotonic() - t0:.0f} s)")
+        return 0
+    finally:
+        if args.keep:
+            print(f"build folders kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
