@@ -35,11 +35,11 @@ test: book
 
 # The whole book as one PDF, printed by Chromium after MathJax has typeset each page (no LaTeX).
 pdf: book
-	$(BIN)/python tools/browsertools.py pdf _build/pdf/book.pdf
+	$(BIN)/python tests/browsertools.py pdf _build/pdf/book.pdf
 
 # Two clean builds in fresh folders (other paths, hash seeds and dates) give byte-identical files.
 reproducible: $(STAMP)
-	JB_FLAGS="$(JB_FLAGS)" $(BIN)/python tools/reproducible.py
+	JB_FLAGS="$(JB_FLAGS)" $(BIN)/python tests/reproducible.py
 
 clean:
 	rm -rf _build

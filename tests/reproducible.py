@@ -6,7 +6,7 @@ different hash seeds; different dates, see ``VARIANTS``), and every file of the 
 SVG or PNG file, in the search index or in any other output fails the check, with the first lines of
 the difference shown.
 
-    python tools/reproducible.py [--keep] [--serial]
+    python tests/reproducible.py [--keep] [--serial]
 """
 
 from __future__ import annotations
