@@ -47,6 +47,15 @@ __all__ += ["plot_cycle_encodings", "plot_sparse_benchmark"]
 __all__ += ["plot_softmax_peakedness", "convex_hull_2d", "plot_pull"]
 
 
+def _finish(ax, own: bool):
+    """The figure of ``ax``: laid out and closed when the plot function made it (``own``)."""
+    fig = ax.figure
+    if own:
+        fig.tight_layout()
+        plt.close(fig)
+    return fig
+
+
 def plot_dot_product_variance(moments: dict[str, list[float]]):
     """Sample variance of q·k and of q·k/√d against d (log-log), from :func:`dot_product_moments`."""
     fig, ax = plt.subplots(figsize=(5.5, 3.4))
@@ -83,11 +92,7 @@ def plot_heatmap(graph, ax=None, *, title: str | None = None, fmt: str = "{:.3f}
     ax.set_ylabel("i (query: gives attention)")
     if title:
         ax.set_title(title)
-    if own:
-        fig.tight_layout()
-        plt.close(fig)
-        return fig
-    return ax.figure
+    return _finish(ax, own)
 
 
 def circle_layout(n: int):
@@ -159,11 +164,7 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     ax.axis("off")
     if title:
         ax.set_title(title)
-    if own:
-        fig.tight_layout()
-        plt.close(fig)
-        return fig
-    return ax.figure
+    return _finish(ax, own)
 
 
 def plot_model_adjacencies(models: dict, structure=None):
@@ -243,11 +244,7 @@ def plot_plane_movement(X, Y, labels, ax=None, *, title: str | None = None):
     ax.legend(frameon=False, loc="lower left", fontsize=9)
     if title:
         ax.set_title(title)
-    if own:
-        fig.tight_layout()
-        plt.close(fig)
-        return fig
-    return ax.figure
+    return _finish(ax, own)
 
 
 def plot_centrality_bars(graph, series: dict, ax=None, *, title: str | None = None):
@@ -267,11 +264,7 @@ def plot_centrality_bars(graph, series: dict, ax=None, *, title: str | None = No
     ax.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
     if title:
         ax.set_title(title)
-    if own:
-        fig.tight_layout()
-        plt.close(fig)
-        return fig
-    return ax.figure
+    return _finish(ax, own)
 
 
 def plot_laplacian_spectra(spectra: dict, ax=None, *, title: str | None = None):
@@ -298,11 +291,7 @@ def plot_laplacian_spectra(spectra: dict, ax=None, *, title: str | None = None):
     ax.legend(frameon=False, fontsize=8, loc="upper right")
     if title:
         ax.set_title(title)
-    if own:
-        fig.tight_layout()
-        plt.close(fig)
-        return fig
-    return ax.figure
+    return _finish(ax, own)
 
 
 def plot_fiedler_vector(graph, u, groups, ax=None, *, title: str | None = None):
@@ -319,11 +308,7 @@ def plot_fiedler_vector(graph, u, groups, ax=None, *, title: str | None = None):
     ax.set_ylabel("Fiedler vector $u_i$")
     if title:
         ax.set_title(title)
-    if own:
-        fig.tight_layout()
-        plt.close(fig)
-        return fig
-    return ax.figure
+    return _finish(ax, own)
 
 
 def plot_head_graphs(heads, titles):
@@ -386,11 +371,7 @@ def plot_club_split(graph, groups, pos, ax=None, *, title: str | None = None, wr
     ax.axis("off")
     if title:
         ax.set_title(title, fontsize=10)
-    if own:
-        fig.tight_layout()
-        plt.close(fig)
-        return fig
-    return ax.figure
+    return _finish(ax, own)
 
 
 def plot_seed_sweep(scores, *, baseline: float, random_q95: float, ax=None):
@@ -411,11 +392,7 @@ def plot_seed_sweep(scores, *, baseline: float, random_q95: float, ax=None):
     ax.tick_params(axis="x", labelsize=7)
     ax.set_ylim(min(-0.05, scores.min() - 0.05), 1.05)
     ax.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
-    if own:
-        fig.tight_layout()
-        plt.close(fig)
-        return fig
-    return ax.figure
+    return _finish(ax, own)
 
 
 def plot_pagerank_vs_degree(degree, rank, labels, ax=None, *, top: int = 3):
@@ -432,11 +409,7 @@ def plot_pagerank_vs_degree(degree, rank, labels, ax=None, *, top: int = 3):
                     xytext=(-6, 6), ha="right", fontsize=8)
     ax.set_xlabel("degree (number of friends)")
     ax.set_ylabel("PageRank of the attention graph")
-    if own:
-        fig.tight_layout()
-        plt.close(fig)
-        return fig
-    return ax.figure
+    return _finish(ax, own)
 
 
 def plot_blockwise_scaling(results: dict):
@@ -632,8 +605,4 @@ def plot_pull(V, Y, labels=None, ax=None, *, title: str | None = None):
     ax.legend(frameon=False, fontsize=8, loc="best")
     if title:
         ax.set_title(title)
-    if own:
-        fig.tight_layout()
-        plt.close(fig)
-        return fig
-    return ax.figure
+    return _finish(ax, own)
