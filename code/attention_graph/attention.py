@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .registry import derivation
+from .registry import derivation, symbol_matrix
 from .scores import scaled_scores
 from .softmax import RowSoftmax, softmax
 from .validation import as_matrix, check_same
@@ -159,10 +159,6 @@ def _display_weighted_sum():
                  evaluate=False)
 
 
-def _sym(name: str, rows: int, cols: int) -> sp.Matrix:
-    return sp.Matrix(rows, cols, lambda r, c: sp.Symbol(f"{name}_{r}{c}", real=True))
-
-
 # A small exact example: 3 queries, 3 keys, d = 2, 2-d values forming a triangle.
 _Q_INT = [[1, 0], [0, 2], [-1, 1]]
 _K_INT = [[2, 1], [0, -1], [1, 1]]
@@ -171,7 +167,7 @@ _V_INT = [[0, 0], [4, 0], [0, 4]]
 
 @derivation("eq-weighted-sum", display=_display_weighted_sum)
 def _check_weighted_sum():
-    W, V = _sym("w", 2, 3), _sym("v", 3, 2)
+    W, V = symbol_matrix("w", 2, 3), symbol_matrix("v", 3, 2)
     # Row i of W V is the displayed sum Σ_j W_ij v_j, with v_j the j-th row of V.
     for r in range(2):
         yield sp.Eq((W * V)[r, :], sum((W[r, c] * V[c, :] for c in range(3)), sp.zeros(1, 2)),
@@ -190,7 +186,7 @@ def _check_weighted_sum():
 def _check_attention():
     # On symbolic Q (2, 2), K (3, 2), V (3, 1): the displayed formula, evaluated, is the chain of the
     # three chapters: scores S_ij = Σ_l q_il k_jl / √d, weights exp(S_ij)/Σ_l exp(S_il), y_i = Σ_j W_ij v_j.
-    Q, K, V = _sym("q", 2, 2), _sym("k", 3, 2), _sym("v", 3, 1)
+    Q, K, V = symbol_matrix("q", 2, 2), symbol_matrix("k", 3, 2), symbol_matrix("v", 3, 1)
     layer = _display_attention().rhs.subs({_Qs: Q, _Ks: K, _Vs: V, _d: 2}).doit()
     S = [[sum(Q[a, c] * K[b, c] for c in range(2)) / sp.sqrt(2) for b in range(3)] for a in range(2)]
     Wc = [[sp.exp(S[a][b]) / sum(sp.exp(S[a][c]) for c in range(3)) for b in range(3)] for a in range(2)]
@@ -244,7 +240,7 @@ def _check_pull():
 
 @derivation("thm-key-value-permutation")
 def _check_key_value_permutation():
-    Q, K, V = _sym("q", 2, 1), _sym("k", 3, 1), _sym("v", 3, 2)
+    Q, K, V = symbol_matrix("q", 2, 1), symbol_matrix("k", 3, 1), symbol_matrix("v", 3, 2)
     P = sp.Matrix([[0, 1, 0], [0, 0, 1], [1, 0, 0]])  # a 3-cycle
 
     def layer(Q, K, V):

@@ -21,7 +21,7 @@ import sympy as sp
 
 from .registry import derivation
 from .scores import scaled_scores
-from .validation import as_matrix, check_same
+from .validation import as_matrix, as_qkv, check_same
 
 __all__ = ["BlockState", "block_state", "merge", "blockwise_attention", "online_trace",
            "trace_table", "benchmark", "benchmark_record", "check_block_size", "TARGET_MB"]
@@ -131,11 +131,7 @@ def blockwise_attention(Q, K, V, block_size: int) -> np.ndarray:
     array([[1.66]])
     """
     b = check_block_size(block_size)
-    Q = as_matrix(Q, "Q", shape_doc="(n_q, d)")  # (n_q, d)
-    K = as_matrix(K, "K", shape_doc="(n_k, d)")  # (n_k, d)
-    V = as_matrix(V, "V", shape_doc="(n_k, d_v)")  # (n_k, d_v)
-    check_same(K.shape[0], V.shape[0], "K and V must have the same number of rows (n_k)")
-    check_same(Q.shape[1], K.shape[1], "Q and K must share the dimension d (columns)")
+    Q, K, V = as_qkv(Q, K, V)  # (n_q, d), (n_k, d), (n_k, d_v)
     n_k = K.shape[0]
     if n_k == 0:
         if Q.shape[0] > 0:

@@ -20,7 +20,7 @@ import numpy as np
 import sympy as sp
 
 from .attention import attention
-from .registry import derivation
+from .registry import close_to_exact, derivation
 from .scores import scaled_scores
 from .softmax import softmax
 from .validation import as_matrix, check_same
@@ -440,9 +440,7 @@ def _real(name: str, rows: int, cols: int) -> sp.Matrix:
 
 
 def _close(exact, got, atol: float = 1e-13) -> bool:
-    """The package's floats equal the exact SymPy values (evaluated to 30 digits)."""
-    exact = np.array(sp.Matrix(exact).evalf(30), dtype=float)
-    return bool(exact.shape == np.shape(got) and np.allclose(exact, got, rtol=0, atol=atol))
+    return close_to_exact(exact, got, atol=atol)
 
 
 def _example():

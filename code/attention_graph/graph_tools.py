@@ -17,7 +17,7 @@ import sympy as sp
 
 from .attention import attention
 from .graph import AttentionGraph
-from .registry import derivation
+from .registry import close_to_exact, derivation
 from .softmax import softmax
 from .validation import as_matrix, check_same
 
@@ -361,8 +361,7 @@ _EXAMPLE = sp.Matrix([[sp.Rational(1, 2), sp.Rational(1, 3), sp.Rational(1, 6)],
 
 
 def _close(exact, got, atol: float = 1e-12) -> bool:
-    return bool(np.allclose(np.array(sp.Matrix(exact).evalf(30), dtype=float).reshape(np.shape(got)),
-                            got, rtol=0, atol=atol))
+    return close_to_exact(exact, got, atol=atol, reshape=True)
 
 
 @derivation("thm-in-strength-sums-to-n")

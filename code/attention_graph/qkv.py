@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .registry import derivation
+from .registry import derivation, symbol_matrix
 from .scores import scaled_scores
 from .validation import as_matrix, check_same
 
@@ -92,17 +92,13 @@ def rotation(theta: float) -> np.ndarray:
 # --------------------------------------------------------------------------------------------------
 # The SymPy checks. Small concrete sizes with symbolic entries: n = 3 elements, d_model = 2.
 # --------------------------------------------------------------------------------------------------
-def _sym(name: str, rows: int, cols: int) -> sp.Matrix:
-    return sp.Matrix(rows, cols, lambda r, c: sp.Symbol(f"{name}_{r}{c}", real=True))
-
-
 _X_INT = [[1, 2], [0, -1], [3, 1]]  # (3, 2), an exact example for the package checks
 _WQ_INT, _WK_INT, _WV_INT = [[1, 0, 2], [-1, 1, 0]], [[0, 1, 1], [2, 0, -1]], [[1, 1], [0, 2]]
 
 
 @derivation("eq-qkv")
 def _check_qkv():
-    X, W_Q, W_K, W_V = _sym("x", 3, 2), _sym("a", 2, 3), _sym("b", 2, 3), _sym("c", 2, 2)
+    X, W_Q, W_K, W_V = symbol_matrix("x", 3, 2), symbol_matrix("a", 2, 3), symbol_matrix("b", 2, 3), symbol_matrix("c", 2, 2)
     # Row i of Q is x_i W_Q: the query of element i depends on element i alone (likewise K, V).
     for W in (W_Q, W_K, W_V):
         P = X * W
@@ -124,7 +120,7 @@ def _display_identity():
 
 @derivation("eq-identity-projections", display=_display_identity)
 def _check_identity():
-    X = _sym("x", 3, 2)
+    X = symbol_matrix("x", 3, 2)
     yield sp.Eq(X * sp.eye(2), X, evaluate=False)
     # The display itself, evaluated: X I simplifies to X for a symbolic X of any shape.
     shown = _display_identity()
@@ -137,12 +133,12 @@ def _check_identity():
 @derivation("thm-symmetric-scores")
 def _check_symmetric_scores():
     # S = X W_Q W_Kᵀ Xᵀ / √d. If W_Q W_Kᵀ is symmetric (in particular W_Q = W_K), S is symmetric.
-    X, W = _sym("x", 3, 2), _sym("w", 2, 2)
+    X, W = symbol_matrix("x", 3, 2), symbol_matrix("w", 2, 2)
     d = sp.Symbol("d", positive=True)
     S_shared = X * W * W.T * X.T / sp.sqrt(d)  # (3, 3)
     yield sp.Eq(S_shared, S_shared.T, evaluate=False)
     # The general statement: S - Sᵀ = X (M - Mᵀ) Xᵀ / √d with M = W_Q W_Kᵀ.
-    W_Q, W_K = _sym("a", 2, 2), _sym("b", 2, 2)
+    W_Q, W_K = symbol_matrix("a", 2, 2), symbol_matrix("b", 2, 2)
     S = X * W_Q * W_K.T * X.T / sp.sqrt(d)  # (3, 3)
     M = W_Q * W_K.T  # (2, 2)
     yield sp.Eq(S - S.T, X * (M - M.T) * X.T / sp.sqrt(d), evaluate=False)

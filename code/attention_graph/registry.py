@@ -23,10 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+import numpy as np
 import sympy as sp
 
-__all__ = ["Derivation", "DerivationError", "derivation", "display", "labels", "latex", "math", "verify",
-           "verify_statements"]
+__all__ = ["Derivation", "DerivationError", "close_to_exact", "derivation", "display", "labels", "latex", "math", "verify",
+           "verify_statements", "symbol_matrix"]
 
 
 class DerivationError(AssertionError):
@@ -68,6 +69,24 @@ def display(label: str) -> sp.Basic:
     if entry is None or entry.display is None:
         raise KeyError(f"no SymPy display registered under label {label!r}")
     return entry.display()
+
+
+def symbol_matrix(name: str, rows: int, cols: int) -> sp.Matrix:
+    """A rows × cols matrix of real symbols ``name_rc``, for exact checks on small cases."""
+    return sp.Matrix(rows, cols, lambda r, c: sp.Symbol(f"{name}_{r}{c}", real=True))
+
+
+def close_to_exact(exact, got, *, atol: float = 0.0, rtol: float = 0.0, reshape: bool = False) -> bool:
+    """The package's floats ``got`` equal the exact SymPy values (evaluated to 30 digits).
+
+    Shapes must match; with ``reshape`` the exact values are read in the shape of ``got`` when they
+    hold as many entries (a SymPy row for a NumPy vector). A mismatch fails, never broadcasts.
+    """
+    want = np.array(sp.Matrix(exact).evalf(30), dtype=float)
+    got = np.asarray(got, dtype=float)
+    if reshape and want.size == got.size:
+        want = want.reshape(got.shape)
+    return bool(want.shape == got.shape and np.allclose(got, want, rtol=rtol, atol=atol))
 
 
 def _holds(statement) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .registry import derivation
+from .registry import close_to_exact, derivation
 from .validation import as_mask, as_matrix
 
 __all__ = ["softmax", "naive_softmax", "naive_breaking_points", "softmax_with_temperature",
@@ -257,9 +257,7 @@ _S_INT = [[1, 2, 0, -1], [3, 3, 1, 0], [0, 0, 0, 0]]  # (3, 4): an exact example
 
 
 def _close(got, exact: sp.Matrix, rtol: float = 1e-14) -> bool:
-    """The package's floats equal the exact SymPy values to ``rtol`` (exact evaluated to 30 digits)."""
-    want = np.array(sp.Matrix(exact).evalf(30), dtype=float)  # the shape of exact
-    return bool(np.allclose(np.asarray(got, dtype=float), want, rtol=rtol, atol=0))
+    return close_to_exact(exact, got, rtol=rtol)
 
 
 _i, _j, _l = sp.symbols("i j l", integer=True, positive=True)

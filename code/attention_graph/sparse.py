@@ -21,7 +21,7 @@ import sympy as sp
 
 from .attention import attention
 from .registry import derivation
-from .validation import as_edges, as_matrix, check_same
+from .validation import as_edges, as_matrix, as_qkv, check_same
 
 __all__ = ["edge_attention", "segment_softmax", "csr_attention", "unsorted_attention", "gather_rows",
            "random_graph_edges", "cost_counts", "edges_from_adjacency", "edges_to_mask", "edge_weight_matrix",
@@ -41,19 +41,6 @@ CHUNK = 4096
 # --------------------------------------------------------------------------------------------------
 # The computation
 # --------------------------------------------------------------------------------------------------
-
-
-def _check_qkv(Q, K, V):
-    """Q (n_q, d), K (n_k, d), V (n_k, d_v) as float arrays of one dtype, or a clear error."""
-    Q = as_matrix(Q, "Q", shape_doc="(n_q, d)")  # (n_q, d)
-    K = as_matrix(K, "K", shape_doc="(n_k, d)")  # (n_k, d)
-    V = as_matrix(V, "V", shape_doc="(n_k, d_v)")  # (n_k, d_v)
-    check_same(Q.shape[1], K.shape[1], "Q and K must share the dimension d (columns)")
-    check_same(K.shape[0], V.shape[0], "K and V must have the same number of rows (n_k)")
-    if Q.shape[1] == 0:
-        raise ValueError("Q and K have d = 0 columns: the scale 1/√d is undefined")
-    dtype = np.result_type(Q, K, V)
-    return Q.astype(dtype, copy=False), K.astype(dtype, copy=False), V.astype(dtype, copy=False)
 
 
 def _sorted_pattern(edges, n_q: int, n_k: int, want_order: bool = False):
@@ -162,7 +149,7 @@ def edge_attention(Q, K, V, edges, *, return_weights: bool = False):
     (array([[1.66],
            [3.  ]]), array([0.67, 0.33, 1.  ]))
     """
-    Q, K, V = _check_qkv(Q, K, V)  # (n_q, d), (n_k, d), (n_k, d_v)
+    Q, K, V = as_qkv(Q, K, V)  # (n_q, d), (n_k, d), (n_k, d_v)
     n_q, n_k = Q.shape[0], K.shape[0]
     order, indptr, rows, cols = _sorted_pattern(edges, n_q, n_k, return_weights)
     s = _block_scores(Q, K, rows, cols)  # (E,), sorted by (i, j)

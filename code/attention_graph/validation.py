@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_matrix", "as_mask", "as_edges", "check_same", "common_float"]
+__all__ = ["as_matrix", "as_mask", "as_edges", "as_qkv", "check_same", "common_float"]
 
 
 def _float_dtype(x: np.ndarray, name: str) -> np.dtype:
@@ -102,6 +102,23 @@ def as_edges(edges, name: str, n_q: int, n_k: int) -> np.ndarray:
                 f"{name}[{row}] has {who} = {int(c[row])}, outside 0..{limit - 1}"
             )
     return arr
+
+
+def as_qkv(Q, K, V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Q (n_q, d), K (n_k, d), V (n_k, d_v) as finite float arrays of one dtype, or a clear error.
+
+    >>> [a.dtype for a in as_qkv([[1, 0]], [[1.0, 2.0]], [[3]])]
+    [dtype('float64'), dtype('float64'), dtype('float64')]
+    """
+    Q = as_matrix(Q, "Q", shape_doc="(n_q, d)")  # (n_q, d)
+    K = as_matrix(K, "K", shape_doc="(n_k, d)")  # (n_k, d)
+    V = as_matrix(V, "V", shape_doc="(n_k, d_v)")  # (n_k, d_v)
+    check_same(Q.shape[1], K.shape[1], "Q and K must share the dimension d (columns)")
+    check_same(K.shape[0], V.shape[0], "K and V must have the same number of rows (n_k)")
+    if Q.shape[1] == 0:
+        raise ValueError("Q and K have d = 0 columns: the scale 1/√d is undefined")
+    dtype = np.result_type(Q, K, V)
+    return Q.astype(dtype, copy=False), K.astype(dtype, copy=False), V.astype(dtype, copy=False)
 
 
 def check_same(a: int, b: int, what: str) -> None:
