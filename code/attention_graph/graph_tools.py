@@ -17,6 +17,7 @@ import sympy as sp
 
 from .attention import attention
 from .graph import AttentionGraph
+from .positional import normalized_laplacian
 from .registry import close_to_exact, derivation
 from .softmax import softmax
 from .validation import as_matrix, check_same
@@ -182,7 +183,7 @@ def fiedler_vector(graph_or_W, tol: float = 1e-9) -> tuple[float, np.ndarray]:
     if (deg <= 0).any():
         raise ValueError(f"node {int(np.flatnonzero(deg <= 0)[0])} has no edge in (W + Wᵀ)/2")
     inv_sqrt = 1.0 / np.sqrt(deg)  # (n,)
-    L_sym = np.eye(n) - inv_sqrt[:, None] * A_s * inv_sqrt[None, :]  # (n, n)
+    L_sym = normalized_laplacian(A_s)  # (n, n), I − D^{-1/2} A_s D^{-1/2}
     lam, V = np.linalg.eigh(L_sym)  # (n,), (n, n), ascending
     if lam[1] < tol:
         raise ValueError("the symmetrised graph is disconnected (λ₂ = 0): its connected components "
