@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_matrix", "as_mask", "as_edges", "as_qkv", "check_same", "common_float"]
+__all__ = ["as_matrix", "as_mask", "as_edges", "as_qkv", "check_same"]
 
 
 def _float_dtype(x: np.ndarray, name: str) -> np.dtype:
@@ -126,7 +126,3 @@ def check_same(a: int, b: int, what: str) -> None:
     if a != b:
         raise ValueError(f"{what}: {a} != {b}")
 
-
-def common_float(*arrays: np.ndarray) -> np.dtype:
-    """float32 when every array is float32, else float64."""
-    return np.result_type(*arrays, np.float32)
