@@ -133,8 +133,11 @@ def _load_all() -> None:
 
     import attention_graph
 
+    # The build's own extensions and the benchmark CLI register nothing and need Sphinx or SciPy
+    # extras a reader of the package may not have installed.
     for info in pkgutil.iter_modules(attention_graph.__path__):
-        importlib.import_module(f"attention_graph.{info.name}")
+        if not info.name.startswith("sphinx_") and info.name != "bench":
+            importlib.import_module(f"attention_graph.{info.name}")
 
 
 def math(label: str):
