@@ -413,6 +413,37 @@ def outputs_table(X, models: dict, labels, fmt: str = "{:.3f}") -> str:
 
 
 # --------------------------------------------------------------------------------------------------
+# Exercises: GATv2, whose ranking of the keys depends on the query.
+# --------------------------------------------------------------------------------------------------
+
+def gatv2_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.ndarray:
+    """e_ij = aᵀ LeakyReLU([x_i ‖ x_j] Θ), GATv2 (Brody et al. 2022); shape (n, n).
+
+    ``X`` is (n, d_in), ``Theta`` (2 d_in, d_out), ``a`` (d_out,): the nonlinearity comes before a.
+    """
+    X = as_matrix(X, "X", shape_doc="(n, d_in)")  # (n, d_in)
+    Theta = as_matrix(Theta, "Theta", shape_doc="(2 d_in, d_out)")  # (2 d_in, d_out)
+    a = as_matrix(np.reshape(a, (1, -1)), "a", shape_doc="(d_out,)")[0]  # (d_out,)
+    check_same(Theta.shape[0], 2 * X.shape[1], "Theta must have 2 d_in rows")
+    check_same(a.shape[0], Theta.shape[1], "a must have d_out entries")
+    d_in = X.shape[1]
+    src, dst = X @ Theta[:d_in], X @ Theta[d_in:]  # (n, d_out), (n, d_out)
+    H = leaky_relu(src[:, None, :] + dst[None, :, :], negative_slope)  # (n, n, d_out)
+    return H @ a  # (n, n)
+
+
+def key_rankings(e) -> int:
+    """How many different orders of the keys the rows of the scores ``e`` give (1: static).
+
+    >>> key_rankings([[3.0, 1.0], [2.0, 0.0]])
+    1
+    """
+    e = as_matrix(e, "e", shape_doc="(n_q, n_k)")  # (n_q, n_k)
+    order = np.argsort(-e, axis=1, kind="stable")  # (n_q, n_k), best key first
+    return len({tuple(row) for row in order})
+
+
+# --------------------------------------------------------------------------------------------------
 # The chapter's equations and theorems, checked in SymPy. Each check also compares the package's
 # floats with exact values, so a wrong implementation fails the check, not only a wrong formula.
 # --------------------------------------------------------------------------------------------------

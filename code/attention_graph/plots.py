@@ -45,6 +45,7 @@ __all__ += ["plot_centrality_bars", "plot_club_split", "plot_fiedler_vector",
 __all__ += ["plot_blockwise_scaling", "plot_block_size_sweep"]
 __all__ += ["plot_cycle_encodings", "plot_sparse_benchmark"]
 __all__ += ["plot_softmax_peakedness", "convex_hull_2d", "plot_pull"]
+__all__ += ["plot_fixed_and_computed"]
 
 
 def _finish(ax, own: bool):
@@ -606,3 +607,22 @@ def plot_pull(V, Y, labels=None, ax=None, *, title: str | None = None):
     if title:
         ax.set_title(title)
     return _finish(ax, own)
+
+
+def plot_fixed_and_computed(fixed, computed, *, titles=("fixed: the path", "computed: attention")):
+    """Two attention graphs of the same nodes side by side, at the same positions, weights printed.
+
+    The book's first figure: a GCN's fixed adjacency on the article's path (left) and the complete
+    graph whose weights one attention layer computes from the input (right).
+    """
+    if fixed.labels != computed.labels:
+        raise ValueError(f"fixed and computed must have the same nodes; got {fixed.labels} "
+                         f"and {computed.labels}")
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 4.6))  # two panels
+    pos = circle_layout(fixed.n)  # (n, 2), the same places in both panels
+    for ax, graph, title in zip(axes, (fixed, computed), titles):
+        plot_attention_graph(graph, ax, pos=pos, show_weights=True, min_weight=1e-12)
+        ax.text(0.5, -0.02, title, transform=ax.transAxes, ha="center", va="top", fontsize=11)
+    fig = _finish(axes[0], own=True)
+    fig.subplots_adjust(bottom=0.08)  # room for the captions under the panels
+    return fig
