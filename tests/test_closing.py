@@ -43,3 +43,18 @@ def test_pagerank_and_communities_of_the_four():
     same_as = {i: [PEOPLE[j] for j in range(n) if (u[j] > 0) == (u[i] > 0)] for i in (C, A)}
     assert bt.glued_plain(PAGE, "close_with_carla").strip("'\"") == " and ".join(same_as[C])
     assert bt.glued_plain(PAGE, "close_with_ana").strip("'\"") == " and ".join(same_as[A])
+
+
+# --- The appendices ---------------------------------------------------------------------------------
+
+def test_methodology_appendix_shows_the_records_and_targets():
+    from attention_graph import blockwise, sparse
+
+    summary = sparse.benchmark_summary(sparse.read_record())
+    for key in ["degree", "d", "repeat", "n_min", "n_max", "n_dense_max", "cpus"]:
+        assert bt.glued_float("methodology", f"bench_{key}") == summary[key]
+    target = blockwise.benchmark_record()["results"]["target"]
+    assert bt.glued_float("methodology", "target_mb") == target["target_mb"]
+    assert bt.glued_float("methodology", "target_dense_mb") == target["dense_matrix_mb"] > target["target_mb"]
+    assert bt.glued_float("methodology", "target_slope") == sparse.TARGETS["slope"]
+    assert bt.glued_float("methodology", "target_ratio") == sparse.TARGETS["ratio"]

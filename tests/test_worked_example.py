@@ -458,3 +458,37 @@ def test_other_sources_self_score_box():
     assert Ssw[3, 3] == Ssw[3].min() and list(Ssw[3]).count(Ssw[3].min()) == 1  # Diego: the lowest
     assert bt.glued_float("worked_example", "diego_self_swap") == pytest.approx(Ssw[3, 3], rel=1e-12)
     assert bt.glued_float("worked_example", "diego_max_swap") == pytest.approx(Ssw[3].max(), rel=1e-12)
+
+
+# --- Exercises -------------------------------------------------------------------------------------
+
+def test_exercise_twins_share_their_weights():
+    X2 = X_README.copy()
+    X2[D] = X_README[B]
+    _, W2, _ = independent_layer(X2)
+    assert glued("ex_twins_bb") == pytest.approx(W2[B, B], abs=1e-15)
+    assert glued("ex_twins_bd") == pytest.approx(W2[B, D], abs=1e-15)
+    assert glued("ex_twins_bb") == glued("ex_twins_bd")  # "the same"
+    assert bt.glued_plain(PAGE, "ex_twins_rows_equal") == "True"
+    assert glued("w_bb") != glued("w_dd")
+
+
+def test_exercise_temperature_raises_anas_weight_on_carla():
+    S = X_README @ X_README.T / math.sqrt(2)
+    got = [glued(f"ex_tau_{k}") for k in ("half", "one", "two")]
+    for value, tau in zip(got, (0.5, 1.0, 2.0)):
+        e = np.exp(S[A] / tau)
+        assert value == pytest.approx(e[C] / e.sum(), abs=1e-15)
+        assert np.argmin(e) == C  # the smallest weight of Ana's row
+    assert got[0] < got[1] < got[2] < 1 / 4  # rises toward a quarter
+
+
+def test_exercise_entropy_of_the_rows():
+    _, W, _ = independent_layer(X_README)
+    H = -(W * np.log(W)).sum(axis=1)
+    names = ["Carla", "Ana", "Bruno", "Diego"]
+    assert bt.glued_plain(PAGE, "ex_entropy_most").strip("'") == names[int(np.argmax(H))]
+    assert bt.glued_plain(PAGE, "ex_entropy_least").strip("'") == names[int(np.argmin(H))]
+    assert int(np.argmin(H)) == np.unravel_index(np.argmax(W), W.shape)[0]  # the largest weight
+    assert glued("ex_entropy_max") == pytest.approx(H.max(), abs=1e-14)
+    assert glued("ex_entropy_uniform") == pytest.approx(math.log(4), abs=1e-15)
