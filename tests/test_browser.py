@@ -135,7 +135,7 @@ CONTRAST_JS = r"""async () => {
               ratio: ratio("rgb(0, 0, 0)", ground)});
   }
   for (const cell of main.querySelectorAll("table td, table th")) {
-    if (!visible(cell)) continue;
+    if (!visible(cell) || !cell.textContent.trim()) continue;
     out.push({what: "table", name: cell.textContent.trim().slice(0, 40),
               ratio: ratio(getComputedStyle(cell).color, behind(cell))});
   }

@@ -17,6 +17,7 @@ from docutils.parsers.rst import directives
 from sphinx.directives.code import LiteralInclude, LiteralIncludeReader
 
 QUOTES = '"""'
+WIDTH = 88  # the text column holds 90 characters of code (book.css)
 
 
 def short_docstring(lines: list[str]) -> list[str]:
@@ -42,7 +43,9 @@ def short_docstring(lines: list[str]) -> list[str]:
         return lines
     indent = lines[start][:len(lines[start]) - len(lines[start].lstrip())]
     summary = first.value.value.strip().splitlines()[0].strip()
-    return lines[:start] + [f"{indent}{QUOTES}{summary}{QUOTES}\n"] + lines[end:]
+    wrapped = textwrap.wrap(f"{QUOTES}{summary}{QUOTES}", WIDTH - len(indent), break_long_words=False,
+                            break_on_hyphens=False)
+    return lines[:start] + [f"{indent}{part}\n" for part in wrapped] + lines[end:]
 
 
 _pyobject_filter = LiteralIncludeReader.pyobject_filter
