@@ -225,8 +225,7 @@ def print_pdf(browser, base: str, out: Path = PDF, html: Path = HTML) -> list[tu
     chapters = []
     for (doc, title, reader), start in zip(printed, body_starts):
         for k, body_page in enumerate(reader.pages):
-            body_page.merge_page(numbers.pages[start + k])
-            writer.add_page(body_page)
+            writer.add_page(body_page).merge_page(numbers.pages[start + k])
         writer.add_outline_item(title=title, page_number=offset + start)
         chapters.append((doc, title, offset + start))
     writer.add_metadata({"/Title": _book_title(), "/Creator": "make pdf: Chromium via Playwright"})

@@ -120,7 +120,9 @@ def test_the_contents_give_each_chapter_the_page_it_starts_on(book_pdf):
     assert contents.startswith("Contents")
     for doc, title, start in chapters:
         number = start - offset + 1
-        assert re.search(re.escape(squash(title)) + r"\s+" + str(number) + r"\b", contents), (doc, number)
+        # Compared without spaces: text extraction puts spaces around some glyphs (Kᵀ, √).
+        tight = re.sub(r"\s+", "", contents)
+        assert re.search(re.escape(re.sub(r"\s+", "", title)) + str(number) + r"(?!\d)", tight), (doc, number)
         printed = squash(reader.pages[start].extract_text())
         assert printed.rstrip().endswith(str(number)), f"{doc}: page {number} does not say so"
 
