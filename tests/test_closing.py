@@ -58,3 +58,23 @@ def test_methodology_appendix_shows_the_records_and_targets():
     assert bt.glued_float("methodology", "target_dense_mb") == target["dense_matrix_mb"] > target["target_mb"]
     assert bt.glued_float("methodology", "target_slope") == sparse.TARGETS["slope"]
     assert bt.glued_float("methodology", "target_ratio") == sparse.TARGETS["ratio"]
+
+
+# --- The intro's figure ----------------------------------------------------------------------------
+
+def test_intro_figure_counts_the_edges_of_both_graphs():
+    path = np.array([[0, 1, 0, 0], [1, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 0]])
+    assert bt.glued_float("intro", "intro_path_edges") == (path + np.eye(4)).astype(bool).sum() == 10
+    assert bt.glued_float("intro", "intro_attention_edges") == (weights(X) > 0).sum() == 16
+    svg = bt.glue_data("intro")["fig-intro-fixed-computed"]["data"]["image/svg+xml"]
+    assert svg.lstrip().startswith("<?xml") and all(name in svg for name in PEOPLE)
+
+
+def test_plot_fixed_and_computed_refuses_graphs_of_other_nodes():
+    from attention_graph import AttentionGraph
+    from attention_graph.plots import plot_fixed_and_computed
+
+    a = AttentionGraph(np.eye(2), ("a", "b"))
+    b = AttentionGraph(np.eye(2), ("a", "c"))
+    with pytest.raises(ValueError, match="same nodes"):
+        plot_fixed_and_computed(a, b)
