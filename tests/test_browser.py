@@ -27,6 +27,8 @@ import pytest
 import booktools as bt
 import browsertools as bw
 
+pytestmark = pytest.mark.browser
+
 PAGES = bw.html_pages()
 REFRESH = re.compile(r'<meta http-equiv="refresh" content="\d+;\s*url=([^"]+)"', re.I)
 

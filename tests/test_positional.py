@@ -178,7 +178,8 @@ def test_page_cycle_numbers():
     A = np.zeros((n, n))
     A[idx, (idx + 1) % n] = A[(idx + 1) % n, idx] = 1
     L = np.eye(n) - A / 2
-    residual = max(np.abs(L @ f(2 * np.pi * m * idx / n) - (1 - np.cos(2 * np.pi * m / n)) * f(2 * np.pi * m * idx / n)).max()
+    residual = max(np.abs(L @ f(2 * np.pi * m * idx / n)
+                          - (1 - np.cos(2 * np.pi * m / n)) * f(2 * np.pi * m * idx / n)).max()
                    for m in range(n) for f in (np.cos, np.sin))
     assert bt.glued_float(PAGE, "cycle_mode_residual") < 1e-12 and residual < 1e-12
     # The columns of the encoding: frequencies 1, 1, 2, 2, each a sinusoid of amplitude √(2/n).

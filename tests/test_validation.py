@@ -221,7 +221,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
-@settings(max_examples=1000, deadline=None, derandomize=True)
+@settings(derandomize=True)
 @given(n_q=st.integers(1, 7), n_k=st.integers(1, 7), d=st.integers(1, 5), d_v=st.integers(1, 4),
        block=st.integers(1, 8), scale=st.sampled_from([1e-3, 1.0, 30.0]), seed=st.integers(0, 2**32 - 1))
 def test_all_implementations_agree(n_q, n_k, d, d_v, block, scale, seed):

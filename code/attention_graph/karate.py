@@ -248,8 +248,8 @@ def _check_gt_layer():
     blocks = []
     for h in range(2):
         S = Q[:, 2 * h:2 * h + 2] * K[:, 2 * h:2 * h + 2].T / sp.sqrt(2)
-        E = sp.Matrix(3, 3, lambda r, c: sp.exp(S[r, c]) if mask[r, c] else 0)
-        Wh = sp.Matrix(3, 3, lambda r, c: E[r, c] / sum(E.row(r)))
+        E = sp.Matrix(3, 3, lambda r, c, S=S: sp.exp(S[r, c]) if mask[r, c] else 0)
+        Wh = sp.Matrix(3, 3, lambda r, c, E=E: E[r, c] / sum(E.row(r)))
         blocks.append(Wh * V[:, 2 * h:2 * h + 2])
     exact = H + sp.Matrix.hstack(*blocks) * W_O
     f = lambda M: np.array(M, dtype=float)  # noqa: E731

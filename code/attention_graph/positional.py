@@ -201,7 +201,7 @@ def _check_cycle_rows():
     theta = 2 * sp.pi * m / _n
     lam = 1 - sp.cos(theta)
     for mode in (sp.cos, sp.sin):
-        v = lambda kk: mode(theta * kk)  # noqa: E731
+        v = lambda kk, mode=mode: mode(theta * kk)  # noqa: E731
         yield sp.Eq(sp.expand_trig(v(k) - (v(k - 1) + v(k + 1)) / 2), sp.expand_trig(lam * v(k)))
         # The wrap-around: with m an integer the mode has period n, so rows 0 and n−1 need no special case.
         yield sp.Eq(v(k + _n), v(k))

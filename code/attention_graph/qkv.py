@@ -81,12 +81,18 @@ def random_projections(d_model: int, d: int, d_v: int, rng: np.random.Generator)
 
 
 def rotation(theta: float) -> np.ndarray:
-    """R = [[cos θ, −sin θ], [sin θ, cos θ]], a rotation of the plane; R Rᵀ = I. Shape (2, 2)."""
+    """R(θ) = [[cos θ, sin θ], [−sin θ, cos θ]]: x ↦ x R turns row vectors by θ counter-clockwise.
+
+    R Rᵀ = I. Shape (2, 2).
+
+    >>> np.round(np.array([[1.0, 0.0]]) @ rotation(np.pi / 2), 12) + 0.0
+    array([[0., 1.]])
+    """
     theta = float(theta)
     if not np.isfinite(theta):
-        raise ValueError(f"theta must be finite; got {theta}")
+        raise ValueError(f"theta must be finite (an angle in radians); got {theta}")
     c, s = np.cos(theta), np.sin(theta)
-    return np.array([[c, -s], [s, c]])  # (2, 2)
+    return np.array([[c, s], [-s, c]])  # (2, 2)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -98,7 +104,8 @@ _WQ_INT, _WK_INT, _WV_INT = [[1, 0, 2], [-1, 1, 0]], [[0, 1, 1], [2, 0, -1]], [[
 
 @derivation("eq-qkv")
 def _check_qkv():
-    X, W_Q, W_K, W_V = symbol_matrix("x", 3, 2), symbol_matrix("a", 2, 3), symbol_matrix("b", 2, 3), symbol_matrix("c", 2, 2)
+    X, W_Q = symbol_matrix("x", 3, 2), symbol_matrix("a", 2, 3)
+    W_K, W_V = symbol_matrix("b", 2, 3), symbol_matrix("c", 2, 2)
     # Row i of Q is x_i W_Q: the query of element i depends on element i alone (likewise K, V).
     for W in (W_Q, W_K, W_V):
         P = X * W

@@ -13,6 +13,7 @@ import sympy as sp
 from sympy import stats
 
 from .registry import derivation
+from .softmax import softmax
 from .validation import as_matrix, check_same
 
 __all__ = ["scaled_scores", "simulate_dot_products", "dot_product_moments"]
@@ -125,7 +126,7 @@ def _check_mean():
     # Linearity and independence: E[q_l k_l] = E[q_l] E[k_l] = 0 for every l, so the sum is 0.
     Eq_l, Ek_l = sp.Integer(0), sp.Integer(0)
     yield sp.Eq(sp.Sum(Eq_l * Ek_l, (l, 1, d)).doit(), 0)
-    for d_, dot in _concrete_dots():
+    for _d, dot in _concrete_dots():
         yield sp.Eq(stats.E(dot), 0)
 
 
@@ -187,8 +188,6 @@ def misplaced_scale(Q, K) -> dict[str, np.ndarray]:
 
     Each value has shape (n_q, n_k).
     """
-    from .softmax import softmax
-
     Q = as_matrix(Q, "Q", shape_doc="(n_q, d)")  # (n_q, d)
     K = as_matrix(K, "K", shape_doc="(n_k, d)")  # (n_k, d)
     S = scaled_scores(Q, K)  # (n_q, n_k)
