@@ -175,7 +175,7 @@ def test_complete_attention_needs_self_attention():
 
 @pytest.mark.parametrize("call, error, message", [
     (lambda: graph.causal_mask(0), ValueError, "positive integer"),
-    (lambda: graph.causal_mask(2.0), ValueError, "positive integer"),
+    (lambda: graph.causal_mask(2.0), TypeError, "positive integer"),
     (lambda: graph.permutation_matrix([0, 0, 1]), ValueError, "permutation"),
     (lambda: graph.permutation_matrix([0.0, 1.0]), ValueError, "permutation"),
     (lambda: graph.relabel(graph.AttentionGraph(np.eye(2), "ab"), [2, 1, 0]), ValueError, "permute"),

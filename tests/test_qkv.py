@@ -65,7 +65,7 @@ def test_project_refuses_bad_input(args, error, message):
 def test_helpers_refuse_bad_input():
     with pytest.raises(ValueError, match="d_model must be a positive integer"):
         identity_projections(0)
-    with pytest.raises(ValueError, match="d_model must be a positive integer"):
+    with pytest.raises(TypeError, match="d_model must be a positive integer"):
         identity_projections(2.0)
     with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
         random_projections(2, 2, 2, rng=1)

@@ -167,7 +167,7 @@ def test_one_hot_row_has_zero_jacobian():
     (lambda: softmax_jacobian([]), ValueError, "p is empty"),
     (lambda: naive_breaking_points(np.float16), TypeError, "float32 or float64"),
     (lambda: peakedness([4], 16, 10, rng=0), TypeError, "rng must be"),
-    (lambda: peakedness([4], 1, 10, np.random.default_rng(0)), ValueError, "n_k >= 2"),
+    (lambda: peakedness([4], 1, 10, np.random.default_rng(0)), ValueError, "n_k must be an integer >= 2"),
 ])
 def test_softmax_helpers_refuse_bad_input(call, error, message):
     with pytest.raises(error, match=message):

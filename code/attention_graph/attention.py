@@ -17,7 +17,7 @@ import sympy as sp
 from .registry import derivation, symbol_matrix
 from .scores import scaled_scores
 from .softmax import RowSoftmax, softmax
-from .validation import as_matrix, check_same
+from .validation import as_matrix, as_square, check_same
 
 __all__ = ["AttentionGraph", "attention", "weighted_sum", "pull", "attention_exact", "ulps_from_exact", "AttentionExpr"]
 
@@ -30,9 +30,7 @@ class AttentionGraph:
     labels: tuple[str, ...]
 
     def __post_init__(self):
-        W = as_matrix(self.W, "W", shape_doc="(n, n)")  # (n, n)
-        if W.shape[0] != W.shape[1]:
-            raise ValueError(f"W must be square (n, n); got shape {W.shape}")
+        W = as_square(self.W, "W")  # (n, n)
         labels = tuple(str(x) for x in self.labels)
         if len(labels) != W.shape[0]:
             raise ValueError(f"labels must name the {W.shape[0]} nodes; got {len(labels)} labels")
@@ -114,10 +112,8 @@ def pull(W, V) -> tuple[np.ndarray, np.ndarray]:
     >>> s, C
     (array([0.5, 0. , 1. ]), array([[6.], [4.], [2.]]))
     """
-    W = as_matrix(W, "W", shape_doc="(n, n)")  # (n, n)
+    W = as_square(W, "W", note=" for self-attention")  # (n, n)
     V = as_matrix(V, "V", shape_doc="(n, d_v)")  # (n, d_v)
-    if W.shape[0] != W.shape[1]:
-        raise ValueError(f"W must be square (n, n) for self-attention; got shape {W.shape}")
     check_same(W.shape[1], V.shape[0], "W must have one column per row of V (n)")
     if (W < 0).any():
         raise ValueError("W must be non-negative (attention weights)")

@@ -17,7 +17,7 @@ import sympy as sp
 
 from .registry import derivation
 from .scores import scaled_scores
-from .validation import as_matrix, as_qkv, check_same
+from .validation import as_int, as_matrix, as_qkv, check_same
 
 __all__ = ["BlockState", "block_state", "merge", "blockwise_attention", "online_trace",
            "check_block_size"]
@@ -103,12 +103,7 @@ def _as_state(state, name: str) -> BlockState:
 
 def check_block_size(block_size) -> int:
     """``block_size`` as a positive int, or a TypeError/ValueError saying what is wrong."""
-    if isinstance(block_size, (bool, np.bool_)) or not isinstance(block_size, (int, np.integer)):
-        raise TypeError(f"block_size must be a positive integer (keys per block); "
-                        f"got {block_size!r} of type {type(block_size).__name__}")
-    if block_size < 1:
-        raise ValueError(f"block_size must be a positive integer (keys per block); got {block_size}")
-    return int(block_size)
+    return as_int(block_size, "block_size", what="a positive integer (keys per block)")
 
 
 def blockwise_attention(Q, K, V, block_size: int) -> np.ndarray:

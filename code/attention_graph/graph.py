@@ -20,7 +20,7 @@ from .attention import AttentionGraph, attention
 from .registry import close_to_exact, derivation
 from .scores import scaled_scores
 from .softmax import softmax
-from .validation import as_matrix, check_same
+from .validation import as_int, as_matrix, as_rng, as_square, check_same
 from .worked_example import PEOPLE, embeddings, path_adjacency
 
 __all__ = ["additive_mask_softmax", "causal_mask", "complete_attention",
@@ -51,9 +51,7 @@ def _labels(labels, n: int) -> tuple[str, ...]:
 
 def _adjacency(A, name: str = "A") -> np.ndarray:
     """A as a square, non-negative float matrix, or a clear error naming ``name``."""
-    A = as_matrix(A, name, shape_doc="(n, n)")  # (n, n)
-    if A.shape[0] != A.shape[1]:
-        raise ValueError(f"{name} must be square (n, n); got shape {A.shape}")
+    A = as_square(A, name)  # (n, n)
     if (A < 0).any():
         where = tuple(int(i) for i in np.argwhere(A < 0)[0])
         raise ValueError(f"{name} must be non-negative (edge weights); found {A[where]} at {where}")
@@ -98,8 +96,7 @@ def causal_mask(n: int) -> np.ndarray:
            [1, 1, 0],
            [1, 1, 1]])
     """
-    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"n must be a positive integer number of tokens; got {n!r}")
+    n = as_int(n, "n", what="a positive integer number of tokens")
     i = np.arange(n)  # (n,)
     return i[None, :] <= i[:, None]  # (n, n)
 
@@ -202,11 +199,8 @@ def gat_parameters(d_in: int, d_out: int, rng: np.random.Generator) -> tuple[np.
 
     They stand for trained parameters: fixed by the seed, so every build shows the same GAT.
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
-    for name, v in (("d_in", d_in), ("d_out", d_out)):
-        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
-            raise ValueError(f"{name} must be a positive integer; got {v!r}")
+    as_rng(rng)
+    d_in, d_out = as_int(d_in, "d_in"), as_int(d_out, "d_out")
     Theta = rng.normal(0.0, np.sqrt(2.0 / (d_in + d_out)), size=(d_in, d_out))  # (d_in, d_out)
     a = rng.normal(0.0, np.sqrt(2.0 / (2 * d_out + 1)), size=2 * d_out)  # (2 d_out,)
     return Theta, a

@@ -20,7 +20,7 @@ from .graph import AttentionGraph
 from .positional import normalized_laplacian
 from .registry import close_to_exact, derivation
 from .softmax import softmax
-from .validation import as_matrix, check_same
+from .validation import as_int, as_matrix, check_same
 
 __all__ = ["as_graph", "attention_rollout", "fiedler_vector", "head_graphs", "laplacian_spectrum",
            "mean_graph", "multi_head_attention", "multigraph", "pagerank", "random_walk_laplacian",
@@ -215,8 +215,7 @@ def spectral_bipartition(graph_or_W) -> np.ndarray:
 # --------------------------------------------------------------------------------------------------
 
 def _split(M: np.ndarray, n_heads: int, name: str) -> list[np.ndarray]:
-    if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)) or n_heads < 1:
-        raise ValueError(f"n_heads must be a positive integer; got {n_heads!r}")
+    n_heads = as_int(n_heads, "n_heads")
     if M.shape[1] % n_heads:
         raise ValueError(f"{name} has {M.shape[1]} columns, not divisible into n_heads = {n_heads} "
                          "heads of equal width")
@@ -328,8 +327,7 @@ def residual_attention_stack(X, n_layers: int, labels: Sequence[str],
     """
     X = as_matrix(X, "X", shape_doc="(n, d)")  # (n, d)
     rho = _residual(residual)
-    if isinstance(n_layers, bool) or not isinstance(n_layers, (int, np.integer)) or n_layers < 1:
-        raise ValueError(f"n_layers must be a positive integer; got {n_layers!r}")
+    n_layers = as_int(n_layers, "n_layers")
     graphs = []
     for _ in range(n_layers):
         Y, W = attention(X, X, X)  # (n, d), (n, n)

@@ -18,7 +18,7 @@ from .graph import AttentionGraph
 from .graph_tools import mean_graph, multi_head_attention, spectral_bipartition
 from .positional import laplacian_pe
 from .registry import derivation
-from .validation import as_matrix, check_same
+from .validation import as_int, as_matrix, as_rng, as_square, check_same
 
 __all__ = ["accuracy_up_to_relabelling", "adjusted_rand_index", "club_graph", "club_layout", "club_run",
            "graph_transformer_layer", "init_projections", "random_split_scores", "standardised_pe"]
@@ -57,11 +57,8 @@ def standardised_pe(A, k: int) -> np.ndarray:
 
 def init_projections(k: int, d: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """Seeded projections C (k, d) and W_Q, W_K, W_V, W_O (d, d), entries N(0, 1/fan-in)."""
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
-    for name, value in (("k", k), ("d", d)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    as_rng(rng)
+    k, d = as_int(k, "k"), as_int(d, "d")
     C = rng.standard_normal((k, d)) / np.sqrt(k)  # (k, d)
     W_Q, W_K, W_V, W_O = (rng.standard_normal((d, d)) / np.sqrt(d) for _ in range(4))  # each (d, d)
     return {"C": C, "W_Q": W_Q, "W_K": W_K, "W_V": W_V, "W_O": W_O}
@@ -76,10 +73,9 @@ def graph_transformer_layer(A, P, params: dict, n_heads: int,
     are neighbours or i = j. Returns Y (n, d) and one :class:`AttentionGraph` per head. Layer norm and
     the feed-forward block of a full Graph Transformer are left out: they do not touch the weights.
     """
-    A = as_matrix(A, "A", shape_doc="(n, n)")  # (n, n)
+    A = as_square(A, "A")  # (n, n)
     P = as_matrix(P, "P", shape_doc="(n, k)")  # (n, k)
     n = A.shape[0]
-    check_same(A.shape[1], n, "A must be square (n, n)")
     check_same(P.shape[0], n, "P must have one row per node of A (n)")
     missing = {"C", "W_Q", "W_K", "W_V", "W_O"} - set(params)
     if missing:
@@ -168,8 +164,7 @@ def accuracy_up_to_relabelling(found, truth) -> float:
 
 def random_split_scores(found, truth, n_draws: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """ARI and accuracy of ``n_draws`` random splits with the group sizes of ``found`` (shuffled labels)."""
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+    as_rng(rng)
     found = _labels(found, "found")
     out = {"ari": np.empty(n_draws), "accuracy": np.empty(n_draws)}  # (n_draws,) each
     for t in range(n_draws):

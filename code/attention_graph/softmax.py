@@ -13,7 +13,7 @@ import numpy as np
 import sympy as sp
 
 from .registry import close_to_exact, derivation
-from .validation import as_mask, as_matrix
+from .validation import as_int, as_mask, as_matrix, as_rng
 
 __all__ = ["softmax", "naive_softmax", "naive_breaking_points", "softmax_with_temperature",
            "hardmax", "softmax_jacobian", "peakedness", "RowSoftmax"]
@@ -198,10 +198,8 @@ def peakedness(dims, n_k: int, n_rows: int, rng: np.random.Generator) -> dict[st
     norm of the Jacobian diag(p) − p pᵀ (``jac_raw``, ``jac_scaled``: 0 for a one-hot row, where
     no gradient flows back through the softmax).
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
-    if int(n_k) < 2 or int(n_rows) < 1:
-        raise ValueError(f"need n_k >= 2 and n_rows >= 1; got n_k={n_k}, n_rows={n_rows}")
+    as_rng(rng)
+    n_k, n_rows = as_int(n_k, "n_k", low=2), as_int(n_rows, "n_rows")
     out = {"d": [], "n_k": int(n_k), "max_raw": [], "max_scaled": [], "jac_raw": [], "jac_scaled": []}
     for d in dims:
         if int(d) < 1:

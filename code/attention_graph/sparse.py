@@ -22,7 +22,7 @@ from scipy.sparse import csr_array
 
 from .attention import attention
 from .registry import derivation
-from .validation import as_edges, as_matrix, as_qkv, check_same
+from .validation import as_edges, as_int, as_qkv, as_rng, as_square, check_same
 
 __all__ = ["edge_attention", "segment_softmax", "random_graph_edges", "cost_counts",
            "edges_from_adjacency", "edges_to_mask", "edge_weight_matrix"]
@@ -176,12 +176,9 @@ def random_graph_edges(n: int, degree: int, rng: np.random.Generator) -> np.ndar
     The others are distinct and drawn uniformly; E = n · degree exactly. Returned sorted by (i, j),
     shape (E, 2), int64.
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
-    if not (isinstance(n, (int, np.integer)) and isinstance(degree, (int, np.integer))):
-        raise TypeError("n and degree must be integers")
-    if not 1 <= degree <= n:
-        raise ValueError(f"need 1 <= degree <= n; got n={n}, degree={degree}")
+    as_rng(rng)
+    n = as_int(n, "n")
+    degree = as_int(degree, "degree", high=n, what=f"an integer from 1 to n = {n}")
     offsets = np.sort(rng.integers(1, n, size=(n, degree - 1)), axis=1)  # (n, degree - 1)
     while degree > 2:
         clash = np.flatnonzero((offsets[:, 1:] == offsets[:, :-1]).any(axis=1))  # (#clashing rows,)
@@ -197,9 +194,7 @@ def random_graph_edges(n: int, degree: int, rng: np.random.Generator) -> np.ndar
 
 def edges_from_adjacency(A, self_loops: bool = True) -> np.ndarray:
     """The edges (i, j) with A[i, j] != 0, plus every (i, i) when ``self_loops``, sorted. (E, 2)."""
-    A = as_matrix(A, "A", shape_doc="(n, n)")  # (n, n)
-    if A.shape[0] != A.shape[1]:
-        raise ValueError(f"A must be square (n, n); got shape {A.shape}")
+    A = as_square(A, "A")  # (n, n)
     allowed = A != 0  # (n, n)
     if self_loops:
         allowed |= np.eye(A.shape[0], dtype=bool)

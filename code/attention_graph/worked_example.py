@@ -12,13 +12,14 @@ import itertools
 
 import numpy as np
 import sympy as sp
+from mpmath import iv, mpf
 
 from .attention import AttentionGraph, attention
 from .qkv import rotation
 from .registry import derivation
 from .scores import scaled_scores
 from .softmax import softmax
-from .validation import as_matrix, check_same
+from .validation import as_int, as_matrix, as_square, check_same
 
 __all__ = ["PEOPLE", "PUBLISHED", "PUBLISHED_DECIMALS", "embeddings", "path_adjacency",
            "attention_layer", "index", "published_values", "matches_published", "integer_search",
@@ -195,9 +196,7 @@ def row_normalisers(S) -> np.ndarray:
 
 def asymmetry_pairs(W) -> list[tuple[int, int, float, float]]:
     """(i, j, W_ij, W_ji) for each pair i < j, largest |W_ij − W_ji| first (ties by i, then j)."""
-    W = as_matrix(W, "W", shape_doc="(n, n)")  # (n, n)
-    if W.shape[0] != W.shape[1]:
-        raise ValueError(f"W must be square (n, n); got shape {W.shape}")
+    W = as_square(W, "W")  # (n, n)
     pairs = [(i, j, float(W[i, j]), float(W[j, i]))
              for i in range(W.shape[0]) for j in range(i + 1, W.shape[0])]
     return sorted(pairs, key=lambda p: (-abs(p[2] - p[3]), p[0], p[1]))
@@ -288,10 +287,7 @@ def recovery_intervals(decimals: int = PUBLISHED_DECIMALS) -> dict[str, tuple[fl
     (eq-worked-recover-g, eq-worked-recover-t-bruno, eq-worked-recover-t-diego). Returns
     ``{"g": (lo, hi), "h": ..., "t_bruno": ..., "t_diego": ...}`` as floats rounded outward.
     """
-    from mpmath import iv, mpf
-
-    if not isinstance(decimals, int) or isinstance(decimals, bool) or decimals < 1:
-        raise ValueError(f"decimals must be a positive integer; got {decimals!r}")
+    decimals = as_int(decimals, "decimals")
     iv.dps = 30
     half = mpf(10) ** (-decimals) / 2
     pub = {(m, i, j): mpf(str(v)) for m, i, j, v in PUBLISHED}
