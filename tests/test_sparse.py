@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy.sparse import csr_array
 
 import booktools as bt
 import oracles
@@ -198,8 +199,6 @@ def test_edge_attention_never_allocates_n_by_n():
 
 
 def test_the_other_formulations_compute_the_same_layer():
-    from scipy.sparse import csr_array
-
     rng = np.random.default_rng(10)
     n = 500
     Q, K, V = (rng.standard_normal((n, 8)) for _ in range(3))

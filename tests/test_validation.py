@@ -4,6 +4,9 @@ The table lists each bad input and the error it must raise. The rows are grouped
 function of the public API appears (``test_every_public_function_is_in_the_table``).
 """
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -196,9 +199,6 @@ def test_scores_of_magnitude_1e300_give_finite_correct_weights():
 
 @pytest.mark.slow
 def test_input_checks_survive_python_O():
-    import subprocess
-    import sys
-
     code = "import attention_graph as ag\ntry:\n    ag.softmax([[1.0, float('nan')]])\nexcept ValueError:\n    print('refused')"
     out = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "refused", out.stderr

@@ -337,8 +337,7 @@ def _independent_search(values):
     for chunk in np.array_split(idx, 16):
         X = vecs[chunk]  # (m, 4, 2)
         Sx = np.einsum("mid,mjd->mij", X, X) / math.sqrt(2)
-        Ex = np.exp(Sx)
-        Wx = Ex / Ex.sum(axis=2, keepdims=True)
+        Wx = oracles.softmax(Sx)
         ok = ((np.round(Sx[:, B, B], 3) == 1.414) & (np.round(Sx[:, D, D], 3) == 1.414)
               & (np.round(Wx[:, A, C], 3) == 0.141) & (np.round(Wx[:, B, B], 3) == 0.449)
               & (np.round(Wx[:, D, D], 3) == 0.539))

@@ -1,6 +1,6 @@
 """Graph tools on attention: strengths, the walk on W, PageRank, the Laplacian, communities, rollout, heads.
 
-Every tool takes an :class:`~attention_graph.graph.AttentionGraph` (or its matrix W) with the book's
+Every tool takes an :class:`~attention_graph.attention.AttentionGraph` (or its matrix W) with the book's
 orientation: ``W[i, j]`` is the weight node i gives node j, the edge i → j. Read as a Markov chain, a
 walker at node i steps to node j with probability ``W[i, j]``: it follows attention from the one who
 attends to the one attended. The chapter ``book/graph_tools.md`` derives each tool; the SymPy checks
@@ -12,11 +12,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+import networkx as nx
 import numpy as np
 import sympy as sp
 
-from .attention import attention
-from .graph import AttentionGraph
+from .attention import AttentionGraph, attention
 from .positional import normalized_laplacian
 from .registry import close_to_exact, derivation
 from .softmax import softmax
@@ -261,8 +261,6 @@ def mean_graph(graphs: Sequence[AttentionGraph]) -> AttentionGraph:
 
 def multigraph(graphs: Sequence[AttentionGraph]):
     """A ``networkx.MultiDiGraph``: one edge i → j per head h with W⁽ʰ⁾[i, j] > 0, key h, ``weight``."""
-    import networkx as nx
-
     graphs = _same_nodes(graphs, "graphs")
     G = nx.MultiDiGraph()
     G.add_nodes_from(graphs[0].labels)

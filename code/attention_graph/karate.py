@@ -11,10 +11,11 @@ from __future__ import annotations
 import itertools
 from math import comb
 
+import networkx as nx
 import numpy as np
 import sympy as sp
 
-from .graph import AttentionGraph
+from .attention import AttentionGraph
 from .graph_tools import mean_graph, multi_head_attention, spectral_bipartition
 from .positional import laplacian_pe
 from .registry import derivation
@@ -36,8 +37,6 @@ def club_graph() -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     >>> A.shape, int(A.sum()) // 2, int(club.sum())
     ((34, 34), 78, 17)
     """
-    import networkx as nx
-
     G = nx.karate_club_graph()
     nodes = sorted(G.nodes)
     A = nx.to_numpy_array(G, nodelist=nodes, weight=None)  # (34, 34)
@@ -257,8 +256,6 @@ def _check_gt_layer():
 
 def club_layout() -> np.ndarray:
     """Deterministic 2-d positions of the 34 members for the figures (Kamada–Kawai). Shape (34, 2)."""
-    import networkx as nx
-
     G = nx.karate_club_graph()
     pos = nx.kamada_kawai_layout(G)
     return np.array([pos[v] for v in sorted(G.nodes)])  # (34, 2)

@@ -15,6 +15,8 @@ import sys
 import time
 
 import numpy as np
+import scipy
+from threadpoolctl import threadpool_info
 
 # One BLAS thread in the fresh processes, so that a case measures the algorithm, not the pool.
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -22,9 +24,6 @@ ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THRE
 
 def machine() -> dict:
     """Where and with what a benchmark ran."""
-    import scipy
-    from threadpoolctl import threadpool_info
-
     blas = [{k: p.get(k) for k in ("internal_api", "version", "num_threads")}
             for p in threadpool_info()]
     return {
