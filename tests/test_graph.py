@@ -540,7 +540,11 @@ def test_exercise_mean_weights_follow_the_receivers_degree():
     assert bt.glued_float(PAGE, "ex_mean_bruno_diego") == pytest.approx(1 / deg[2], abs=1e-15)
 
 
-def test_exercise_reversed_numbering():
-    _, W = oracles.attention(X, X, X)
-    assert bt.glued_plain(PAGE, "ex_relabel_same") == "True"
-    assert bt.glued_float(PAGE, "ex_relabel_diego_first") == pytest.approx(W[3, 3], abs=1e-15)
+def test_exercise_path_and_causal_masks_intersect():
+    M = ((PATH + np.eye(4)) > 0) & np.tri(4, dtype=bool)
+    _, W = oracles.attention(X, X, X, M)
+    assert bt.glued_float(PAGE, "ex_pc_edges") == M.sum() == 7  # four loops, three edges back
+    assert bt.glued_float(PAGE, "ex_pc_carla") == W[0, 0] == 1.0
+    assert bt.glued_float(PAGE, "ex_pc_ana_carla") == pytest.approx(W[1, 0], abs=1e-15)
+    assert bt.glued_float(PAGE, "ex_pc_diego_bruno") == pytest.approx(W[3, 2], abs=1e-15)
+    assert np.count_nonzero(W[1]) == 2  # Ana: Carla and herself
