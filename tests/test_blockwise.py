@@ -166,7 +166,6 @@ def test_thm_merge_is_union():
         np.testing.assert_allclose(union.ell[0, 0], np.exp(s - s.max()).sum(), rtol=1e-14)
 
 
-@pytest.mark.slow
 def test_thm_merge_is_union_check_can_fail(monkeypatch):
     def no_rescale(a, b, *, exp, maximum):  # forgets e^{m_a − m}: wrong whenever the maxima differ
         m = maximum(a.m, b.m)
