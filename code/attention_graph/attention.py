@@ -165,7 +165,8 @@ _K_INT = [[2, 1], [0, -1], [1, 1]]
 _V_INT = [[0, 0], [4, 0], [0, 4]]
 
 
-@derivation("eq-weighted-sum", display=_display_weighted_sum)
+@derivation("eq-weighted-sum", display=_display_weighted_sum,
+            strength="verified", scope="for 2 × 3 weights and 3 × 2 values, symbolic")
 def _check_weighted_sum():
     W, V = symbol_matrix("w", 2, 3), symbol_matrix("v", 3, 2)
     # Row i of W V is the displayed sum Σ_j W_ij v_j, with v_j the j-th row of V.
@@ -182,7 +183,8 @@ def _check_weighted_sum():
     yield bool(np.array_equal(got, np.array(sp.Matrix(Wd) * sp.Matrix(_V_INT), dtype=float)))
 
 
-@derivation("eq-attention", display=_display_attention)
+@derivation("eq-attention", display=_display_attention,
+            strength="verified", scope="for Q of 2 × 2, K of 3 × 2 and V of 3 × 1, symbolic")
 def _check_attention():
     # On symbolic Q (2, 2), K (3, 2), V (3, 1): the displayed formula, evaluated, is the chain of the
     # three chapters: scores S_ij = Σ_l q_il k_jl / √d, weights exp(S_ij)/Σ_l exp(S_il), y_i = Σ_j W_ij v_j.
@@ -199,7 +201,8 @@ def _check_attention():
     yield ulps_from_exact(W, W_exact) <= 4 and ulps_from_exact(Y, Y_exact) <= 16
 
 
-@derivation("thm-convex-combination")
+@derivation("thm-convex-combination",
+            strength="verified", scope="for three values with symbolic weights, and on an integer example")
 def _check_convex_combination():
     # The key step: with Σ_j w_j = 1, Σ_j w_j f_j − f_1 = Σ_j w_j (f_j − f_1). If f_1 is the smallest
     # of the f_j = u·v_j, the right side is a sum of non-negative terms, for any direction u.
@@ -222,7 +225,8 @@ def _check_convex_combination():
     yield bool((lam > 0).all())
 
 
-@derivation("thm-pull-toward-centre")
+@derivation("thm-pull-toward-centre",
+            strength="verified", scope="for three values with symbolic weights")
 def _check_pull():
     w2, w3 = sp.symbols("w_2 w_3", positive=True)
     v1, v2, v3 = sp.symbols("v_1 v_2 v_3", real=True)
@@ -238,7 +242,8 @@ def _check_pull():
     yield bool(np.allclose(X + s[:, None] * (C - X), Y, rtol=1e-14, atol=1e-14))
 
 
-@derivation("thm-key-value-permutation")
+@derivation("thm-key-value-permutation",
+            strength="verified", scope="for symbolic Q, K, V with 2 queries, 3 keys and a 3-cycle")
 def _check_key_value_permutation():
     Q, K, V = symbol_matrix("q", 2, 1), symbol_matrix("k", 3, 1), symbol_matrix("v", 3, 2)
     P = sp.Matrix([[0, 1, 0], [0, 0, 1], [1, 0, 0]])  # a 3-cycle

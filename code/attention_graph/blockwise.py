@@ -232,7 +232,8 @@ _SPLITS = [(2, 3), (4, 1)]  # blocks A = s_1..s_p and B = the rest, of five symb
 
 
 @derivation("eq-block-normaliser",
-            display=lambda: sp.Eq(ell_, sp.Sum(_shifted(), (_j, 1, _n)), evaluate=False))
+            display=lambda: sp.Eq(ell_, sp.Sum(_shifted(), (_j, 1, _n)), evaluate=False),
+            strength="verified", scope="for a block of 3 symbolic scores and a symbolic shift")
 def _check_block_normaliser():
     # Shifting every score by m divides the normaliser by e^{m}: the weights e^{s_j − m}/ℓ do not move.
     s = _scores("s1:4")
@@ -252,7 +253,8 @@ def _display_block_output():
     return sp.Eq(o_, sp.Mul(1 / ell_, sp.Sum(term, (_j, 1, _n)), evaluate=False), evaluate=False)
 
 
-@derivation("eq-block-output", display=_display_block_output)
+@derivation("eq-block-output", display=_display_block_output,
+            strength="verified", scope="for a block of 3 symbolic scores and values")
 def _check_block_output():
     # The state's o is the softmax-weighted sum of the block's values, whatever m is.
     s, v = _scores("s1:4"), _values(3)
@@ -264,7 +266,8 @@ def _check_block_output():
     yield bool(np.allclose(np.array(exact.evalf(30), dtype=float), got, rtol=0, atol=1e-15))
 
 
-@derivation("eq-merge-max", display=lambda: sp.Eq(m_, sp.Max(m_a, m_b), evaluate=False))
+@derivation("eq-merge-max", display=lambda: sp.Eq(m_, sp.Max(m_a, m_b), evaluate=False),
+            strength="verified", scope="for 5 symbolic scores split 2 + 3 and 4 + 1")
 def _check_merge_max():
     # The maximum of the union is the larger of the two blocks' maxima.
     s, v = _scores("s1:6"), _values(5)
@@ -277,7 +280,8 @@ def _display_merge_normaliser():
     return sp.Eq(ell_, sp.exp(m_a - m_) * ell_a + sp.exp(m_b - m_) * ell_b, evaluate=False)
 
 
-@derivation("eq-merge-normaliser", display=_display_merge_normaliser)
+@derivation("eq-merge-normaliser", display=_display_merge_normaliser,
+            strength="verified", scope="for 5 symbolic scores split 2 + 3 and 4 + 1")
 def _check_merge_normaliser():
     # Rescaling by e^{m_a − m} moves every term of block a to the common reference m ...
     s_j, t = sp.symbols("s_j t", real=True)
@@ -294,7 +298,8 @@ def _display_merge_output():
     return sp.Eq(o_, sp.Mul(num, 1 / ell_, evaluate=False), evaluate=False)
 
 
-@derivation("eq-merge-output", display=_display_merge_output)
+@derivation("eq-merge-output", display=_display_merge_output,
+            strength="proved", scope="for two general states (m real, ℓ > 0, symbolic o)")
 def _check_merge_output():
     # The merged o is the union's weighted average Σ e^{s_j − m} v_j / ℓ ...
     s, v = _scores("s1:6"), _values(5)
@@ -311,7 +316,8 @@ def _check_merge_output():
     yield bool(w_b.is_positive)
 
 
-@derivation("thm-merge-is-union")
+@derivation("thm-merge-is-union",
+            strength="verified", scope="for 5 symbolic scores and values split 2 + 3 and 4 + 1")
 def _check_merge_is_union():
     # Two blocks of symbolic scores and values (2 + 3 and 4 + 1 of five keys): merging their states
     # gives the state of the union, whose o is the softmax-weighted sum of all five values.
@@ -325,7 +331,8 @@ def _check_merge_is_union():
         yield sp.Eq(M.ell * sp.exp(M.m), sum(sp.exp(sj) for sj in s))
 
 
-@derivation("thm-merge-order")
+@derivation("thm-merge-order",
+            strength="proved", scope="for three general states (m real, ℓ > 0, symbolic o)")
 def _check_merge_order():
     # Arbitrary states (m real, ℓ > 0, o a row of two): merge is commutative and associative.
     a, b, c = _general_state("a"), _general_state("b"), _general_state("c")

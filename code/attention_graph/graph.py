@@ -13,6 +13,8 @@ checks behind the chapter's equations and theorems are registered at the end of 
 
 from __future__ import annotations
 
+import itertools
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -457,7 +459,8 @@ def _raises(fn, *args, **kwargs) -> bool:
     return False
 
 
-@derivation("eq-message-passing")
+@derivation("eq-message-passing",
+            strength="verified", scope="for a symbolic weighted graph on 3 nodes")
 def _check_message_passing():
     # Summing the messages A_ij v_j edge by edge over a sparse directed graph is the product A V.
     w = sp.symbols("w_0:4", positive=True)
@@ -472,7 +475,8 @@ def _check_message_passing():
     yield _close(sp.Matrix(Ai) * sp.Matrix(Vi), message_passing(AttentionGraph(Ai, "abc"), Vi), atol=0)
 
 
-@derivation("thm-attention-is-message-passing")
+@derivation("thm-attention-is-message-passing",
+            strength="verified", scope="for symbolic Q, K, V with n = 3, d = 2, d_v = 1")
 def _check_attention_is_message_passing():
     # General Q, K (n = 3, d = 2) and V (d_v = 1), real symbols.
     Q, K, V = _real("q", 3, 2), _real("k", 3, 2), _real("v", 3, 1)
@@ -505,7 +509,8 @@ def _check_attention_is_message_passing():
     yield _close(We * Xs, Y_pkg)
 
 
-@derivation("eq-gcn-propagation")
+@derivation("eq-gcn-propagation",
+            strength="verified", scope="for a symbolic weighted graph on 3 nodes and the path on 4")
 def _check_gcn_propagation():
     # General symmetric weights on three nodes: Â = D̃^{-1/2}(A + I)D̃^{-1/2} has eigenvalue 1 with
     # eigenvector D̃^{1/2} 1 (so propagating does not blow up), and it is symmetric.
@@ -527,7 +532,8 @@ def _check_gcn_propagation():
     yield _close(A_hat, gcn_propagation(A))
 
 
-@derivation("eq-mean-aggregation")
+@derivation("eq-mean-aggregation",
+            strength="verified", scope="for a symbolic weighted graph on 3 nodes and the path on 4")
 def _check_mean_aggregation():
     # Weighted rows, general: D̃^{-1}(A + I) has rows summing to 1.
     w = sp.symbols("w_0:3", positive=True)
@@ -543,7 +549,8 @@ def _check_mean_aggregation():
     yield _raises(mean_propagation, np.zeros((2, 2)), self_loops=False)
 
 
-@derivation("eq-gat-scores")
+@derivation("eq-gat-scores",
+            strength="verified", scope="for symbolic a, u, v in dimension 2, and exact GAT on the path on 4")
 def _check_gat_scores():
     # aᵀ[u ‖ v] = a₁·u + a₂·v: the concatenation splits into a query part and a key part.
     a_, u, v = _real("a", 4, 1), _real("u", 2, 1), _real("v", 2, 1)
@@ -567,7 +574,8 @@ def _check_gat_scores():
     yield _close(alpha * H, Y_pkg)
 
 
-@derivation("eq-neighbour-softmax")
+@derivation("eq-neighbour-softmax",
+            strength="verified", scope="on the worked example's path, exactly")
 def _check_neighbour_softmax():
     # On the worked example masked to the path (self-loops included), the package's weights are the
     # exact neighbour softmax; each row sums to 1 over the neighbours.
@@ -582,12 +590,16 @@ def _check_neighbour_softmax():
     yield bool((graph.W[~allowed] == 0.0).all())
 
 
-@derivation("thm-constant-scores-mean-aggregation")
+@derivation("thm-constant-scores-mean-aggregation",
+            strength="verified", scope="for symbolic per-row constants on three 4-node masks")
 def _check_constant_scores():
     # One row with k allowed keys, all scored c: each gets 1/k whatever c is.
+    # The softmax of k equal scores c, written as a sum over k keys (k symbolic), is 1/k.
     c = sp.Symbol("c", real=True)
-    k = sp.Symbol("k", integer=True, positive=True)
-    yield sp.Eq(sp.exp(c) / (k * sp.exp(c)), 1 / k)
+    k, l = sp.Symbol("k", integer=True, positive=True), sp.Symbol("l", integer=True, positive=True)
+    s = sp.IndexedBase("s")
+    weight = sp.exp(s[1]) / sp.Sum(sp.exp(s[l]), (l, 1, k))
+    yield sp.Eq(weight.replace(lambda x: isinstance(x, sp.Indexed), lambda x: c).doit(), 1 / k)
     # Whole matrices: a different constant per row, on three masks (path with and without
     # self-loops, causal). The forbidden entries hold other values: they must not matter.
     _, A, _ = _example()
@@ -608,7 +620,8 @@ def _check_constant_scores():
     yield bool(np.allclose(Y_zero_q, mean_aggregation(A, X)[0], rtol=0, atol=1e-15))
 
 
-@derivation("thm-masked-softmax-neighbours")
+@derivation("thm-masked-softmax-neighbours",
+            strength="verified", scope="for a row of 3 symbolic scores, and on the path on 4")
 def _check_masked_softmax():
     s = sp.symbols("s_0:3", real=True)
     t = sp.Symbol("t", positive=True)
@@ -640,7 +653,8 @@ def _check_masked_softmax():
     yield _close(Wh, product_mask_softmax(scaled_scores(X, X), allowed))
 
 
-@derivation("thm-gat-is-masked-attention")
+@derivation("thm-gat-is-masked-attention",
+            strength="verified", scope="for symbolic scores and features on the path on 3 nodes")
 def _check_gat_is_masked_attention():
     # Symbolic GAT with a general score matrix e on the path (n = 3): the paper's per-neighbourhood
     # normalisation equals the masked softmax of e with mask A + I, and the GAT output Σ α_ij h_j is
@@ -663,7 +677,8 @@ def _check_gat_is_masked_attention():
     yield bool(np.allclose(Y_gat, W_pkg @ (X @ Theta), rtol=0, atol=1e-14))
 
 
-@derivation("thm-causal-mask-lower-triangular")
+@derivation("thm-causal-mask-lower-triangular",
+            strength="verified", scope="for n = 3 symbolic scores; the mask for n up to 6")
 def _check_causal():
     n = 3
     M = causal_mask(n)
@@ -682,20 +697,22 @@ def _check_causal():
     yield _raises(masked_attention, X, X, X, causal_mask(4) & ~np.eye(4, dtype=bool), self_loops=False)
 
 
-@derivation("thm-permutation-equivariance")
+@derivation("thm-permutation-equivariance",
+            strength="verified", scope="for independent symbolic Q, K, V (n = 3) and every permutation of 3")
 def _check_permutation():
-    X = _real("x", 3, 2)
-    order = [2, 0, 1]
-    P = sp.Matrix(permutation_matrix(order).astype(int))
-    W = _sym_softmax(_sym_scores(X, X))
-    W_perm = _sym_softmax(_sym_scores(P * X, P * X))
-    yield sp.Eq(W_perm, P * W * P.T, evaluate=False)
-    yield sp.Eq(W_perm * (P * X), P * (W * X), evaluate=False)
-    # With a mask, the mask is relabelled too: P M Pᵀ.
+    # Independent symbolic Q, K, V (n = 3, d = 2, d_v = 2) and every permutation of the three tokens.
+    Q, K, V = _real("q", 3, 2), _real("k", 3, 2), _real("v", 3, 2)
+    W = _sym_softmax(_sym_scores(Q, K))
     M = np.array([[1, 1, 0], [1, 1, 1], [0, 1, 1]])
-    Mp = (np.array(P, dtype=int) @ M @ np.array(P, dtype=int).T).tolist()
-    yield sp.Eq(_sym_softmax(_sym_scores(P * X, P * X), Mp), P * _sym_softmax(_sym_scores(X, X), M.tolist()) * P.T,
-                evaluate=False)
+    W_masked = _sym_softmax(_sym_scores(Q, K), M.tolist())
+    for order in itertools.permutations(range(3)):
+        P = sp.Matrix(permutation_matrix(list(order)).astype(int))
+        W_perm = _sym_softmax(_sym_scores(P * Q, P * K))
+        yield sp.Eq(W_perm, P * W * P.T, evaluate=False)
+        yield sp.Eq(W_perm * (P * V), P * (W * V), evaluate=False)
+        # With a mask, the mask is relabelled too: P M Pᵀ.
+        Mp = (np.array(P, dtype=int) @ M @ np.array(P, dtype=int).T).tolist()
+        yield sp.Eq(_sym_softmax(_sym_scores(P * Q, P * K), Mp), P * W_masked * P.T, evaluate=False)
     # The package on the worked example: relabelling the people relabels the graph.
     Xn, A, names = _example()
     order4 = [3, 1, 0, 2]

@@ -365,7 +365,8 @@ def _close(exact, got, atol: float = 1e-12) -> bool:
     return close_to_exact(exact, got, atol=atol, reshape=True)
 
 
-@derivation("thm-in-strength-sums-to-n")
+@derivation("thm-in-strength-sums-to-n",
+            strength="verified", scope="for symbolic row-stochastic W of size 2, 3, 4")
 def _check_in_strength():
     # Σ_j s_in(j) = Σ_j Σ_i W_ij = Σ_i Σ_j W_ij = Σ_i 1 = n, for symbolic stochastic W of size 2..4.
     for n in (2, 3, 4):
@@ -376,7 +377,8 @@ def _check_in_strength():
 
 
 @derivation("eq-stationary",
-            display=lambda: sp.Eq(_pi[_j], sp.Sum(_pi[_i] * _W[_i, _j], (_i, 1, _n)), evaluate=False))
+            display=lambda: sp.Eq(_pi[_j], sp.Sum(_pi[_i] * _W[_i, _j], (_i, 1, _n)), evaluate=False),
+            strength="verified", scope="for the general two-state chain and one 3-state chain")
 def _check_stationary():
     # Two states: π = (b, a)/(a + b) is stationary for [[1 − a, a], [b, 1 − b]].
     a, b = sp.symbols("a b", positive=True)
@@ -392,7 +394,8 @@ def _check_stationary():
 
 @derivation("eq-pagerank", display=lambda: sp.Eq(
     _r[_j], sp.Add((1 - _alpha) / _n, _alpha * sp.Sum(_r[_i] * _W[_i, _j], (_i, 1, _n)), evaluate=False),
-    evaluate=False))
+    evaluate=False),
+            strength="verified", scope="for one 3-state chain with damping 17/20")
 def _check_pagerank():
     alpha = sp.Rational(17, 20)
     r = sp.Matrix(sp.symbols("r0:3"))
@@ -402,7 +405,8 @@ def _check_pagerank():
     yield _close(exact, pagerank(np.array(_EXAMPLE, dtype=float), damping=0.85))
 
 
-@derivation("thm-pagerank-unique")
+@derivation("thm-pagerank-unique",
+            strength="verified", scope="for the general two-state chain and symbolic α; one 3-state chain")
 def _check_pagerank_unique():
     a, b = sp.symbols("a b", nonnegative=True)
     al = sp.Symbol("alpha", nonnegative=True)
@@ -425,7 +429,8 @@ def _check_pagerank_unique():
     yield bool(max(abs(x) for x in (exact - partial).evalf()) < 1e-15)
 
 
-@derivation("thm-symmetric-scores-reversible")
+@derivation("thm-symmetric-scores-reversible",
+            strength="verified", scope="for symbolic symmetric positive E of size 3")
 def _check_reversible():
     # E_ij = exp(S_ij) > 0 with S = Sᵀ, so E = Eᵀ; W = D⁻¹E with d_i = Σ_j E_ij.
     e = {}
@@ -449,7 +454,8 @@ def _check_reversible():
     yield bool(np.allclose(stationary_distribution(softmax(S)), dd / dd.sum(), rtol=0, atol=1e-12))
 
 
-@derivation("eq-rw-laplacian")
+@derivation("eq-rw-laplacian",
+            strength="verified", scope="for symbolic row-stochastic W of size 3")
 def _check_rw_laplacian():
     # I − D⁻¹W: for a row-stochastic W, D = I and L_rw 1 = 0.
     W = _stochastic_symbols(3)
@@ -460,13 +466,22 @@ def _check_rw_laplacian():
     yield _close(sp.eye(3) - _EXAMPLE, random_walk_laplacian(np.array(_EXAMPLE, dtype=float)))
 
 
-@derivation("thm-laplacian-disc")
+@derivation("thm-laplacian-disc",
+            strength="verified", scope="for symbolic row-stochastic W with positive entries of size 3 (Gershgorin discs), and of size 2")
 def _check_laplacian_disc():
     W = _stochastic_symbols(3)
     yield sp.Eq((sp.eye(3) - W) * sp.ones(3, 1), sp.zeros(3, 1))  # λ = 0, eigenvector 1
-    # Gershgorin: μ lies within 1 − w of w = W_ii ∈ [0, 1], so |μ| ≤ (1 − w) + w = 1.
-    w = sp.Symbol("w", nonnegative=True)
-    yield sp.Eq((1 - w) + sp.Abs(w), 1)
+    # Gershgorin on I − W, from the symbolic W: disc i has centre c_i = 1 − W_ii and radius
+    # r_i = Σ_{j≠i} |W_ij|. The row sums make r_i = c_i, and a disc |λ − c| ≤ c with 0 ≤ c ≤ 1 lies
+    # inside |λ − 1| ≤ 1: its farthest point from 1 is at distance |1 − c| + c = 1. W is written
+    # W_ij = a_ij / Σ_l a_il with a_ij > 0, so that SymPy knows its entries are non-negative.
+    a = sp.Matrix(3, 3, lambda r, c: sp.Symbol(f"a_{r}{c}", positive=True))
+    W = sp.Matrix(3, 3, lambda r, c: a[r, c] / sum(a.row(r)))
+    for i in range(3):
+        centre = (sp.eye(3) - W)[i, i]
+        radius = sum(sp.Abs(W[i, j]) for j in range(3) if j != i)
+        yield sp.Eq(radius, centre)
+        yield sp.Eq(sp.Abs(1 - centre) + radius, 1)
     # Two states: the eigenvalues of I − W are 0 and a + b, inside |λ − 1| ≤ 1 for a, b ∈ [0, 1].
     a, b, lam = sp.symbols("a b lambda")
     W2 = sp.Matrix([[1 - a, a], [b, 1 - b]])
@@ -482,7 +497,8 @@ def _path_weights() -> sp.Matrix:
     return sp.Matrix([[0, 1, 0, 0], [1, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 0]])
 
 
-@derivation("eq-spectral-bipartition")
+@derivation("eq-spectral-bipartition",
+            strength="verified", scope="for a symbolic weighted triangle; the path on 4 exactly")
 def _check_spectral_bipartition():
     # If D^{-1/2} L D^{-1/2} v = λ v then u = D^{-1/2} v solves L u = λ D u: D^{1/2} L_sym = L D^{-1/2}.
     a, b, c = sp.symbols("a b c", positive=True)
@@ -506,7 +522,8 @@ def _check_spectral_bipartition():
     yield spectral_bipartition(np.array(P, dtype=float)).tolist() == [0, 0, 1, 1]
 
 
-@derivation("eq-head-weights")
+@derivation("eq-head-weights",
+            strength="measured", scope="to 1e-12 against the exact weights, for d = 4 and two heads")
 def _check_head_weights():
     # Each head is softmax of its own block of columns, scaled by √d_h (exact, for d = 4, h = 2).
     Q = sp.Matrix([[1, 0, 2, -1], [0, 1, 1, 1], [1, 1, 0, 2]])
@@ -523,7 +540,8 @@ def _check_head_weights():
                                           np.array(K, dtype=float))[1], rtol=0, atol=1e-15))
 
 
-@derivation("eq-rollout")
+@derivation("eq-rollout",
+            strength="verified", scope="for symbolic stochastic 2 × 2 layers; one 3-state example to 1e-12")
 def _check_rollout():
     rho = sp.Rational(1, 2)
     W1 = _EXAMPLE
@@ -538,7 +556,8 @@ def _check_rollout():
     yield sp.Eq((A2 * A1) * sp.ones(2, 1), sp.ones(2, 1))
 
 
-@derivation("thm-rollout-exact")
+@derivation("thm-rollout-exact",
+            strength="verified", scope="for two layers of symbolic stochastic 2 × 2 W and symbolic ρ")
 def _check_rollout_exact():
     # Two layers, symbolic stochastic W⁽¹⁾, W⁽²⁾ and symbolic X⁽⁰⁾: the residual stack is R X⁽⁰⁾.
     rho = sp.Symbol("rho")

@@ -166,7 +166,8 @@ def _symbolic_graph():
     return A, deg, sp.eye(3) - D_inv_half * A * D_inv_half
 
 
-@derivation("eq-normalized-laplacian", display=_display_normalized_laplacian)
+@derivation("eq-normalized-laplacian", display=_display_normalized_laplacian,
+            strength="verified", scope="for a symbolic weighted triangle; the path on 4 exactly")
 def _check_normalized_laplacian():
     # The matrix formula is the entrywise one: L_ij = δ_ij − a_ij / √(d_i d_j).
     A, deg, L = _symbolic_graph()
@@ -182,7 +183,8 @@ def _check_normalized_laplacian():
 
 @derivation("eq-laplacian-kernel",
             display=lambda: sp.Eq(sp.MatMul(_L, sp.MatPow(_D, sp.Rational(1, 2)), _ONE, evaluate=False),
-                                  sp.ZeroMatrix(_n, 1), evaluate=False))
+                                  sp.ZeroMatrix(_n, 1), evaluate=False),
+            strength="verified", scope="for a symbolic weighted triangle")
 def _check_laplacian_kernel():
     # L D^{1/2} 1 = D^{1/2} 1 − D^{-1/2} A 1 = D^{1/2} 1 − D^{-1/2} d = 0, on the symbolic triangle.
     A, deg, L = _symbolic_graph()
@@ -207,7 +209,8 @@ def _check_cycle_rows():
         yield sp.Eq(v(k + _n), v(k))
 
 
-@derivation("thm-cycle-fourier")
+@derivation("thm-cycle-fourier",
+            strength="proved", scope="for every n and every mode m (row by row, symbolic k)")
 def _check_cycle_fourier():
     yield from _check_cycle_rows()
     # Exactly, on C_6: L c = λ c and L s = λ s for every m, with L from the definition.

@@ -96,7 +96,8 @@ _X_INT = [[1, 2], [0, -1], [3, 1]]  # (3, 2), an exact example for the package c
 _WQ_INT, _WK_INT, _WV_INT = [[1, 0, 2], [-1, 1, 0]], [[0, 1, 1], [2, 0, -1]], [[1, 1], [0, 2]]
 
 
-@derivation("eq-qkv")
+@derivation("eq-qkv",
+            strength="verified", scope="for symbolic X (3 × 2) and projections")
 def _check_qkv():
     X, W_Q, W_K, W_V = symbol_matrix("x", 3, 2), symbol_matrix("a", 2, 3), symbol_matrix("b", 2, 3), symbol_matrix("c", 2, 2)
     # Row i of Q is x_i W_Q: the query of element i depends on element i alone (likewise K, V).
@@ -118,7 +119,8 @@ def _display_identity():
     return sp.Eq(sp.MatMul(X, sp.Identity(d_model), evaluate=False), X, evaluate=False)
 
 
-@derivation("eq-identity-projections", display=_display_identity)
+@derivation("eq-identity-projections", display=_display_identity,
+            strength="proved", scope="for a matrix symbol X of any shape")
 def _check_identity():
     X = symbol_matrix("x", 3, 2)
     yield sp.Eq(X * sp.eye(2), X, evaluate=False)
@@ -130,7 +132,8 @@ def _check_identity():
     yield bool(np.array_equal(Q, X_num) and np.array_equal(K, X_num) and np.array_equal(V, X_num))
 
 
-@derivation("thm-symmetric-scores")
+@derivation("thm-symmetric-scores",
+            strength="verified", scope="for symbolic X (3 × 2) and 2 × 2 projections")
 def _check_symmetric_scores():
     # S = X W_Q W_Kᵀ Xᵀ / √d. If W_Q W_Kᵀ is symmetric (in particular W_Q = W_K), S is symmetric.
     X, W = symbol_matrix("x", 3, 2), symbol_matrix("w", 2, 2)

@@ -26,12 +26,23 @@ from typing import Callable, Iterable
 import numpy as np
 import sympy as sp
 
-__all__ = ["Derivation", "DerivationError", "close_to_exact", "derivation", "display", "labels", "latex", "math", "verify",
-           "verify_statements", "symbol_matrix"]
+__all__ = ["Derivation", "DerivationError", "STRENGTHS", "badge", "close_to_exact", "derivation", "display",
+           "labels", "latex", "math", "strength", "strength_counts", "verified", "verify", "verify_statements",
+           "symbol_matrix"]
 
 
 class DerivationError(AssertionError):
     """A registered SymPy statement does not hold."""
+
+
+# How strongly a check establishes its statement, strongest first. The scope says for what:
+# "proved" (symbolic, general symbols; scope says what is general), "verified" (exact, for the sizes
+# or distributions the scope names), "measured" (floating point, the scope names the tolerance).
+STRENGTHS = {
+    "proved": "Proved in SymPy",
+    "verified": "Verified exactly",
+    "measured": "Measured",
+}
 
 
 @dataclass(frozen=True)
@@ -39,21 +50,55 @@ class Derivation:
     label: str
     check: Callable[[], Iterable]
     display: Callable[[], sp.Basic] | None = None
+    strength: str = "verified"
+    scope: str = ""
 
 
 _REGISTRY: dict[str, Derivation] = {}
 
 
-def derivation(label: str, display: Callable[[], sp.Basic] | None = None):
-    """Register the decorated function as the check behind ``label``."""
+def derivation(label: str, display: Callable[[], sp.Basic] | None = None, *, strength: str, scope: str):
+    """Register the decorated function as the check behind ``label``.
+
+    ``strength`` is one of ``STRENGTHS`` and ``scope`` says for what it holds: what is general for
+    "proved", the sizes or distributions for "verified", the tolerance for "measured".
+    """
+    if strength not in STRENGTHS:
+        raise ValueError(f"strength of {label!r} must be one of {sorted(STRENGTHS)}; got {strength!r}")
+    if not scope.strip():
+        raise ValueError(f"{label!r}: say for what the check holds (scope)")
 
     def register(check: Callable[[], Iterable]) -> Callable[[], Iterable]:
         if label in _REGISTRY:
             raise ValueError(f"label {label!r} is registered twice")
-        _REGISTRY[label] = Derivation(label, check, display)
+        _REGISTRY[label] = Derivation(label, check, display, strength, scope.strip())
         return check
 
     return register
+
+
+def strength(label: str) -> tuple[str, str]:
+    """(strength, scope) of the check under ``label``."""
+    _load_all()
+    entry = _REGISTRY.get(label)
+    if entry is None:
+        raise KeyError(f"no SymPy check registered under label {label!r}")
+    return entry.strength, entry.scope
+
+
+def badge(label: str) -> str:
+    """The line the book shows under a result: "Verified exactly for n = 2, 3." and the like."""
+    kind, scope = strength(label)
+    return f"{STRENGTHS[kind]} {scope}."
+
+
+def strength_counts() -> dict[str, int]:
+    """How many registered results are proved, verified and measured."""
+    _load_all()
+    counts = {kind: 0 for kind in STRENGTHS}
+    for entry in _REGISTRY.values():
+        counts[entry.strength] += 1
+    return counts
 
 
 def labels() -> list[str]:
@@ -124,6 +169,19 @@ def verify(label: str) -> int:
         return verify_statements(_REGISTRY[label].check())
     except DerivationError as err:
         raise DerivationError(f"{label}: {err}") from None
+
+
+_HELD: dict[str, int] = {}
+
+
+def verified(label: str) -> int:
+    """``verify(label)`` run at most once per process: a test session runs each check once.
+
+    Only a check that held is remembered; use ``verify`` to run a check afresh (after a monkeypatch).
+    """
+    if label not in _HELD:
+        _HELD[label] = verify(label)
+    return _HELD[label]
 
 
 def _load_all() -> None:

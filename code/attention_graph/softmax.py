@@ -297,7 +297,8 @@ def _display_at(display, n: int, S: sp.Matrix, **extra) -> sp.Matrix:
     return out
 
 
-@derivation("eq-softmax", display=_display_softmax)
+@derivation("eq-softmax", display=_display_softmax,
+            strength="verified", scope="for 2 × 3 symbolic scores")
 def _check_softmax():
     # The displayed formula, summed out for n_k = 3, is the SymPy row softmax ...
     S = sp.Matrix(2, 3, lambda r, c: sp.Symbol(f"S_{r}{c}", real=True))
@@ -306,7 +307,8 @@ def _check_softmax():
     yield _close(softmax(_S_INT), RowSoftmax(sp.Matrix(_S_INT)).doit())
 
 
-@derivation("eq-softmax-stable", display=_display_softmax_stable)
+@derivation("eq-softmax-stable", display=_display_softmax_stable,
+            strength="verified", scope="for 2 × 3 symbolic scores and symbolic shifts")
 def _check_softmax_stable():
     # Subtracting any m_i (in particular the row maximum) gives the definition back.
     S = sp.Matrix(2, 3, lambda r, c: sp.Symbol(f"S_{r}{c}", real=True))
@@ -319,7 +321,8 @@ def _check_softmax_stable():
     yield _close(softmax(big), RowSoftmax(sp.Matrix(big)).doit())
 
 
-@derivation("eq-softmax-temperature", display=_display_temperature)
+@derivation("eq-softmax-temperature", display=_display_temperature,
+            strength="verified", scope="for 2 × 3 symbolic scores and symbolic τ")
 def _check_temperature():
     S = sp.Matrix(2, 3, lambda r, c: sp.Symbol(f"S_{r}{c}", real=True))
     tempered = _display_at(_display_temperature(), 3, S)
@@ -330,7 +333,8 @@ def _check_temperature():
                      RowSoftmax(sp.Matrix(_S_INT) / tau).doit(), rtol=1e-13)
 
 
-@derivation("thm-rows-sum-to-one")
+@derivation("thm-rows-sum-to-one",
+            strength="verified", scope="for rows of 1 to 5 symbolic scores")
 def _check_rows_sum_to_one():
     for n in range(1, 6):
         p = RowSoftmax(_row(n)).doit()
@@ -348,23 +352,30 @@ def _check_rows_sum_to_one():
     yield bool(np.allclose(W.sum(axis=1), 1.0, rtol=0, atol=4 * np.finfo(float).eps))
 
 
-@derivation("thm-shift-invariance")
+@derivation("thm-shift-invariance",
+            strength="verified", scope="for rows of 1 to 4 symbolic scores and a symbolic shift")
 def _check_shift_invariance():
     c = sp.Symbol("c", real=True)
     for n in range(1, 5):
         s = _row(n)
         yield sp.Eq(RowSoftmax(s + c * sp.ones(1, n)).doit(), RowSoftmax(s).doit(), evaluate=False)
-    # With c = −max_l s_l every exponent is <= 0. exp is increasing (its derivative is itself, > 0)
-    # and exp(0) = 1, so each term lies in (0, 1] and the largest term is exactly 1.
-    x = sp.Symbol("x", real=True)
-    yield sp.Gt(sp.diff(sp.exp(x), x), 0)
-    yield sp.Eq(sp.exp(0), 1)
+    # With c = −max_l s_l every term lies in (0, 1] and the largest is exactly 1: a row whose maximum
+    # is M, the others below it by symbolic gaps g_l >= 0 (n = 4, any order of the entries).
+    M = sp.Symbol("M", real=True)
+    gaps = sp.symbols("g_1:4", nonnegative=True)
+    row = [M - gaps[0], M, M - gaps[1], M - gaps[2]]
+    terms = [sp.exp(x - sp.Max(*row)) for x in row]
+    yield sp.Eq(terms[1], 1)
+    for e in terms:
+        yield sp.Gt(e, 0)
+        yield sp.Le(sp.log(e), 0)  # log of the term is −g_l <= 0: the term is at most 1
     # The package: shifting each row of the integer example changes no weight beyond rounding.
     shift = np.array([[5.0], [-7.0], [100.0]])  # (3, 1), one constant per row
     yield bool(np.allclose(softmax(np.array(_S_INT) + shift), softmax(_S_INT), rtol=1e-13, atol=0))
 
 
-@derivation("thm-temperature-limits")
+@derivation("thm-temperature-limits",
+            strength="verified", scope="for a row with k symbolic ties and two symbolic gaps")
 def _check_temperature_limits():
     # A row whose maximum is attained k times, two other entries below it by gaps g1, g2 > 0.
     # Dividing numerator and denominator by exp(max/τ):
@@ -388,7 +399,8 @@ def _check_temperature_limits():
     yield bool(np.array_equal(softmax_with_temperature([[1, 3, 3, 0]], np.inf), np.full((1, 4), 0.25)))
 
 
-@derivation("thm-softmax-jacobian")
+@derivation("thm-softmax-jacobian",
+            strength="verified", scope="for rows of 2 and 3 symbolic scores")
 def _check_softmax_jacobian():
     for n in (2, 3):
         s = _row(n)

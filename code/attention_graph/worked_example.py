@@ -416,7 +416,8 @@ def _float_matrix(M: sp.Matrix) -> np.ndarray:
 
 @derivation("eq-worked-scores",
             display=lambda: sp.Eq(_S, sp.MatMul(1 / _r2, sp.ImmutableMatrix(exact_gram()), evaluate=False),
-                                  evaluate=False))
+                                  evaluate=False),
+            strength="verified", scope="on the worked example, exactly")
 def _check_worked_scores():
     X = sp.Matrix(embeddings().astype(int))  # (4, 2)
     yield sp.Eq(X * X.T, exact_gram())
@@ -425,7 +426,8 @@ def _check_worked_scores():
     yield bool(np.allclose(S, _float_matrix(exact_scores()), rtol=0, atol=1e-14))
 
 
-@derivation("eq-worked-weights", display=lambda: sp.Eq(_W, exact_weights(in_u=True), evaluate=False))
+@derivation("eq-worked-weights", display=lambda: sp.Eq(_W, exact_weights(in_u=True), evaluate=False),
+            strength="verified", scope="on the worked example, exactly")
 def _check_worked_weights():
     # exp(S_ij) = u^{G_ij} with u = e^{1/√2}: each score is a whole number of units 1/√2 ...
     S, G = exact_scores(), exact_gram()  # (4, 4) each
@@ -443,7 +445,8 @@ def _check_worked_weights():
 
 
 @derivation("eq-worked-weight-ana-carla",
-            display=lambda: sp.Eq(w_AC, 1 / (1 + 3 * sp.exp(1 / _r2)), evaluate=False))
+            display=lambda: sp.Eq(w_AC, 1 / (1 + 3 * sp.exp(1 / _r2)), evaluate=False),
+            strength="verified", scope="on the worked example, exactly")
 def _check_weight_ana_carla():
     a, c = index("Ana"), index("Carla")
     yield sp.Eq(exact_gram()[a, c], 0)  # Ana's query and Carla's key are orthogonal
@@ -454,7 +457,8 @@ def _check_weight_ana_carla():
 
 @derivation("eq-worked-asymmetry",
             display=lambda: sp.Eq(sp.Symbol("W_{ij}") / sp.Symbol("W_{ji}"),
-                                  sp.Symbol("Z_{j}") / sp.Symbol("Z_{i}"), evaluate=False))
+                                  sp.Symbol("Z_{j}") / sp.Symbol("Z_{i}"), evaluate=False),
+            strength="verified", scope="for a symbolic symmetric positive 4 × 4 matrix")
 def _check_asymmetry():
     # For a symmetric S (here Q = K), e^{S_ij} = e^{S_ji}; call it e_ij > 0. Then W_ij = e_ij / Z_i
     # and W_ij / W_ji = Z_j / Z_i, checked for a general symmetric 4 × 4 matrix ...
@@ -474,7 +478,8 @@ def _check_asymmetry():
     yield bool(np.allclose(graph.W / graph.W.T, Zf[None, :] / Zf[:, None], rtol=1e-13, atol=0))
 
 
-@derivation("thm-worked-rotation-invariance")
+@derivation("thm-worked-rotation-invariance",
+            strength="proved", scope="for every 4 × 2 X and every orthogonal 2 × 2 matrix")
 def _check_rotation_invariance():
     # Any X (4 × 2); R(θ) a rotation and diag(1, −1) R(θ) a reflection (every orthogonal 2 × 2 matrix
     # is one of the two).
@@ -483,7 +488,6 @@ def _check_rotation_invariance():
     c, s = sp.cos(theta), sp.sin(theta)
     R = sp.Matrix([[c, s], [-s, c]])
     pythagoras = {s**2: 1 - c**2}
-    yield sp.Eq(s**2 + c**2, 1)
 
     def reduce(M):
         return M.applyfunc(lambda x: sp.expand(sp.expand(x).subs(pythagoras)))
@@ -503,7 +507,8 @@ def _check_rotation_invariance():
             yield bool(np.allclose(Y2, Y @ Qn, rtol=0, atol=1e-14))
 
 
-@derivation("eq-worked-gram-plane", display=lambda: sp.Eq(_X * _XT, gram_in_plane(), evaluate=False))
+@derivation("eq-worked-gram-plane", display=lambda: sp.Eq(_X * _XT, gram_in_plane(), evaluate=False),
+            strength="verified", scope="for symbolic lengths, both signs of δ")
 def _check_gram_plane():
     # Coordinates after a rotation and a reflection: x_Ana = (√g, 0), x_Carla = (0, c),
     # x_Bruno = (√g, β), x_Diego = (√g, δ) with δ = ±β (equal lengths).
@@ -524,7 +529,8 @@ def _check_gram_plane():
             yield sp.Eq(G, gram_in_plane().subs({g: gp, h: gp + beta**2, t: beta * c}))
 
 
-@derivation("eq-worked-recover-g", display=lambda: sp.Eq(g, _g_from_ana(), evaluate=False))
+@derivation("eq-worked-recover-g", display=lambda: sp.Eq(g, _g_from_ana(), evaluate=False),
+            strength="proved", scope="for the symbolic weight w_AC")
 def _check_recover_g():
     G = gram_in_plane()
     equation = sp.Eq(w_AC, _weight_formula(G, index("Ana"), index("Carla")))
@@ -551,17 +557,20 @@ def _check_t_formula(row: str, w, formula):
     yield abs(sp.N(solutions[0].subs(point), 30) - sp.N(formula.subs(point), 30)) < 1e-25
 
 
-@derivation("eq-worked-recover-t-bruno", display=lambda: sp.Eq(t, _t_from_bruno(), evaluate=False))
+@derivation("eq-worked-recover-t-bruno", display=lambda: sp.Eq(t, _t_from_bruno(), evaluate=False),
+            strength="proved", scope="for symbolic g, h and weight w_BB")
 def _check_recover_t_bruno():
     yield from _check_t_formula("Bruno", w_BB, _t_from_bruno())
 
 
-@derivation("eq-worked-recover-t-diego", display=lambda: sp.Eq(t, _t_from_diego(), evaluate=False))
+@derivation("eq-worked-recover-t-diego", display=lambda: sp.Eq(t, _t_from_diego(), evaluate=False),
+            strength="proved", scope="for symbolic g, h and weight w_DD")
 def _check_recover_t_diego():
     yield from _check_t_formula("Diego", w_DD, _t_from_diego())
 
 
-@derivation("thm-worked-gram-recovered")
+@derivation("thm-worked-gram-recovered",
+            strength="verified", scope="from the article's printed numbers, in exact interval arithmetic")
 def _check_gram_recovered():
     box = recovery_intervals()
     lo_t = max(box["t_bruno"][0], box["t_diego"][0])
