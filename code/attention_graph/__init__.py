@@ -8,8 +8,8 @@ from .attention import attention, attention_exact, pull, weighted_sum
 from .blockwise import block_state, blockwise_attention, merge
 from .graph import (AttentionGraph, additive_mask_softmax, causal_mask, complete_attention,
                     five_models, gat, gat_parameters, gat_scores, gcn, gcn_propagation, graph_mask,
-                    masked_attention, mean_aggregation, mean_propagation, message_passing,
-                    permutation_matrix, product_mask_softmax, relabel)
+                    masked_attention, mean_aggregation, mean_propagation, message_edge_index,
+                    message_passing, permutation_matrix, product_mask_softmax, relabel)
 from .graph_tools import (attention_rollout, head_graphs, laplacian_spectrum, mean_graph,
                           multi_head_attention, pagerank, random_walk_laplacian, spectral_bipartition,
                           stationary_distribution, symmetrised)
@@ -27,7 +27,7 @@ __all__ = ["AttentionGraph", "DerivationError", "attention", "attention_exact", 
            "weighted_sum"]
 __all__ += ["additive_mask_softmax", "causal_mask", "complete_attention", "five_models", "gat",
             "gat_parameters", "gat_scores", "gcn", "gcn_propagation", "graph_mask",
-            "masked_attention", "mean_aggregation", "mean_propagation", "message_passing",
+            "masked_attention", "mean_aggregation", "mean_propagation", "message_edge_index", "message_passing",
             "permutation_matrix", "product_mask_softmax", "relabel"]
 __all__ += ["worked_example"]
 __all__ += ["adjusted_rand_index", "attention_rollout", "club_graph", "graph_transformer_layer",

@@ -29,7 +29,7 @@ from .validation import as_matrix, check_same
 
 __all__ = ["AttentionGraph", "additive_mask_softmax", "causal_mask", "complete_attention",
            "five_models", "GAT_NEGATIVE_SLOPE", "gat", "gat_parameters", "gat_scores", "gcn", "gcn_propagation",
-           "graph_mask", "leaky_relu", "masked_attention", "mean_aggregation", "mean_propagation",
+           "graph_mask", "leaky_relu", "masked_attention", "message_edge_index", "mean_aggregation", "mean_propagation",
            "MODEL_NAMES", "message_passing", "outputs_table", "permutation_matrix", "product_mask_softmax",
            "relabel"]
 
@@ -177,6 +177,24 @@ def message_passing(graph: AttentionGraph, V) -> np.ndarray:
     for i, j, w in graph.edges():
         Y[i] += w * V[j]  # (d_v,)
     return Y
+
+
+def message_edge_index(graph: AttentionGraph) -> np.ndarray:
+    """The edges as messages: column (j, i) for each edge i → j, PyG's ``edge_index`` layout.
+
+    Edge i → j (W_ij > 0: i attends to j) carries the message v_j from j to i (eq-message-passing),
+    so row 0 holds the message's source j and row 1 its target i: PyTorch Geometric's
+    ``edge_index``, and DGL's ``(src, dst) = (row 0, row 1)``. Shape (2, |E|), int64, in the order of
+    ``graph.edges()``; ``graph.W[row 1, row 0]`` are the edge weights.
+
+    >>> message_edge_index(AttentionGraph([[0.0, 1.0], [0.5, 0.5]], ["a", "b"]))
+    array([[1, 0, 1],
+           [0, 1, 1]])
+    """
+    if not isinstance(graph, AttentionGraph):
+        raise TypeError(f"graph must be an AttentionGraph; got {type(graph).__name__}")
+    pairs = [(j, i) for i, j, _w in graph.edges()]  # (|E|, 2): (source j, target i)
+    return np.array(pairs, dtype=np.int64).reshape(-1, 2).T  # (2, |E|)
 
 
 def gcn_propagation(A) -> np.ndarray:

@@ -18,8 +18,8 @@ import sympy as sp
 from .attention import attention
 from .graph import AttentionGraph
 from .positional import normalized_laplacian
-from .registry import close_to_exact, derivation
-from .softmax import softmax
+from .registry import close_to_exact, derivation, evaluate
+from .softmax import RowSoftmax, softmax
 from .validation import as_matrix, check_same
 
 __all__ = ["as_graph", "attention_rollout", "fiedler_vector", "head_graphs", "laplacian_spectrum",
@@ -346,6 +346,43 @@ _alpha = sp.Symbol(r"\alpha")
 _W = sp.IndexedBase("W")
 _pi = sp.IndexedBase(r"\pi")
 _r = sp.IndexedBase("r")
+# Matrix symbols of the displayed equations (glued by book/graph_tools.md, evaluated by the checks).
+_Wm, _Dm, _Im = (sp.MatrixSymbol(x, _n, _n) for x in ("W", "D", "I"))
+_Lm = sp.MatrixSymbol("L", _n, _n)
+_u = sp.MatrixSymbol("u", _n, 1)
+_lam = sp.Symbol(r"\lambda")
+_d_h = sp.Symbol("d_h", integer=True, positive=True)
+_Qh, _Kh = sp.MatrixSymbol("Q_h", _n, _d_h), sp.MatrixSymbol("K_h", _n, _d_h)
+_rho = sp.Symbol(r"\rho")
+_R_now, _R_before = sp.MatrixSymbol("R^{(l)}", _n, _n), sp.MatrixSymbol("R^{(l-1)}", _n, _n)
+_W_layer = sp.MatrixSymbol("W^{(l)}", _n, _n)
+
+
+def _display_rw_laplacian():
+    inverse = sp.MatPow(_Dm, -1, evaluate=False)
+    return sp.Eq(sp.MatrixSymbol(r"L_{\mathrm{rw}}", _n, _n),
+                 sp.MatAdd(_Im, sp.MatMul(-1, inverse, _Wm, evaluate=False), evaluate=False), evaluate=False)
+
+
+def _display_spectral_bipartition():
+    return sp.Eq(sp.MatMul(_Lm, _u, evaluate=False), sp.MatMul(_lam, _Dm, _u, evaluate=False), evaluate=False)
+
+
+def _display_head_weights():
+    scores = sp.MatMul(sp.Pow(sp.sqrt(_d_h), -1, evaluate=False), _Qh, _Kh.T, evaluate=False)
+    return sp.Eq(sp.MatrixSymbol("W^{(h)}", _n, _n), RowSoftmax(scores), evaluate=False)
+
+
+def _display_rollout():
+    step = sp.MatAdd(sp.MatMul(_rho, _Im, evaluate=False), sp.MatMul(1 - _rho, _W_layer, evaluate=False),
+                     evaluate=False)
+    return sp.Eq(_R_now, sp.MatMul(step, _R_before, evaluate=False), evaluate=False)
+
+
+def _rollout_step(W, R, rho):
+    """One step of the displayed recursion R⁽ˡ⁾ = (ρI + (1 − ρ)W⁽ˡ⁾) R⁽ˡ⁻¹⁾, exactly (for the checks)."""
+    n = sp.Matrix(W).rows
+    return evaluate(_display_rollout().rhs, {_W_layer: W, _R_before: R, _Im: sp.eye(n), _rho: rho, _n: n})
 
 
 def _stochastic_symbols(n: int, name: str = "w") -> sp.Matrix:
@@ -454,14 +491,19 @@ def _check_reversible():
     yield bool(np.allclose(stationary_distribution(softmax(S)), dd / dd.sum(), rtol=0, atol=1e-12))
 
 
-@derivation("eq-rw-laplacian",
-            strength="verified", scope="for symbolic row-stochastic W of size 3")
+@derivation("eq-rw-laplacian", display=_display_rw_laplacian,
+            strength="verified", scope="for symbolic row-stochastic W of size 3 and one weighted 3-node graph")
 def _check_rw_laplacian():
-    # I − D⁻¹W: for a row-stochastic W, D = I and L_rw 1 = 0.
+    # The display with D = diag(W 1): for a row-stochastic W, D = I and L_rw 1 = 0.
     W = _stochastic_symbols(3)
-    yield sp.Eq((sp.eye(3) - W) * sp.ones(3, 1), sp.zeros(3, 1))
+    L = evaluate(_display_rw_laplacian().rhs, {_Wm: W, _Dm: sp.diag(*list(W * sp.ones(3, 1))),
+                                               _Im: sp.eye(3), _n: 3})
+    yield sp.Eq(L, sp.eye(3) - W)
+    yield sp.Eq(L * sp.ones(3, 1), sp.zeros(3, 1))
+    # On unnormalised weights, the display is what the package computes.
     A = sp.Matrix([[0, 2, 1], [1, 0, 0], [3, 3, 2]])
-    exact = sp.eye(3) - sp.diag(*[1 / sum(A.row(a)) for a in range(3)]) * A
+    exact = evaluate(_display_rw_laplacian().rhs, {_Wm: A, _Dm: sp.diag(*[sum(A.row(a)) for a in range(3)]),
+                                                   _Im: sp.eye(3), _n: 3})
     yield _close(exact, random_walk_laplacian(np.array(A, dtype=float)))
     yield _close(sp.eye(3) - _EXAMPLE, random_walk_laplacian(np.array(_EXAMPLE, dtype=float)))
 
@@ -497,10 +539,11 @@ def _path_weights() -> sp.Matrix:
     return sp.Matrix([[0, 1, 0, 0], [1, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 0]])
 
 
-@derivation("eq-spectral-bipartition",
-            strength="verified", scope="for a symbolic weighted triangle; the path on 4 exactly")
+@derivation("eq-spectral-bipartition", display=_display_spectral_bipartition,
+            strength="verified", scope="for a symbolic weighted triangle; the path on 4 nodes exactly")
 def _check_spectral_bipartition():
-    # If D^{-1/2} L D^{-1/2} v = λ v then u = D^{-1/2} v solves L u = λ D u: D^{1/2} L_sym = L D^{-1/2}.
+    # If D^{-1/2} L D^{-1/2} v = λ v then u = D^{-1/2} v solves the display L u = λ D u:
+    # D^{1/2} L_sym = L D^{-1/2}, with L = D − A.
     a, b, c = sp.symbols("a b c", positive=True)
     A = sp.Matrix([[0, a, b], [a, 0, c], [b, c, 0]])
     deg = [sum(A.row(k)) for k in range(3)]
@@ -514,6 +557,9 @@ def _check_spectral_bipartition():
     lam2 = sorted(sp.solve((Dp - P - sp.Symbol("x") * Dp).det(), sp.Symbol("x")))[1]
     yield sp.Eq(lam2, sp.Rational(1, 2))
     u = ((Dp - P) - lam2 * Dp).nullspace()[0]
+    shown = _display_spectral_bipartition()
+    values = {_Lm: Dp - P, _Dm: Dp, _u: u, _n: 4}
+    yield sp.Eq(evaluate(shown.lhs, values), evaluate(shown.rhs, values).subs(_lam, lam2))
     lam_pkg, u_pkg = fiedler_vector(np.array(P, dtype=float))
     yield bool(np.isclose(lam_pkg, 0.5, atol=1e-12))
     u_exact = np.array(u.evalf(), dtype=float).ravel()  # (4,)
@@ -522,33 +568,34 @@ def _check_spectral_bipartition():
     yield spectral_bipartition(np.array(P, dtype=float)).tolist() == [0, 0, 1, 1]
 
 
-@derivation("eq-head-weights",
-            strength="measured", scope="to 1e-12 against the exact weights, for d = 4 and two heads")
+@derivation("eq-head-weights", display=_display_head_weights,
+            strength="measured", scope="to 1e-12 against the display, for d_model = 4 and H = 2 heads")
 def _check_head_weights():
-    # Each head is softmax of its own block of columns, scaled by √d_h (exact, for d = 4, h = 2).
+    # Head h is the displayed softmax of its own block of d_h = d_model / H columns (exact, d_model = 4,
+    # H = 2); the package's floats agree.
     Q = sp.Matrix([[1, 0, 2, -1], [0, 1, 1, 1], [1, 1, 0, 2]])
     K = sp.Matrix([[0, 1, 1, 0], [2, 0, -1, 1], [1, 1, 1, 1]])
     got = head_graphs(np.array(Q, dtype=float), np.array(K, dtype=float), 2, "abc")
     for h in range(2):
-        Qh, Kh = Q[:, 2 * h:2 * h + 2], K[:, 2 * h:2 * h + 2]
-        E = (Qh * Kh.T / sp.sqrt(2)).applyfunc(sp.exp)
-        exact = sp.Matrix(3, 3, lambda a, b: E[a, b] / sum(E.row(a)))
-        yield _close(exact, got[h].W)
+        values = {_Qh: Q[:, 2 * h:2 * h + 2], _Kh: K[:, 2 * h:2 * h + 2], _d_h: 2, _n: 3}
+        yield _close(evaluate(_display_head_weights().rhs, values), got[h].W)
     # One head is plain attention.
     one = head_graphs(np.array(Q, dtype=float), np.array(K, dtype=float), 1, "abc")[0].W
     yield bool(np.allclose(one, attention(np.array(Q, dtype=float), np.array(K, dtype=float),
                                           np.array(K, dtype=float))[1], rtol=0, atol=1e-15))
 
 
-@derivation("eq-rollout",
+@derivation("eq-rollout", display=_display_rollout,
             strength="verified", scope="for symbolic stochastic 2 × 2 layers; one 3-state example to 1e-12")
 def _check_rollout():
+    # The displayed recursion from R⁽⁰⁾ = I, two layers, is what the package's rollout computes.
     rho = sp.Rational(1, 2)
     W1 = _EXAMPLE
     W2 = sp.Matrix([[sp.Rational(1, 5), sp.Rational(3, 5), sp.Rational(1, 5)],
                     [sp.Rational(1, 3), sp.Rational(1, 3), sp.Rational(1, 3)],
                     [sp.Rational(1, 2), sp.Rational(0), sp.Rational(1, 2)]])
-    exact = (rho * sp.eye(3) + (1 - rho) * W2) * (rho * sp.eye(3) + (1 - rho) * W1)
+    exact = _rollout_step(W2, _rollout_step(W1, sp.eye(3), rho), rho)
+    yield sp.Eq(exact, (rho * sp.eye(3) + (1 - rho) * W2) * (rho * sp.eye(3) + (1 - rho) * W1))
     got = attention_rollout([np.array(W1, dtype=float), np.array(W2, dtype=float)], residual=0.5)
     yield _close(exact, got.W)
     # Products of row-stochastic matrices are row-stochastic.
