@@ -75,6 +75,31 @@ def test_labels_are_unique_across_the_book():
     assert len(seen) == len(set(seen)), sorted(lab for lab in seen if seen.count(lab) > 1)
 
 
+# A labeled equation typed by hand ({math} or $$ ... $$ (label)) is tied to its check only by the
+# label. None is allowed unless listed here with the reason it cannot be a glued SymPy object.
+TYPED_BY_HAND: dict[str, str] = {}
+
+
+def typed_equations(text: str) -> list[str]:
+    return [lab for lab, kind, _ in bt.labeled_equations(text) if kind == "math"]
+
+
+def test_rule1_catches_a_labeled_equation_typed_by_hand():
+    assert typed_equations(BROKEN_PAGE) == ["eq-not-backed", "eq-dollar-label"]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
+def test_labeled_equations_are_glued_sympy_objects(page):
+    typed = [lab for lab in typed_equations(page.read_text()) if lab not in TYPED_BY_HAND]
+    assert typed == [], f"{page.name}: glue these from their checks' SymPy objects: {typed}"
+
+
+def test_every_registered_equation_has_a_display():
+    for label in registry.labels():
+        if label.startswith("eq-") and label not in TYPED_BY_HAND:
+            assert registry.latex(label), label
+
+
 @pytest.mark.parametrize("label", registry.labels())
 def test_sympy_check_holds(label):
     assert registry.verified(label) >= 1
