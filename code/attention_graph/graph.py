@@ -184,7 +184,7 @@ def message_edge_index(graph: AttentionGraph) -> np.ndarray:
 
     Edge i → j (W_ij > 0: i attends to j) carries the message v_j from j to i (eq-message-passing),
     so row 0 holds the message's source j and row 1 its target i: PyTorch Geometric's
-    ``edge_index``, and DGL's ``(src, dst) = (row 0, row 1)``. Shape (2, |E|), int64, in the order of
+    ``edge_index``, and DGL's ``(src, dst) = (row 0, row 1)``. Shape (2, n_edges), int64, in the order of
     ``graph.edges()``; ``graph.W[row 1, row 0]`` are the edge weights.
 
     >>> message_edge_index(AttentionGraph([[0.0, 1.0], [0.5, 0.5]], ["a", "b"]))
