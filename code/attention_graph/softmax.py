@@ -15,7 +15,7 @@ import sympy as sp
 from .registry import close_to_exact, derivation
 from .validation import as_mask, as_matrix
 
-__all__ = ["softmax", "naive_softmax", "naive_breaking_points", "softmax_with_temperature",
+__all__ = ["softmax", "naive_softmax", "naive_breaking_points", "exp_overflow_point", "softmax_with_temperature",
            "hardmax", "softmax_jacobian", "peakedness", "RowSoftmax"]
 
 
@@ -81,6 +81,27 @@ def _first_failure(fails, lo: float, hi: float, dtype) -> float:
             lo = mid
 
 
+# Binary floating-point formats: (bits of precision p, largest exponent e_max). bfloat16 keeps
+# float32's exponent range with 8 bits of precision; NumPy has no bfloat16, so it is computed exactly.
+FLOAT_FORMATS = {"float64": (53, 1023), "float32": (24, 127), "bfloat16": (8, 127), "float16": (11, 15)}
+
+
+def exp_overflow_point(fmt: str) -> float:
+    """ln of the largest finite number of ``fmt``, (2 − 2^(1−p)) 2^e_max: beyond it e^x overflows.
+
+    Computed exactly in SymPy from the format's precision p and largest exponent e_max
+    (``FLOAT_FORMATS``), so it covers bfloat16, which NumPy cannot represent.
+
+    >>> round(exp_overflow_point("float16"), 4), round(exp_overflow_point("bfloat16"), 4)
+    (11.0899, 88.7189)
+    """
+    if fmt not in FLOAT_FORMATS:
+        raise ValueError(f"fmt must be one of {sorted(FLOAT_FORMATS)}; got {fmt!r}")
+    p, e_max = FLOAT_FORMATS[fmt]
+    largest = (2 - sp.Rational(1, 2 ** (p - 1))) * sp.Integer(2) ** e_max
+    return float(sp.log(largest).evalf(30))
+
+
 def naive_breaking_points(dtype=np.float64) -> dict[str, float]:
     """Where :func:`naive_softmax` stops giving finite weights, searched on ``dtype``'s float grid.
 
@@ -93,8 +114,8 @@ def naive_breaking_points(dtype=np.float64) -> dict[str, float]:
     (709.783, -745.133)
     """
     dtype = np.dtype(dtype).type
-    if dtype not in (np.float32, np.float64):
-        raise TypeError(f"dtype must be float32 or float64 (the package's float types); got {np.dtype(dtype)}")
+    if dtype not in (np.float16, np.float32, np.float64):
+        raise TypeError(f"dtype must be float16, float32 or float64 (NumPy's float types); got {np.dtype(dtype)}")
 
     def over(x):
         return not np.isfinite(naive_softmax(np.array([[x, 0]], dtype=dtype))).all()
