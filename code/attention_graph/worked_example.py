@@ -252,19 +252,19 @@ def exact_weights(in_u: bool = False) -> sp.Matrix:
 
 # The recovery of the Gram matrix from the published numbers. In the plane (d = 2), turn and reflect
 # so that x_Ana = (√g, 0); Ana ⟂ Carla puts x_Carla = (0, c); Ana's equal weights put x_Bruno and
-# x_Diego on the line x = √g, at heights ±β with β² = h − g. t = x_Bruno · x_Carla.
-g, h, t = sp.symbols("g h t", real=True)
+# x_Diego on the line x = √g, at heights ±β with β² = η − g. t = x_Bruno · x_Carla.
+g, eta, t = sp.symbols(r"g \eta t", real=True)
 w_AC, w_BB, w_DD = sp.symbols(r"W_{\text{Ana}\,\text{Carla}} W_{\text{Bruno}\,\text{Bruno}} "
                               r"W_{\text{Diego}\,\text{Diego}}", positive=True)
 _r2 = sp.sqrt(2)
 
 
 def gram_in_plane() -> sp.Matrix:
-    """X Xᵀ in the unknowns g = x_A·x_A, h = ‖x_B‖² = ‖x_D‖², t = x_B·x_C  (eq-worked-gram-plane). (4, 4)."""
-    return sp.Matrix([[t**2 / (h - g), 0, t, -t],
+    """X Xᵀ in the unknowns g = x_A·x_A, η = ‖x_B‖² = ‖x_D‖², t = x_B·x_C  (eq-worked-gram-plane). (4, 4)."""
+    return sp.Matrix([[t**2 / (eta - g), 0, t, -t],
                       [0, g, g, g],
-                      [t, g, h, 2 * g - h],
-                      [-t, g, 2 * g - h, h]])  # (4, 4)
+                      [t, g, eta, 2 * g - eta],
+                      [-t, g, 2 * g - eta, eta]])  # (4, 4)
 
 
 def _weight_formula(G: sp.Matrix, i: int, j: int) -> sp.Expr:
@@ -277,8 +277,8 @@ def _g_from_ana() -> sp.Expr:
 
 
 def _rest_of_row(w) -> sp.Expr:
-    """e^{h/√2}(1 − w)/w − e^{g/√2} − e^{(2g − h)/√2}: e^{±t/√2} solved from a self-weight w."""
-    return sp.exp(h / _r2) * (1 - w) / w - sp.exp(g / _r2) - sp.exp((2 * g - h) / _r2)
+    """e^{η/√2}(1 − w)/w − e^{g/√2} − e^{(2g − η)/√2}: e^{±t/√2} solved from a self-weight w."""
+    return sp.exp(eta / _r2) * (1 - w) / w - sp.exp(g / _r2) - sp.exp((2 * g - eta) / _r2)
 
 
 def _t_from_bruno() -> sp.Expr:
@@ -290,7 +290,7 @@ def _t_from_diego() -> sp.Expr:
 
 
 def recovery_intervals(decimals: int = PUBLISHED_DECIMALS) -> dict[str, tuple[float, float]]:
-    """Intervals for g, h and t (from Bruno's and from Diego's row) given the published numbers.
+    """Intervals for g, η and t (from Bruno's and from Diego's row) given the published numbers.
 
     Each published number is known to ± half a unit of its last decimal; interval arithmetic
     (``mpmath.iv``, outward rounding) carries those ranges through the formulas of the chapter
@@ -311,7 +311,7 @@ def recovery_intervals(decimals: int = PUBLISHED_DECIMALS) -> dict[str, tuple[fl
     r2 = iv.sqrt(2)
     s_bb = around(("S", "Bruno", "Bruno"))
     s_dd = around(("S", "Diego", "Diego"))
-    s = iv.mpf([max(s_bb.a, s_dd.a), min(s_bb.b, s_dd.b)])  # both are the same score h/√2
+    s = iv.mpf([max(s_bb.a, s_dd.a), min(s_bb.b, s_dd.b)])  # both are the same score η/√2
     wa, wb, wd = (around(k) for k in [("W", "Ana", "Carla"), ("W", "Bruno", "Bruno"),
                                       ("W", "Diego", "Diego")])
     g_ = r2 * iv.log((1 - wa) / (3 * wa))
@@ -394,11 +394,11 @@ def asymmetry_table(W, S, labels=PEOPLE) -> str:
 
 
 def recovery_point() -> dict[str, float]:
-    """g, h and t solved from the published numbers as printed (eq-worked-recover-g, -t-bruno, -t-diego)."""
+    """g, η and t solved from the published numbers as printed (eq-worked-recover-g, -t-bruno, -t-diego)."""
     pub = {(m, i, j): sp.Rational(str(v)) for m, i, j, v in PUBLISHED}
     g_ = _g_from_ana().subs(w_AC, pub[("W", "Ana", "Carla")])
     h_ = _r2 * pub[("S", "Bruno", "Bruno")]
-    at = {g: g_, h: h_}
+    at = {g: g_, eta: h_}
     t_b = _t_from_bruno().subs(at).subs(w_BB, pub[("W", "Bruno", "Bruno")])
     t_d = _t_from_diego().subs(at).subs(w_DD, pub[("W", "Diego", "Diego")])
     return {k: float(sp.N(v, 30)) for k, v in {"g": g_, "h": h_, "t_bruno": t_b, "t_diego": t_d}.items()}
@@ -526,7 +526,7 @@ def _check_gram_plane():
             yield sp.Eq(_weight_formula(G, 2, 2), _weight_formula(G, 3, 3))
             yield PUBLISHED[3][3] != PUBLISHED[4][3]
         else:
-            yield sp.Eq(G, gram_in_plane().subs({g: gp, h: gp + beta**2, t: beta * c}))
+            yield sp.Eq(G, gram_in_plane().subs({g: gp, eta: gp + beta**2, t: beta * c}))
 
 
 @derivation("eq-worked-recover-g", display=lambda: sp.Eq(g, _g_from_ana(), evaluate=False),
@@ -550,21 +550,21 @@ def _check_t_formula(row: str, w, formula):
     dw = sp.diff(weight, t)
     sign = 1 if row == "Diego" else -1  # Bruno's self-weight falls as t grows, Diego's rises
     yield sp.simplify(sign * dw * (sum(sp.exp(G[i, l] / _r2) for l in range(4))) ** 2
-                      / sp.exp(h / _r2)) .is_positive is True
+                      / sp.exp(eta / _r2)) .is_positive is True
     solutions = sp.solve(sp.Eq(w, weight), t)
     yield len(solutions) == 1
-    point = {g: 1, h: 2, w: sp.Rational(9, 20)}
+    point = {g: 1, eta: 2, w: sp.Rational(9, 20)}
     yield abs(sp.N(solutions[0].subs(point), 30) - sp.N(formula.subs(point), 30)) < 1e-25
 
 
 @derivation("eq-worked-recover-t-bruno", display=lambda: sp.Eq(t, _t_from_bruno(), evaluate=False),
-            strength="proved", scope="for symbolic g, h and weight w_BB")
+            strength="proved", scope="for symbolic g, η and weight w_BB")
 def _check_recover_t_bruno():
     yield from _check_t_formula("Bruno", w_BB, _t_from_bruno())
 
 
 @derivation("eq-worked-recover-t-diego", display=lambda: sp.Eq(t, _t_from_diego(), evaluate=False),
-            strength="proved", scope="for symbolic g, h and weight w_DD")
+            strength="proved", scope="for symbolic g, η and weight w_DD")
 def _check_recover_t_diego():
     yield from _check_t_formula("Diego", w_DD, _t_from_diego())
 
@@ -581,7 +581,7 @@ def _check_gram_recovered():
         inside = list(range(int(np.ceil(lo)), int(np.floor(hi)) + 1))
         yield len(inside) == 1  # exactly one integer in each interval
         integers[name] = inside[0]
-    G = gram_in_plane().subs({g: integers["g"], h: integers["h"], t: integers["t"]})
+    G = gram_in_plane().subs({g: integers["g"], eta: integers["h"], t: integers["t"]})
     yield sp.Eq(G, exact_gram())  # ... and they give the Gram matrix of the book's embeddings
     S = _float_matrix(G / _r2)  # (4, 4)
     yield bool(matches_published(S, softmax(S)))
