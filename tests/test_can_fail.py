@@ -159,6 +159,8 @@ BROKEN = {
                                 "I − A/2 whatever the degrees"),
     "eq-laplacian-kernel": (po, "normalized_laplacian", lambda A: np.eye(len(A)) - np.asarray(A) / 2,
                             "I − A/2 whatever the degrees"),
+    "thm-path-cosines": (po, "path_modes", after(po.path_modes, lambda r: (2 * r[0], r[1])),
+                         "eigenvalues 2(1 − cos θ)"),
     "thm-cycle-fourier": (po, "cycle_eigenvalue", lambda n, m: float(1 + np.cos(2 * np.pi * m / n)),
                           "1 + cos θ in place of 1 − cos θ"),
     # qkv

@@ -206,3 +206,22 @@ def test_eigenvalues_grow_with_m_up_to_half():
 def test_permutation_equivariance_gap_refuses_a_non_permutation():
     with pytest.raises(ValueError, match="permutation"):
         positional.permutation_equivariance_gap(path_adjacency(), 2, [0, 0, 1, 2])
+
+
+def test_thm_path_cosines():
+    assert registry.verified("thm-path-cosines") >= 1
+    # Independently: the cosines √d_k cos(π m k/(n − 1)) are eigenvectors of I − D^-1/2 A D^-1/2.
+    for n in (2, 4, 7):
+        A = np.diag(np.ones(n - 1), 1) + np.diag(np.ones(n - 1), -1)
+        d = A.sum(axis=1)
+        L = np.eye(n) - A / np.sqrt(np.outer(d, d))
+        for m in range(n):
+            theta = np.pi * m / (n - 1)
+            v = np.sqrt(d) * np.cos(theta * np.arange(n))
+            np.testing.assert_allclose(L @ v, (1 - np.cos(theta)) * v, atol=1e-12)
+    # The worked example's path: the encoding's columns are the first non-trivial cosine modes.
+    P = laplacian_pe(path_adjacency(), 3)
+    lam, V = positional.path_modes(4)
+    np.testing.assert_allclose(np.abs(P), np.abs(V[:, 1:]), atol=1e-12)
+    assert bt.glued_float(PAGE, "path_cosine_dev") < 1e-12
+    assert bt.glued_float(PAGE, "path_mode_residual") < 1e-12

@@ -15,7 +15,8 @@ from .registry import derivation
 from .validation import as_matrix
 
 __all__ = ["normalized_laplacian", "laplacian_pe", "cycle_adjacency", "fourier_modes",
-           "cycle_eigenvalue", "fourier_coefficients", "fourier_frequency", "fit_sinusoids",
+           "cycle_eigenvalue", "path_adjacency_n", "path_modes", "path_mode_residual",
+           "fourier_coefficients", "fourier_frequency", "fit_sinusoids",
            "cycle_mode_residual", "span_residual", "permutation_equivariance_gap"]
 
 
@@ -122,6 +123,39 @@ def cycle_mode_residual(n: int) -> float:
                for m in range(n))
 
 
+def path_adjacency_n(n: int) -> np.ndarray:
+    """A of the path graph P_n: node k is joined to k − 1 and k + 1 (no wrap-around). Shape (n, n).
+
+    >>> path_adjacency_n(3).astype(int)
+    array([[0, 1, 0],
+           [1, 0, 1],
+           [0, 1, 0]])
+    """
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 2:
+        raise ValueError(f"a path needs an integer n >= 2 nodes; got {n!r}")
+    k = np.arange(n - 1)  # (n − 1,)
+    A = np.zeros((n, n))  # (n, n)
+    A[k, k + 1] = A[k + 1, k] = 1.0
+    return A
+
+
+def path_modes(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """λ_m = 1 − cos θ_m and the unit vectors v_m ∝ √d_k cos(θ_m k), θ_m = π m/(n − 1)  (thm-path-cosines).
+
+    Returns (λ of shape (n,), V of shape (n, n), column m = v_m), m = 0..n−1 by increasing λ.
+    """
+    A = path_adjacency_n(n)  # (n, n)
+    theta = np.pi * np.arange(n) / (n - 1)  # (n,), one angle per mode m
+    V = np.sqrt(A.sum(axis=1))[:, None] * np.cos(np.outer(np.arange(n), theta))  # (n, n)
+    return 1 - np.cos(theta), V / np.linalg.norm(V, axis=0)  # (n,), (n, n)
+
+
+def path_mode_residual(n: int) -> float:
+    """max over m of |L v_m − λ_m v_m| on the path P_n, with the package's L  (thm-path-cosines)."""
+    lam, V = path_modes(n)  # (n,), (n, n)
+    return float(np.abs(normalized_laplacian(path_adjacency_n(n)) @ V - V * lam).max())
+
+
 def span_residual(P, B) -> float:
     """max |B − P Pᵀ B|: how far the columns of B are from the span of the orthonormal columns of P."""
     P = as_matrix(P, "P", shape_doc="(n, k)")  # (n, k)
@@ -207,6 +241,38 @@ def _check_cycle_rows():
         yield sp.Eq(sp.expand_trig(v(k) - (v(k - 1) + v(k + 1)) / 2), sp.expand_trig(lam * v(k)))
         # The wrap-around: with m an integer the mode has period n, so rows 0 and n−1 need no special case.
         yield sp.Eq(v(k + _n), v(k))
+
+
+@derivation("thm-path-cosines",
+            strength="proved", scope="for every n ≥ 2 and every integer m (rows for symbolic k, both ends)")
+def _check_path_cosines():
+    # Nodes 0..N of the path (N = n − 1 edges), θ = π m / N, u_k = cos(θ k). Rows of the random-walk
+    # Laplacian I − D⁻¹A: inside, degree 2; at both ends, degree 1.
+    N = sp.Symbol("N", integer=True, positive=True)
+    k, m = sp.symbols("k m", integer=True)
+    theta = sp.pi * m / N
+    lam = 1 - sp.cos(theta)
+
+    def u(kk):
+        return sp.cos(sp.expand(theta * kk))
+
+    rows = {"interior": (u(k) - (u(k - 1) + u(k + 1)) / 2, u(k)),
+            "first": (u(0) - u(1), u(0)),
+            "last": (u(N) - u(N - 1), u(N))}
+    for got, entry in rows.values():
+        yield sp.Eq(sp.simplify(sp.expand_trig(got - lam * entry)), 0)
+    # So L_rw u = λ u; the normalised L = D^{1/2} L_rw D^{-1/2} then has v = D^{1/2} u: exactly on
+    # the paths of 4 and 5 nodes, for every m, with L from its definition.
+    for n in (4, 5):
+        A = sp.Matrix(n, n, lambda r, c: 1 if abs(r - c) == 1 else 0)
+        deg = [sum(A.row(r)) for r in range(n)]
+        L = sp.eye(n) - sp.diag(*[1 / sp.sqrt(x) for x in deg]) * A * sp.diag(*[1 / sp.sqrt(x) for x in deg])
+        for mm in range(n):
+            th = sp.pi * mm / (n - 1)
+            v = sp.Matrix([sp.sqrt(deg[r]) * sp.cos(th * r) for r in range(n)])
+            yield sp.Eq(sp.simplify(L * v - (1 - sp.cos(th)) * v), sp.zeros(n, 1))
+    # The package's Laplacian of a longer path, numerically.
+    yield path_mode_residual(12) < 1e-12
 
 
 @derivation("thm-cycle-fourier",
