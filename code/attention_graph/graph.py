@@ -481,7 +481,8 @@ def _raises(fn, *args, **kwargs) -> bool:
 _i, _j, _l = sp.symbols("i j l", integer=True, positive=True)
 _n, _d = sp.symbols("n d", integer=True, positive=True)
 _A_, _M_, _S_, _W_ = (sp.IndexedBase(x) for x in ("A", "M", "S", "W"))
-_y_, _v_, _e_, _z_ = (sp.IndexedBase(x) for x in ("y", "v", "e", "z"))
+_y_, _v_, _e_ = (sp.IndexedBase(x) for x in ("y", "v", "e"))
+_z_ = sp.IndexedBase(r"\tilde{x}")  # row i of X Θ, the transformed features of GAT
 _a1, _a2 = sp.IndexedBase("a_{1}"), sp.IndexedBase("a_{2}")
 LeakyReLU = sp.Function(r"\operatorname{LeakyReLU}")
 _Am, _Im = sp.MatrixSymbol("A", _n, _n), sp.MatrixSymbol("I", _n, _n)
@@ -627,11 +628,11 @@ def _check_mean_aggregation():
 @derivation("eq-gat-scores", display=_display_gat_scores,
             strength="verified", scope="on the path on 4 nodes with rational Θ and a, exactly")
 def _check_gat_scores():
-    # In row-vector form, [z_i ‖ z_j] a = z_i a_1 + z_j a_2: the concatenation splits into a query
+    # In row-vector form, [x̃_i ‖ x̃_j] a = x̃_i a_1 + x̃_j a_2: the concatenation splits into a query
     # part and a key part (d = 2, symbolic).
     a_, u, v = _real("a", 4, 1), _real("u", 1, 2), _real("v", 1, 2)
     yield sp.Eq((u.row_join(v) * a_)[0], (u * a_[:2, :])[0] + (v * a_[2:, :])[0])
-    # The display, with LeakyReLU(x) = max(x, x/5), on the worked example's path with Z = X Θ: the
+    # The display, with LeakyReLU(x) = max(x, x/5), on the worked example's path with X̃ = X Θ: the
     # package's scores; normalised over N̄(i) as the GAT paper does, the package's GAT layer.
     X, A, names = _example()
     Theta = sp.Matrix([[1, sp.Rational(-1, 2)], [sp.Rational(1, 3), 2]])
