@@ -181,7 +181,7 @@ def permutation_equivariance_gap(A, k: int, perm) -> np.ndarray:
 # The derivations, in SymPy
 # --------------------------------------------------------------------------------------------------
 _n = sp.Symbol("n", integer=True, positive=True)
-_L, _A, _D = (sp.MatrixSymbol(x, _n, _n) for x in "LAD")
+_L, _A, _D = (sp.MatrixSymbol(x, _n, _n) for x in (r"\mathcal{L}", "A", "D"))
 _ONE = sp.MatrixSymbol(r"\mathbf{1}", _n, 1)
 
 
