@@ -105,6 +105,34 @@ def test_sympy_check_holds(label):
     assert registry.verified(label) >= 1
 
 
+def test_every_registration_names_its_strength_and_scope():
+    for label in registry.labels():
+        kind, scope = registry.strength(label)
+        assert kind in registry.STRENGTHS and scope, label
+    counts = registry.strength_counts()
+    assert sum(counts.values()) == len(registry.labels())
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
+def test_every_result_shows_its_strength_on_its_page(page):
+    """The line under each equation and theorem (book/_ext/check_strength.py) is in the HTML."""
+    labels = [lab for lab, *_ in bt.labeled_equations(page.read_text())] + bt.theorem_labels(page.read_text())
+    if not labels:
+        pytest.skip("no labeled result on this page")
+    html = (bt.HTML / f"{page.stem}.html").read_text()
+    for label in labels:
+        badge = re.search(rf'id="check-{re.escape(label)}"[^>]*><em>([^<]*)</em>', html)
+        assert badge, f"{page.stem}: no strength line under {label}"
+        assert badge.group(1) == __import__("html").escape(registry.badge(label), quote=False), label
+
+
+def test_the_index_and_the_intro_count_the_strengths():
+    counts = registry.strength_counts()
+    for page in ("intro", "derivations"):
+        for kind, count in counts.items():
+            assert bt.glued_float(page, f"n_{kind}") == count, (page, kind)
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
 def test_glued_equations_are_the_registered_sympy_objects(page):
     for label, kind, key in bt.labeled_equations(page.read_text()):

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import sympy as sp
 
+from . import registry
 from .registry import derivation
 from .scores import scaled_scores
 from .validation import as_matrix, as_qkv, check_same
@@ -228,6 +229,22 @@ def _shifted():
     return sp.exp(sp.Add(_s[_j], -m_, evaluate=False), evaluate=False)
 
 
+def _merge_shown(display, a: BlockState, b: BlockState, merged: BlockState, column: int | None = None):
+    """A displayed merge formula with the symbols of two states (and of their merge) put in."""
+    values = {m_a: a.m, m_b: b.m, ell_a: a.ell, ell_b: b.ell, m_: merged.m, ell_: merged.ell}
+    if column is not None:
+        values.update({o_a: a.o[column], o_b: b.o[column]})
+    return display.rhs.subs(values)
+
+
+def _block_shown(display, s, v=None, column: int = 0, **values):
+    """A displayed block formula summed out over the scores ``s`` (and the rows ``v``, one column)."""
+    e = display.rhs.subs(_n, len(s)).doit().subs({_s[k + 1]: x for k, x in enumerate(s)})
+    if v is not None:
+        e = e.subs({_v[k + 1]: row[column] for k, row in enumerate(v)})
+    return e.subs(values)
+
+
 _SPLITS = [(2, 3), (4, 1)]  # blocks A = s_1..s_p and B = the rest, of five symbolic scores
 
 
@@ -239,6 +256,7 @@ def _check_block_normaliser():
     s = _scores("s1:4")
     t = sp.Symbol("t", real=True)
     ell_m = sum(sp.exp(sj - t) for sj in s)
+    yield sp.Eq(_block_shown(registry.display("eq-block-normaliser"), s).subs(m_, t), ell_m)
     yield sp.Eq(ell_m * sp.exp(t), sum(sp.exp(sj) for sj in s))
     for sj in s:
         yield sp.Eq(sp.exp(sj - t) / ell_m, sp.exp(sj) / sum(sp.exp(x) for x in s))
@@ -259,6 +277,10 @@ def _check_block_output():
     # The state's o is the softmax-weighted sum of the block's values, whatever m is.
     s, v = _scores("s1:4"), _values(3)
     yield from _matrix_zero(_sym_block_state(s, v).o - _softmax_sum(s, v))
+    state = _sym_block_state(s, v)
+    for c in range(2):  # the display, summed out with m and ℓ of the block, column by column
+        shown = _block_shown(registry.display("eq-block-output"), s, v, c).subs({m_: state.m, ell_: state.ell})
+        yield sp.Eq(shown, _softmax_sum(s, v)[c])
     # The package's block_state gives the exact value on a small example.
     S, Vi = [[sp.Integer(2), sp.Integer(0), sp.Integer(-1)]], [[1, 2], [0, -1], [3, 1]]
     exact = _softmax_sum(S[0], [sp.Matrix([row]) for row in Vi])
@@ -274,6 +296,7 @@ def _check_merge_max():
     for p, _ in _SPLITS:
         A, B = _sym_block_state(s[:p], v[:p]), _sym_block_state(s[p:], v[p:])
         yield sp.Eq(merge(A, B, **_SYM).m - sp.Max(*s), 0)
+        yield sp.Eq(_merge_shown(registry.display("eq-merge-max"), A, B, merge(A, B, **_SYM)) - sp.Max(*s), 0)
 
 
 def _display_merge_normaliser():
@@ -290,7 +313,9 @@ def _check_merge_normaliser():
     s, v = _scores("s1:6"), _values(5)
     for p, _ in _SPLITS:
         A, B = _sym_block_state(s[:p], v[:p]), _sym_block_state(s[p:], v[p:])
-        yield sp.Eq(merge(A, B, **_SYM).ell, sum(sp.exp(sj - sp.Max(*s)) for sj in s))
+        M = merge(A, B, **_SYM)
+        yield sp.Eq(M.ell, sum(sp.exp(sj - sp.Max(*s)) for sj in s))
+        yield sp.Eq(_merge_shown(registry.display("eq-merge-normaliser"), A, B, M), M.ell)
 
 
 def _display_merge_output():
@@ -312,6 +337,8 @@ def _check_merge_output():
     w_b = sp.exp(b.m - M.m) * b.ell / M.ell
     yield sp.Eq(w_a + w_b, 1)
     yield from _matrix_zero(M.o - (w_a * a.o + w_b * b.o))
+    for c in range(2):  # the display, with the symbols of the two states, is merge's o
+        yield sp.Eq(_merge_shown(registry.display("eq-merge-output"), a, b, M, c), M.o[c])
     yield bool(w_a.is_positive)
     yield bool(w_b.is_positive)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .registry import derivation
+from .registry import derivation, evaluate
 from .validation import as_matrix
 
 __all__ = ["normalized_laplacian", "laplacian_pe", "cycle_adjacency", "fourier_modes",
@@ -183,12 +183,18 @@ def permutation_equivariance_gap(A, k: int, perm) -> np.ndarray:
 _n = sp.Symbol("n", integer=True, positive=True)
 _L, _A, _D = (sp.MatrixSymbol(x, _n, _n) for x in (r"\mathcal{L}", "A", "D"))
 _ONE = sp.MatrixSymbol(r"\mathbf{1}", _n, 1)
+_I = sp.MatrixSymbol("I", _n, _n)
 
 
 def _display_normalized_laplacian():
     D_half = sp.MatPow(_D, sp.Rational(-1, 2))
-    return sp.Eq(_L, sp.MatAdd(sp.Identity(_n), -sp.MatMul(D_half, _A, D_half, evaluate=False),
+    return sp.Eq(_L, sp.MatAdd(_I, -sp.MatMul(D_half, _A, D_half, evaluate=False),
                                evaluate=False), evaluate=False)
+
+
+def _laplacian_kernel_display():
+    return sp.Eq(sp.MatMul(_L, sp.MatPow(_D, sp.Rational(1, 2)), _ONE, evaluate=False),
+                 sp.ZeroMatrix(_n, 1), evaluate=False)
 
 
 def _symbolic_graph():
@@ -207,6 +213,9 @@ def _check_normalized_laplacian():
     A, deg, L = _symbolic_graph()
     entrywise = sp.Matrix(3, 3, lambda r, c: sp.KroneckerDelta(r, c) - A[r, c] / sp.sqrt(deg[r] * deg[c]))
     yield sp.Eq(L, entrywise, evaluate=False)
+    # ... and the displayed matrix formula, computed, is that Laplacian.
+    shown = evaluate(_display_normalized_laplacian().rhs, {_A: A, _D: sp.diag(*deg), _I: sp.eye(3), _n: 3})
+    yield sp.Eq(shown, L, evaluate=False)
     # The package's floats equal the exact Laplacian of the path on four nodes.
     P4 = sp.Matrix(4, 4, lambda r, c: 1 if abs(r - c) == 1 else 0)
     d4 = [sum(P4.row(r)) for r in range(4)]
@@ -216,13 +225,14 @@ def _check_normalized_laplacian():
 
 
 @derivation("eq-laplacian-kernel",
-            display=lambda: sp.Eq(sp.MatMul(_L, sp.MatPow(_D, sp.Rational(1, 2)), _ONE, evaluate=False),
-                                  sp.ZeroMatrix(_n, 1), evaluate=False),
+            display=lambda: _laplacian_kernel_display(),
             strength="verified", scope="for a symbolic weighted triangle")
 def _check_laplacian_kernel():
     # L D^{1/2} 1 = D^{1/2} 1 − D^{-1/2} A 1 = D^{1/2} 1 − D^{-1/2} d = 0, on the symbolic triangle.
     A, deg, L = _symbolic_graph()
-    yield sp.Eq(L * sp.Matrix([sp.sqrt(x) for x in deg]), sp.zeros(3, 1), evaluate=False)
+    shown = _laplacian_kernel_display()
+    values = {_L: L, _D: sp.diag(*deg), _ONE: sp.ones(3, 1), _n: 3}
+    yield sp.Eq(evaluate(shown.lhs, values), sp.zeros(3, 1), evaluate=False)
     # ... and numerically: the package's L has smallest eigenvalue 0 with eigenvector ∝ √degree.
     A5 = cycle_adjacency(5)  # (5, 5)
     A5[0, 2] = A5[2, 0] = 1.0  # a chord, so the degrees differ

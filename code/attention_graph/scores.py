@@ -12,6 +12,7 @@ import numpy as np
 import sympy as sp
 from sympy import stats
 
+from . import registry
 from .registry import derivation
 from .validation import as_matrix, check_same
 
@@ -113,6 +114,15 @@ def _check_scaled_scores():
     Ks = sp.Matrix(3, 3, lambda r, c: sp.Symbol(f"k_{r}{c}"))
     by_sum = sp.Matrix(2, 3, lambda r, c: sum(Qs[r, m] * Ks[c, m] for m in range(3)) / sp.sqrt(3))
     yield sp.Eq(Qs * Ks.T / sp.sqrt(3), by_sum, evaluate=False)
+    # ... and the displayed S_ij, summed out, is that entry.
+    rhs = _display_scaled_scores().rhs
+    qv, kv = sp.IndexedBase("q"), sp.IndexedBase("k")
+    for r in range(2):
+        for c in range(3):
+            e = rhs.subs({d: 3, i: r + 1, j: c + 1}).doit()
+            e = e.subs({qv[r + 1, m + 1]: Qs[r, m] for m in range(3)}).subs({kv[c + 1, m + 1]: Ks[c, m]
+                                                                             for m in range(3)})
+            yield sp.Eq(e, by_sum[r, c])
     # ... and the package's floats equal the exact values on an integer example.
     Qi = [[1, -2, 0], [2, 1, 1]]
     Ki = [[0, 1, 1], [1, 1, -1], [2, 0, 1]]
@@ -162,7 +172,9 @@ def _sum_moments():
 def _check_mean():
     total, _ = _sum_moments()
     yield sp.Eq(total, d * mq[1] * mk[1])  # linearity and independence, before the hypotheses
-    yield sp.Eq(total.subs(HYPOTHESES), 0)
+    shown = registry.display("eq-mean-qk")  # E of the modelled sum, and its value
+    yield shown.lhs.args[0] == _dot
+    yield sp.Eq(total.subs(HYPOTHESES), shown.rhs)
     for d_, dot in _concrete_dots():
         yield sp.Eq(stats.E(dot), 0)
 
@@ -174,7 +186,7 @@ def _check_var_term():
     mean, second = _term_moments()
     var = second - mean**2
     yield sp.Eq(var, mq[2] * mk[2] - mq[1] ** 2 * mk[1] ** 2)  # independence alone
-    yield sp.Eq(var.subs(HYPOTHESES), 1)
+    yield sp.Eq(var.subs(HYPOTHESES), registry.display("eq-var-term").rhs)
     for dist in _zero_mean_unit_variance("a"):
         other = stats.FiniteRV("b", dict(stats.density(dist).dict))
         yield sp.Eq(stats.variance(dist * other), 1)
@@ -187,7 +199,9 @@ def _check_var_qk():
     _, var = _sum_moments()
     mean, second = _term_moments()
     yield sp.Eq(var, d * (second - mean**2))  # independent terms: the variances add up
-    yield sp.Eq(var.subs(HYPOTHESES), d)
+    shown = registry.display("eq-var-qk")
+    yield shown.lhs.args[0] == _dot
+    yield sp.Eq(var.subs(HYPOTHESES), shown.rhs)
     for d_, dot in _concrete_dots():
         yield sp.Eq(stats.variance(dot), d_)
 
@@ -200,7 +214,9 @@ def _check_var_scaled():
     total, var = _sum_moments()
     c = 1 / sp.sqrt(d)
     _, second_of_sum = total, var + total**2
-    yield sp.Eq((c**2 * second_of_sum - (c * total) ** 2).subs(HYPOTHESES), 1)
+    shown = registry.display("eq-var-scaled")
+    yield shown.lhs.args[0] == _dot * c
+    yield sp.Eq((c**2 * second_of_sum - (c * total) ** 2).subs(HYPOTHESES), shown.rhs)
     for d_, dot in _concrete_dots():
         yield sp.Eq(stats.variance(dot / sp.sqrt(d_)), 1)
 
