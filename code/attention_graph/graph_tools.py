@@ -18,6 +18,7 @@ import sympy as sp
 from .attention import attention
 from .graph import AttentionGraph
 from .positional import normalized_laplacian
+from . import registry
 from .registry import close_to_exact, derivation, evaluate
 from .softmax import RowSoftmax, softmax
 from .validation import as_matrix, check_same
@@ -422,6 +423,12 @@ def _check_stationary():
     W2 = sp.Matrix([[1 - a, a], [b, 1 - b]])
     pi2 = sp.Matrix([[b, a]]) / (a + b)
     yield sp.Eq(pi2 * W2, pi2)
+    # ... the displayed equation, summed out for n = 2, holds for it entry by entry.
+    shown = registry.display("eq-stationary")
+    for c in range(2):
+        e = shown.rhs.subs({_n: 2, _j: c + 1}).doit()
+        e = e.subs({_pi[r + 1]: pi2[r] for r in range(2)}).subs({_W[r + 1, c + 1]: W2[r, c] for r in range(2)})
+        yield sp.Eq(e, pi2[c])
     # The package's π on an exact 3-state example is the exact left null vector of I − W, summing to 1.
     null = (sp.eye(3) - _EXAMPLE).T.nullspace()
     yield sp.Eq(len(null), 1)
@@ -439,6 +446,13 @@ def _check_pagerank():
     sol = sp.solve(list(r - (1 - alpha) / 3 * sp.ones(3, 1) - alpha * _EXAMPLE.T * r), list(r), dict=True)
     yield sp.Eq(len(sol), 1)
     exact = r.subs(sol[0])
+    # The displayed equation, summed out for n = 3 with this α, holds for the solution.
+    shown = registry.display("eq-pagerank")
+    for c in range(3):
+        e = shown.rhs.subs({_n: 3, _j: c + 1, _alpha: alpha}).doit()
+        e = e.subs({_r[k + 1]: exact[k] for k in range(3)}).subs({_W[k + 1, c + 1]: _EXAMPLE[k, c]
+                                                                   for k in range(3)})
+        yield sp.Eq(e, exact[c])
     yield _close(exact, pagerank(np.array(_EXAMPLE, dtype=float), damping=0.85))
 
 
