@@ -455,9 +455,12 @@ def _check_weight_ana_carla():
     yield bool(abs(graph.W[a, c] - float(1 / (1 + 3 * sp.exp(1 / _r2)))) < 1e-15)
 
 
+def _display_asymmetry():
+    return sp.Eq(sp.Symbol("W_{ij}") / sp.Symbol("W_{ji}"), sp.Symbol("Z_{j}") / sp.Symbol("Z_{i}"), evaluate=False)
+
+
 @derivation("eq-worked-asymmetry",
-            display=lambda: sp.Eq(sp.Symbol("W_{ij}") / sp.Symbol("W_{ji}"),
-                                  sp.Symbol("Z_{j}") / sp.Symbol("Z_{i}"), evaluate=False),
+            display=lambda: _display_asymmetry(),
             strength="verified", scope="for a symbolic symmetric positive 4 × 4 matrix")
 def _check_asymmetry():
     # For a symmetric S (here Q = K), e^{S_ij} = e^{S_ji}; call it e_ij > 0. Then W_ij = e_ij / Z_i
@@ -465,8 +468,11 @@ def _check_asymmetry():
     e = sp.Matrix(4, 4, lambda i, j: sp.Symbol(f"e_{min(i, j)}{max(i, j)}", positive=True))
     Z = [sum(e.row(i)) for i in range(4)]
     W = sp.Matrix(4, 4, lambda i, j: e[i, j] / Z[i])
+    shown = _display_asymmetry()
+    names = {x.name: x for x in shown.free_symbols}
     for i, j in itertools.permutations(range(4), 2):
-        yield sp.Eq(W[i, j] / W[j, i], Z[j] / Z[i])
+        values = {names["W_{ij}"]: W[i, j], names["W_{ji}"]: W[j, i], names["Z_{j}"]: Z[j], names["Z_{i}"]: Z[i]}
+        yield sp.Eq(shown.lhs.subs(values), shown.rhs.subs(values))  # the display, for this pair
     # ... and on the example, exactly (in u = e^{1/√2}) and in the package's floats.
     Eu = exact_gram().applyfunc(lambda k: u**k)  # (4, 4)
     Zu = [sum(Eu.row(i)) for i in range(4)]
