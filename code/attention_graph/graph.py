@@ -284,7 +284,7 @@ def gat_parameters(d_in: int, d_out: int, rng: np.random.Generator) -> tuple[np.
 
 
 def gat_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.ndarray:
-    """e_ij = LeakyReLU(aᵀ [Θᵀx_i ‖ Θᵀx_j]) = LeakyReLU(a₁·h_i + a₂·h_j), h = XΘ  (eq-gat-scores).
+    """e_ij = LeakyReLU([x̃_i ‖ x̃_j] a) = LeakyReLU(x̃_i a₁ + x̃_j a₂), rows x̃_i of XΘ  (eq-gat-scores).
 
     ``X`` is (n, d_in), ``Theta`` (d_in, d_out), ``a`` (2 d_out,). Scores for every pair, shape (n, n).
     """
@@ -300,10 +300,10 @@ def gat_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.nd
 
 
 def gat(A, X, Theta, a, labels=None, *, negative_slope: float = GAT_NEGATIVE_SLOPE) -> tuple[np.ndarray, AttentionGraph]:
-    """y_i = Σ_{j ∈ N(i) ∪ {i}} α_ij Θᵀx_j, α = softmax of e over the neighbours and self  (eq-gat-scores).
+    """y_i = Σ_{j ∈ N̄(i)} W_ij x̃_j, W the softmax of e over N̄(i) = N(i) ∪ {i}, x̃ = XΘ  (eq-gat-scores).
 
     One attention head of a GAT layer (Veličković et al. 2018), without the output nonlinearity.
-    Returns (Y, graph of α); Y is (n, d_out), in the space of h = XΘ.
+    Returns (Y, graph of W; the paper's α); Y is (n, d_out), in the space of X̃ = XΘ.
     """
     e = gat_scores(X, Theta, a, negative_slope)  # (n, n)
     alpha = softmax(e, graph_mask(A, self_loops=True))  # (n, n)
@@ -741,7 +741,7 @@ def _check_masked_softmax():
             strength="verified", scope="for symbolic scores and features on the path on 3 nodes")
 def _check_gat_is_masked_attention():
     # Symbolic GAT with a general score matrix e on the path (n = 3): the paper's per-neighbourhood
-    # normalisation equals the masked softmax of e with mask A + I, and the GAT output Σ α_ij h_j is
+    # normalisation equals the masked softmax of e with mask A + I, and the GAT output Σ W_ij x̃_j is
     # the masked attention layer with values H.
     e, H = _real("e", 3, 3), _real("h", 3, 2)
     A = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]])
