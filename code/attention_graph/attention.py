@@ -8,6 +8,8 @@ and assembles the whole layer in SymPy (``eq-attention``).
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import sympy as sp
 
@@ -243,7 +245,7 @@ def _check_pull():
 
 
 @derivation("thm-key-value-permutation",
-            strength="verified", scope="for symbolic Q, K, V with 2 queries, 3 keys and a 3-cycle")
+            strength="verified", scope="for symbolic Q, K, V with 2 queries, 3 keys and every permutation of them")
 def _check_key_value_permutation():
     Q, K, V = symbol_matrix("q", 2, 1), symbol_matrix("k", 3, 1), symbol_matrix("v", 3, 2)
     P = sp.Matrix([[0, 1, 0], [0, 0, 1], [1, 0, 0]])  # a 3-cycle
@@ -253,9 +255,11 @@ def _check_key_value_permutation():
         return W * V, W
 
     Y, W = layer(Q, K, V)
-    Yk, Wk = layer(Q, P * K, P * V)
-    yield sp.Eq(Yk, Y, evaluate=False)
-    yield sp.Eq(Wk, W * P.T, evaluate=False)
+    for order in itertools.permutations(range(3)):  # every permutation of the three keys
+        Pk = sp.Matrix(3, 3, lambda r, c: 1 if order[r] == c else 0)
+        Yk, Wk = layer(Q, Pk * K, Pk * V)
+        yield sp.Eq(Yk, Y, evaluate=False)
+        yield sp.Eq(Wk, W * Pk.T, evaluate=False)
     # The package, on the integer example.
     Pn = np.array(P, dtype=float)  # (3, 3)
     Yn, Wn = attention(_Q_INT, _K_INT, _V_INT)
