@@ -355,8 +355,22 @@ def _check_temperature():
 
 
 @derivation("thm-rows-sum-to-one",
-            strength="verified", scope="for rows of 1 to 5 symbolic scores")
+            strength="proved", scope="for every number of keys n_k, masked or not (symbolic sums); exactly for rows of 1 to 5")
 def _check_rows_sum_to_one():
+    # For every n: p_j = e^{s_j} / Σ_l e^{s_l} over symbolic n. Each weight is positive (SymPy decides
+    # it from the real scores) and the weights sum to 1: Σ_j e^{s_j} / Σ_l e^{s_l}, the two sums the
+    # same once their bound variables are given one name.
+    n, j, l = _n_k, _j, _l
+    s, M = sp.IndexedBase("s", real=True), sp.IndexedBase("M")
+    Z = sp.Sum(sp.exp(s[l]), (l, 1, n))
+    yield bool((sp.exp(s[j]) / Z).is_positive)
+    yield sp.Eq(sp.Sum(sp.exp(s[j]) / Z, (j, 1, n)).doit().xreplace({l: j}), 1)
+    # With a mask M (1 allowed, 0 forbidden), p_j = M_j e^{s_j} / Σ_l M_l e^{s_l}: a forbidden weight
+    # is 0 and the allowed ones still sum to 1 (the denominator is not 0 while some key is allowed).
+    Zm = sp.Sum(M[l] * sp.exp(s[l]), (l, 1, n))
+    yield sp.Eq((M[j] * sp.exp(s[j]) / Zm).subs(M[j], 0), 0)
+    yield sp.Eq(sp.Sum(M[j] * sp.exp(s[j]) / Zm, (j, 1, n)).doit().xreplace({l: j}), 1)
+    # Exactly, for rows of 1 to 5 scores:
     for n in range(1, 6):
         p = RowSoftmax(_row(n)).doit()
         yield sp.Eq(sum(p), 1)
@@ -374,9 +388,16 @@ def _check_rows_sum_to_one():
 
 
 @derivation("thm-shift-invariance",
-            strength="verified", scope="for rows of 1 to 4 symbolic scores and a symbolic shift")
+            strength="proved", scope="for every number of keys n_k and a symbolic shift (symbolic sums)")
 def _check_shift_invariance():
     c = sp.Symbol("c", real=True)
+    # For every n: e^{s_j + c} / Σ_l e^{s_l + c}, with e^{c} taken out of the sum, is e^{s_j} / Σ_l e^{s_l}.
+    s = sp.IndexedBase("s", real=True)
+    shifted = sp.expand(sp.exp(s[_j] + c) / sp.Sum(sp.exp(s[_l] + c), (_l, 1, _n_k)))
+    shifted = shifted.replace(lambda e: isinstance(e, sp.Sum),
+                              lambda e: sp.factor_terms(sp.Sum(sp.expand(e.function), *e.limits)))
+    yield sp.Eq(shifted, sp.exp(s[_j]) / sp.Sum(sp.exp(s[_l]), (_l, 1, _n_k)))
+    # Exactly, for rows of 1 to 4 scores:
     for n in range(1, 5):
         s = _row(n)
         yield sp.Eq(RowSoftmax(s + c * sp.ones(1, n)).doit(), RowSoftmax(s).doit(), evaluate=False)
