@@ -404,8 +404,22 @@ def _close(exact, got, atol: float = 1e-12) -> bool:
 
 
 @derivation("thm-in-strength-sums-to-n",
-            strength="verified", scope="for symbolic row-stochastic W of size 2, 3, 4")
+            strength="proved", scope="for every n (finite sums exchanged); exactly for symbolic W of size 2, 3, 4")
 def _check_in_strength():
+    # For every n: Σ_j s_in(j) = Σ_j Σ_i W_ij; exchanging the two finite sums gives Σ_i Σ_j W_ij, and
+    # the hypothesis (each row of W sums to 1) turns each inner sum into 1.
+    Wb, n = sp.IndexedBase("W"), sp.Symbol("n", integer=True, positive=True)
+    i, j = sp.symbols("i j", integer=True, positive=True)
+    total = sp.Sum(Wb[i, j], (i, 1, n), (j, 1, n))  # Σ_j (Σ_i W_ij)
+    row_sum = sp.Sum(Wb[i, j], (j, 1, n))
+    yield sp.Eq(total.reorder((0, 1)), sp.Sum(row_sum, (i, 1, n)), evaluate=False)
+
+    def rows_are_one(e):  # the innermost sum over j of W_ij is a row sum: 1 by hypothesis
+        return sp.Sum(1, *e.limits[1:]) if len(e.limits) > 1 else sp.Integer(1)
+
+    swapped = total.reorder((0, 1))
+    is_row_sum = lambda e: isinstance(e, sp.Sum) and e.limits[0][0] == j and e.function == Wb[i, j]  # noqa: E731
+    yield sp.Eq(swapped.replace(is_row_sum, rows_are_one).doit(), n)
     # Σ_j s_in(j) = Σ_j Σ_i W_ij = Σ_i Σ_j W_ij = Σ_i 1 = n, for symbolic stochastic W of size 2..4.
     for n in (2, 3, 4):
         W = _stochastic_symbols(n)
