@@ -150,8 +150,17 @@ def _check_identity():
 
 
 @derivation("thm-symmetric-scores",
-            strength="verified", scope="for symbolic X (3 × 2) and 2 × 2 projections")
+            strength="proved", scope="for matrix symbols X, W_Q, W_K of any shape; exactly for 3 × 2 entries")
 def _check_symmetric_scores():
+    # For matrix symbols of any shape: S − Sᵀ = X (W_QK − W_QKᵀ) Xᵀ / √d with W_QK = W_Q W_Kᵀ, so
+    # S is symmetric whenever W_QK is (SymPy expands both sides and subtracts).
+    S = _Xm * _WQm * (_Xm * _WKm).T / sp.sqrt(_d)
+    W_QK = _WQm * _WKm.T
+    gap = sp.expand((S - S.T).doit() - (_Xm * (W_QK - W_QK.T) * _Xm.T / sp.sqrt(_d)).doit())
+    yield bool(gap == 0 or gap == sp.ZeroMatrix(_n, _n))
+    shared = sp.expand((_Xm * _WQm * (_Xm * _WQm).T - (_Xm * _WQm * (_Xm * _WQm).T).T).doit())
+    yield bool(shared == 0 or shared == sp.ZeroMatrix(_n, _n))  # W_Q = W_K: symmetric
+    # Exactly, on symbolic 3 × 2 inputs:
     # S = X W_Q W_Kᵀ Xᵀ / √d. If W_Q W_Kᵀ is symmetric (in particular W_Q = W_K), S is symmetric.
     X, W = symbol_matrix("x", 3, 2), symbol_matrix("w", 2, 2)
     d = sp.Symbol("d", positive=True)
