@@ -344,8 +344,20 @@ def _check_merge_output():
 
 
 @derivation("thm-merge-is-union",
-            strength="verified", scope="for 5 symbolic scores and values split 2 + 3 and 4 + 1")
+            strength="proved", scope="for blocks of any size (their sums as symbols); "
+                                      "exactly for 5 scores split 2 + 3 and 4 + 1")
 def _check_merge_is_union():
+    # Blocks of any size: write a block's sums as symbols, Z = Σ e^{s_j} > 0 and U = Σ e^{s_j} v_j,
+    # so its state is (m, Z e^{-m}, U / Z) whatever its size. Over a disjoint union both sums add:
+    # the merged state must have ℓ e^{m} = Z_a + Z_b and o = (U_a + U_b) / (Z_a + Z_b).
+    Z_a, Z_b = sp.symbols("Z_a Z_b", positive=True)
+    U_a, U_b = (sp.Matrix([[sp.Symbol(f"U_{x}{c}", real=True) for c in (1, 2)]]) for x in "ab")
+    m_a_, m_b_ = sp.symbols("m_a m_b", real=True)
+    A = BlockState(m_a_, Z_a * sp.exp(-m_a_), U_a / Z_a)
+    B = BlockState(m_b_, Z_b * sp.exp(-m_b_), U_b / Z_b)
+    M = merge(A, B, **_SYM)
+    yield sp.Eq(M.ell * sp.exp(M.m), Z_a + Z_b)
+    yield from _matrix_zero(M.o - (U_a + U_b) / (Z_a + Z_b))
     # Two blocks of symbolic scores and values (2 + 3 and 4 + 1 of five keys): merging their states
     # gives the state of the union, whose o is the softmax-weighted sum of all five values.
     s, v = _scores("s1:6"), _values(5)
