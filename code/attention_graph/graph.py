@@ -29,8 +29,8 @@ from .validation import as_matrix, check_same
 
 __all__ = ["AttentionGraph", "additive_mask_softmax", "causal_mask", "complete_attention",
            "five_models", "GAT_NEGATIVE_SLOPE", "gat", "gat_parameters", "gat_scores", "gcn", "gcn_propagation",
-           "graph_mask", "leaky_relu", "masked_attention", "message_edge_index", "mean_aggregation", "mean_propagation",
-           "MODEL_NAMES", "message_passing", "outputs_table", "permutation_matrix", "product_mask_softmax",
+           "graph_mask", "leaky_relu", "masked_attention", "message_edge_index", "mean_aggregation",
+           "mean_propagation", "MODEL_NAMES", "message_passing", "outputs_table", "permutation_matrix", "product_mask_softmax",
            "relabel"]
 
 
