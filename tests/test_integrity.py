@@ -105,6 +105,15 @@ def test_sympy_check_holds(label):
     assert registry.verified(label) >= 1
 
 
+def test_a_registration_must_say_how_strong_it_is():
+    with pytest.raises(TypeError):
+        registry.derivation("eq-unclassified")  # strength and scope are required
+    with pytest.raises(ValueError, match="strength"):
+        registry.derivation("eq-unclassified", strength="plausible", scope="for n = 2")
+    with pytest.raises(ValueError, match="scope"):
+        registry.derivation("eq-unclassified", strength="verified", scope=" ")
+
+
 def test_every_registration_names_its_strength_and_scope():
     for label in registry.labels():
         kind, scope = registry.strength(label)
