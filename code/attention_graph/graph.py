@@ -626,7 +626,7 @@ def _check_mean_aggregation():
 
 
 @derivation("eq-gat-scores", display=_display_gat_scores,
-            strength="verified", scope="on the path on 4 nodes with rational Θ and a, exactly")
+            strength="verified", scope="on the path on 4 nodes with rational Θ and a")
 def _check_gat_scores():
     # In row-vector form, [x̃_i ‖ x̃_j] a = x̃_i a_1 + x̃_j a_2: the concatenation splits into a query
     # part and a key part (d = 2, symbolic).

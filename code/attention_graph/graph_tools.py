@@ -568,7 +568,7 @@ def _path_weights() -> sp.Matrix:
 
 
 @derivation("eq-spectral-bipartition", display=_display_spectral_bipartition,
-            strength="verified", scope="for a symbolic weighted triangle; the path on 4 nodes exactly")
+            strength="verified", scope="for a symbolic weighted triangle and the path on 4 nodes")
 def _check_spectral_bipartition():
     # If D^{-1/2} L D^{-1/2} v = λ v then u = D^{-1/2} v solves the display L u = λ D u:
     # D^{1/2} L_sym = L D^{-1/2}, with L = D − A.

@@ -207,7 +207,7 @@ def _symbolic_graph():
 
 
 @derivation("eq-normalized-laplacian", display=_display_normalized_laplacian,
-            strength="verified", scope="for a symbolic weighted triangle; the path on 4 exactly")
+            strength="verified", scope="for a symbolic weighted triangle and the path on 4 nodes")
 def _check_normalized_laplacian():
     # The matrix formula is the entrywise one: L_ij = δ_ij − a_ij / √(d_i d_j).
     A, deg, L = _symbolic_graph()

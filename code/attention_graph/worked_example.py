@@ -417,7 +417,7 @@ def _float_matrix(M: sp.Matrix) -> np.ndarray:
 @derivation("eq-worked-scores",
             display=lambda: sp.Eq(_S, sp.MatMul(1 / _r2, sp.ImmutableMatrix(exact_gram()), evaluate=False),
                                   evaluate=False),
-            strength="verified", scope="on the worked example, exactly")
+            strength="verified", scope="on the worked example")
 def _check_worked_scores():
     X = sp.Matrix(embeddings().astype(int))  # (4, 2)
     yield sp.Eq(X * X.T, exact_gram())
@@ -427,7 +427,7 @@ def _check_worked_scores():
 
 
 @derivation("eq-worked-weights", display=lambda: sp.Eq(_W, exact_weights(in_u=True), evaluate=False),
-            strength="verified", scope="on the worked example, exactly")
+            strength="verified", scope="on the worked example")
 def _check_worked_weights():
     # exp(S_ij) = u^{G_ij} with u = e^{1/√2}: each score is a whole number of units 1/√2 ...
     S, G = exact_scores(), exact_gram()  # (4, 4) each
@@ -446,7 +446,7 @@ def _check_worked_weights():
 
 @derivation("eq-worked-weight-ana-carla",
             display=lambda: sp.Eq(w_AC, 1 / (1 + 3 * sp.exp(1 / _r2)), evaluate=False),
-            strength="verified", scope="on the worked example, exactly")
+            strength="verified", scope="on the worked example")
 def _check_weight_ana_carla():
     a, c = index("Ana"), index("Carla")
     yield sp.Eq(exact_gram()[a, c], 0)  # Ana's query and Carla's key are orthogonal
