@@ -204,8 +204,20 @@ def _check_attention():
 
 
 @derivation("thm-convex-combination",
-            strength="verified", scope="for three values with symbolic weights, and on an integer example")
+            strength="proved", scope="for any number of values (symbolic sums); exactly on a triangle of values")
 def _check_convex_combination():
+    # For any number n of values: with Σ_j w_j = 1, Σ_j w_j f_j − f_min = Σ_j w_j (f_j − f_min), and
+    # writing f_j = f_min + g_j with g_j >= 0 and w_j >= 0, SymPy decides that the sum is >= 0 (the
+    # lower bound; the upper bound is the same argument with −f).
+    n, jj = sp.Symbol("n", integer=True, positive=True), sp.Symbol("j", integer=True, positive=True)
+    w, f = sp.IndexedBase("w", nonnegative=True), sp.IndexedBase("f", real=True)
+    g, f_min = sp.IndexedBase("g", nonnegative=True), sp.Symbol("f_min", real=True)
+    total_weight = sp.Sum(w[jj], (jj, 1, n))
+    spread = sp.Sum(w[jj] * (f[jj] - f_min), (jj, 1, n)).expand()
+    spread = spread.replace(lambda e: isinstance(e, sp.Sum), lambda e: sp.factor_terms(e))
+    yield sp.Eq(spread.subs(total_weight, 1), sp.Sum(w[jj] * f[jj], (jj, 1, n)) - f_min)
+    term = (w[jj] * (f[jj] - f_min)).subs(f[jj], f_min + g[jj])  # f_min is the smallest: f_j = f_min + g_j
+    yield bool(sp.Sum(term, (jj, 1, n)).is_nonnegative)
     # The key step: with Σ_j w_j = 1, Σ_j w_j f_j − f_1 = Σ_j w_j (f_j − f_1). If f_1 is the smallest
     # of the f_j = u·v_j, the right side is a sum of non-negative terms, for any direction u.
     w2, w3 = sp.symbols("w_2 w_3", nonnegative=True)
