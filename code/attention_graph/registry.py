@@ -5,6 +5,9 @@ Each entry is keyed by the label the book uses (``eq-scaled-scores``, ``thm-rows
 booleans, or Python booleans (for a comparison of the package's float output with an exact value).
 Its optional *display* returns the SymPy object the book glues as the equation itself.
 
+Every concept module registers its checks when it is imported, and ``attention_graph/__init__.py``
+imports every concept module, so the registry is complete as soon as the package is imported.
+
 ``tests/test_integrity.py`` fails when a label in the book has no entry, when an entry's label is not
 in the book, or when a check does not hold.
 
@@ -20,14 +23,14 @@ attention_graph.registry.DerivationError: statement 0 does not hold: Eq(x + 1, x
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 import numpy as np
 import sympy as sp
 
 __all__ = ["Derivation", "DerivationError", "STRENGTHS", "badge", "close_to_exact", "derivation", "display",
-           "evaluate", "labels", "latex", "math", "strength", "strength_counts", "verified", "verify", "verify_statements",
+           "evaluate", "labels", "latex", "math", "strength", "strength_counts", "verify", "verify_statements",
            "symbol_matrix"]
 
 
@@ -79,7 +82,6 @@ def derivation(label: str, display: Callable[[], sp.Basic] | None = None, *, str
 
 def strength(label: str) -> tuple[str, str]:
     """(strength, scope) of the check under ``label``."""
-    _load_all()
     entry = _REGISTRY.get(label)
     if entry is None:
         raise KeyError(f"no SymPy check registered under label {label!r}")
@@ -94,7 +96,6 @@ def badge(label: str) -> str:
 
 def strength_counts() -> dict[str, int]:
     """How many registered results are proved, verified and measured."""
-    _load_all()
     counts = {kind: 0 for kind in STRENGTHS}
     for entry in _REGISTRY.values():
         counts[entry.strength] += 1
@@ -103,13 +104,11 @@ def strength_counts() -> dict[str, int]:
 
 def labels() -> list[str]:
     """Every registered label, sorted."""
-    _load_all()
     return sorted(_REGISTRY)
 
 
 def display(label: str) -> sp.Basic:
     """The SymPy object the book glues under ``label``."""
-    _load_all()
     entry = _REGISTRY.get(label)
     if entry is None or entry.display is None:
         raise KeyError(f"no SymPy display registered under label {label!r}")
@@ -183,15 +182,50 @@ def close_to_exact(exact, got, *, atol: float = 0.0, rtol: float = 0.0, reshape:
     return bool(want.shape == got.shape and np.allclose(got, want, rtol=rtol, atol=atol))
 
 
+def _sample_point(expr) -> dict | None:
+    """Values for the free symbols of ``expr`` that satisfy each symbol's assumptions, or None."""
+    point = {}
+    for k, x in enumerate(sorted(expr.free_symbols, key=str)):
+        if not isinstance(x, sp.Symbol):
+            return None  # an Indexed entry or the like: no point is chosen
+        value = sp.Integer(k % 3 + 2) if x.is_integer else sp.Rational(7 + 2 * k, 5 + k)
+        value = -value if x.is_negative or x.is_nonpositive else value
+        if any(getattr(value, f"is_{name}") is not held
+               for name, held in x.assumptions0.items() if held is not None and hasattr(value, f"is_{name}")):
+            return None
+        point[x] = value
+    return point
+
+
+def _clearly_nonzero(expr) -> bool:
+    """True when ``expr`` is nonzero at a point allowed by its symbols' assumptions.
+
+    An identity is zero at every allowed point, so this only speeds up the refutation of a false
+    statement (SymPy's ``simplify`` can take seconds to give up on one); it never proves anything.
+    """
+    point = _sample_point(expr)
+    if point is None:
+        return False
+    try:
+        value = expr.subs(point).doit().evalf(50)
+    except (TypeError, ValueError, ZeroDivisionError):  # pragma: no cover - fall back to simplify
+        return False
+    return bool(value.is_number and value.is_finite and abs(value) > 1e-30)
+
+
+def _is_zero(expr) -> bool:
+    expr = sp.expand(expr.doit())
+    return not _clearly_nonzero(expr) and sp.simplify(expr) == 0
+
+
 def _holds(statement) -> bool:
     if isinstance(statement, bool):
         return statement
     if isinstance(statement, sp.Equality):
         lhs, rhs = statement.lhs, statement.rhs
         if isinstance(lhs, sp.MatrixBase) or isinstance(rhs, sp.MatrixBase):
-            diff = sp.Matrix(lhs) - sp.Matrix(rhs)
-            return all(sp.simplify(sp.expand(e.doit())) == 0 for e in diff)
-        return sp.simplify(sp.expand((lhs - rhs).doit())) == 0
+            return all(_is_zero(e) for e in sp.Matrix(lhs) - sp.Matrix(rhs))
+        return _is_zero(lhs - rhs)
     if isinstance(statement, sp.Basic):
         return sp.simplify(statement.doit()) is sp.true
     raise TypeError(f"a check must return SymPy relations or bools; got {type(statement).__name__}")
@@ -211,40 +245,12 @@ def verify_statements(statements: Iterable) -> int:
 
 def verify(label: str) -> int:
     """Run the check registered under ``label``; return the number of statements that held."""
-    _load_all()
     if label not in _REGISTRY:
         raise KeyError(f"no SymPy check registered under label {label!r}")
     try:
         return verify_statements(_REGISTRY[label].check())
     except DerivationError as err:
         raise DerivationError(f"{label}: {err}") from None
-
-
-_HELD: dict[str, int] = {}
-
-
-def verified(label: str) -> int:
-    """``verify(label)`` run at most once per process: a test session runs each check once.
-
-    Only a check that held is remembered; use ``verify`` to run a check afresh (after a monkeypatch).
-    """
-    if label not in _HELD:
-        _HELD[label] = verify(label)
-    return _HELD[label]
-
-
-def _load_all() -> None:
-    """Import every module of the package so that their registrations run."""
-    import importlib
-    import pkgutil
-
-    import attention_graph
-
-    # The build's own extensions and the benchmark CLI register nothing and need Sphinx or SciPy
-    # extras a reader of the package may not have installed.
-    for info in pkgutil.iter_modules(attention_graph.__path__):
-        if not info.name.startswith("sphinx_") and info.name != "bench":
-            importlib.import_module(f"attention_graph.{info.name}")
 
 
 def math(label: str):
