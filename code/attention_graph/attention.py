@@ -286,7 +286,8 @@ def _check_convex_combination():
 
 
 @derivation("thm-pull-toward-centre",
-            strength="verified", scope="for three values with symbolic weights")
+            strength="verified", scope="for three values with symbolic weights; the norm bound measured "
+                                         "to 1e-12 on seeded layers")
 def _check_pull():
     w2, w3 = sp.symbols("w_2 w_3", positive=True)
     v1, v2, v3 = sp.symbols("v_1 v_2 v_3", real=True)
@@ -300,6 +301,14 @@ def _check_pull():
     Y, W = attention(X, X, X)
     s, C = pull(W, X)
     yield bool(np.allclose(X + s[:, None] * (C - X), Y, rtol=1e-14, atol=1e-14))
+    # The bound ‖y_i − v_i‖ <= s_i max_j ‖v_j − v_i‖ (the triangle inequality) is measured, on the
+    # example and on seeded random layers.
+    rng = np.random.default_rng(0)
+    for Xb in [X] + [rng.standard_normal((6, 3)) for _ in range(5)]:
+        Yb, Wb = attention(Xb, Xb, Xb)  # (n, d), (n, n)
+        sb, _ = pull(Wb, Xb)  # (n,)
+        reach = np.linalg.norm(Xb[None, :, :] - Xb[:, None, :], axis=2).max(axis=1)  # (n,)
+        yield bool((np.linalg.norm(Yb - Xb, axis=1) <= sb * reach + 1e-12).all())
 
 
 @derivation("thm-key-value-permutation",
