@@ -266,6 +266,10 @@ def _check_path_cosines():
             "last": (u(N) - u(N - 1), u(N))}
     for got, entry in rows.values():
         yield sp.Eq(sp.simplify(sp.expand_trig(got - lam * entry)), 0)
+    # The eigenvalues 1 − cos θ_m increase strictly with θ_m = π m/(n − 1) ∈ [0, π]: their derivative,
+    # sin θ, is positive on (0, π) (SymPy finds no point of (0, π) where it is <= 0), so they are distinct.
+    x = sp.Symbol("x", real=True)
+    yield sp.solveset(sp.diff(1 - sp.cos(x), x) <= 0, x, sp.Interval.open(0, sp.pi)) == sp.S.EmptySet
     # So L_rw u = λ u; the normalised L = D^{1/2} L_rw D^{-1/2} then has v = D^{1/2} u: exactly on
     # the paths of 4 and 5 nodes, for every m, with L from its definition.
     for n in (4, 5):
