@@ -13,11 +13,11 @@ come with its broken variant, as a new public function comes with its bad inputs
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 import sympy as sp
-
-import importlib
 
 from attention_graph import registry
 

@@ -323,7 +323,7 @@ def _check_key_value_permutation():
 
     Y, W = layer(Q, K, V)
     for order in itertools.permutations(range(3)):  # every permutation of the three keys
-        Pk = sp.Matrix(3, 3, lambda r, c: 1 if order[r] == c else 0)
+        Pk = sp.Matrix(3, 3, lambda r, c, order=order: 1 if order[r] == c else 0)
         Yk, Wk = layer(Q, Pk * K, Pk * V)
         yield sp.Eq(Yk, Y, evaluate=False)
         yield sp.Eq(Wk, W * Pk.T, evaluate=False)

@@ -14,6 +14,7 @@ checks behind the chapter's equations and theorems are registered at the end of 
 from __future__ import annotations
 
 import itertools
+
 import numpy as np
 import sympy as sp
 

@@ -16,9 +16,9 @@ import networkx as nx
 import numpy as np
 import sympy as sp
 
+from . import registry
 from .attention import AttentionGraph, attention
 from .positional import normalized_laplacian
-from . import registry
 from .registry import close_to_exact, derivation, evaluate
 from .softmax import RowSoftmax, softmax
 from .validation import as_int, as_matrix, check_same
@@ -541,7 +541,9 @@ def _check_rw_laplacian():
 
 
 @derivation("thm-laplacian-disc",
-            strength="verified", scope="for symbolic row-stochastic W with positive entries of size 3 (Gershgorin discs), and of size 2")
+            strength="verified",
+            scope="for symbolic row-stochastic W with positive entries of size 3 (Gershgorin discs),"
+                  " and of size 2")
 def _check_laplacian_disc():
     W = _stochastic_symbols(3)
     yield sp.Eq((sp.eye(3) - W) * sp.ones(3, 1), sp.zeros(3, 1))  # λ = 0, eigenvector 1

@@ -290,8 +290,8 @@ def _check_gt_layer():
     Wh = []  # the masked per-head weights, as in eq-neighbour-softmax
     for h in range(2):
         S = Q[:, 2 * h:2 * h + 2] * K[:, 2 * h:2 * h + 2].T / sp.sqrt(2)
-        E = sp.Matrix(3, 3, lambda r, c: sp.exp(S[r, c]) if mask[r, c] else 0)
-        Wh.append(sp.Matrix(3, 3, lambda r, c: E[r, c] / sum(E.row(r))))
+        E = sp.Matrix(3, 3, lambda r, c, S=S: sp.exp(S[r, c]) if mask[r, c] else 0)
+        Wh.append(sp.Matrix(3, 3, lambda r, c, E=E: E[r, c] / sum(E.row(r))))
     values = {_Phi: P, _C: C, _W_O: W_O, _Wh[0]: Wh[0], _Wh[1]: Wh[1],
               _Vh[0]: V[:, 0:2], _Vh[1]: V[:, 2:4], _n: 3, _k: 2, _d_model: 4, _d_h: 2}
     yield sp.Eq(evaluate(_display_gt_layer().rhs, values), exact)

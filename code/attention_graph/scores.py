@@ -174,7 +174,7 @@ def _check_mean():
     shown = registry.display("eq-mean-qk")  # E of the modelled sum, and its value
     yield shown.lhs.args[0] == _dot
     yield sp.Eq(total.subs(HYPOTHESES), shown.rhs)
-    for d_, dot in _concrete_dots():
+    for _d, dot in _concrete_dots():
         yield sp.Eq(stats.E(dot), 0)
 
 

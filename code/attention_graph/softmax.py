@@ -359,7 +359,8 @@ def _check_temperature():
 
 
 @derivation("thm-rows-sum-to-one",
-            strength="proved", scope="for every number of keys n_k, masked or not (symbolic sums); exactly for rows of 1 to 5")
+            strength="proved",
+            scope="for every number of keys n_k, masked or not (symbolic sums); exactly for rows of 1 to 5")
 def _check_rows_sum_to_one():
     # For every n: p_j = e^{s_j} / Σ_l e^{s_l} over symbolic n. Each weight is positive (SymPy decides
     # it from the real scores) and the weights sum to 1: Σ_j e^{s_j} / Σ_l e^{s_l}, the two sums the

@@ -355,7 +355,7 @@ def _check_edge_attention():
         Wm = _exact_masked_softmax(S, mask)
         for col in range(2):
             shown = _summed_out(_display_edge_attention().rhs, a, nbrs,
-                                {_w: lambda r, q: Wm[r, q], _v: lambda q, col=col: Vs[q, col]})
+                                {_w: lambda r, q, Wm=Wm: Wm[r, q], _v: lambda q, col=col: Vs[q, col]})
             yield sp.Eq(shown, dense[a, col])
     # The package's edge_attention equals the exact result on integer inputs (d = 4, so √d = 2).
     Qi = [[1, 0, -1, 2], [0, 1, 1, 0], [2, -1, 0, 1]]
