@@ -113,6 +113,17 @@ def glue_data(page: str) -> dict:
     return json.loads(path.read_text())
 
 
+def glue_outputs(notebook: dict) -> dict[str, str]:
+    """{glue key: text/plain} of every value an executed notebook (its JSON) glued."""
+    found = {}
+    for cell in notebook["cells"]:
+        for out in cell.get("outputs", []):
+            name = out.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name is not None:
+                found[name] = out.get("data", {}).get("text/plain", "")
+    return found
+
+
 def glued_plain(page: str, key: str) -> str:
     return glue_data(page)[key]["data"]["text/plain"]
 

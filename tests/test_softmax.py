@@ -1,5 +1,7 @@
 """Softmax, row by row: the spine's guarantees (the chapter's theorems add their own tests)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -276,3 +278,31 @@ def test_exercise_3_uniform_jacobian():
     assert bt.glued_float(PAGE, "ex3_off") == -1 / 16
     assert bt.glued_float(PAGE, "ex3_eig_large") == pytest.approx(1 / 4, abs=1e-15)
     assert bt.glued_float(PAGE, "ex3_eig_small") < 1e-12
+
+
+# --- −∞ in the scores is a masked entry (as PyTorch code writes masks) -------------------------------
+
+def test_minus_infinity_in_the_scores_is_the_boolean_mask():
+    """softmax(S with −∞ where M is False) = softmax over the allowed keys (thm-masked-softmax-neighbours)."""
+    from scipy.special import softmax as scipy_softmax
+
+    rng = np.random.default_rng(19)
+    S = rng.normal(size=(5, 6)) * 3  # (5, 6)
+    M = rng.random((5, 6)) < 0.6  # (5, 6)
+    M[np.arange(5), rng.integers(0, 6, 5)] = True  # every row allows a key
+    W = softmax(np.where(M, S, -np.inf))  # (5, 6)
+    for i in range(5):
+        expected = np.zeros(6)  # (6,)
+        expected[M[i]] = scipy_softmax(S[i, M[i]])
+        assert np.allclose(W[i], expected, rtol=1e-12, atol=0)
+    assert (W[~M] == 0).all()
+    assert np.array_equal(W, softmax(S, mask=M))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_minus_infinity_keeps_the_float_type_and_gives_no_warning(dtype):
+    S = np.array([[0.0, -np.inf, 1.0]], dtype=dtype)  # (1, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        W = softmax(S)  # (1, 3)
+    assert W.dtype == dtype and W[0, 1] == 0 and np.isclose(W.sum(), 1)
