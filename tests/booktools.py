@@ -113,14 +113,19 @@ def glue_data(page: str) -> dict:
     return json.loads(path.read_text())
 
 
-def glue_outputs(notebook: dict) -> dict[str, str]:
-    """{glue key: text/plain} of every value an executed notebook (its JSON) glued."""
+def glue_outputs(notebook: dict) -> dict[str, dict]:
+    """{glue key: {mimetype: data}} of every value an executed notebook (its JSON) glued.
+
+    The notebook as a kernel leaves it, before MyST-NB moves the glued outputs to ``.glue.json``.
+    """
     found = {}
     for cell in notebook["cells"]:
         for out in cell.get("outputs", []):
-            name = out.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name is not None:
-                found[name] = out.get("data", {}).get("text/plain", "")
+            record = out.get("metadata", {}).get("scrapbook")
+            if record:
+                prefix = record.get("mime_prefix", "")
+                found[record["name"]] = {m.removeprefix(prefix): "".join(v) if isinstance(v, list) else v
+                                         for m, v in out.get("data", {}).items()}
     return found
 
 

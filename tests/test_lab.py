@@ -83,8 +83,11 @@ def test_chapters_open_as_notebooks_by_default(lab):
 
 
 def test_nothing_is_fetched_from_outside(lab):
-    """News and update checks are off: the lab works on a machine without a network."""
-    _status, body = _get(f"{lab}/lab/api/news?token={TOKEN}")
-    assert json.loads(body).get("news", []) == []
+    """News are off (the page config says so) and the update check never runs: the lab works
+    on a machine without a network."""
+    _status, html = _get(f"{lab}/lab?token={TOKEN}")
+    assert '"news": {"disabled": true}' in html
     _status, body = _get(f"{lab}/lab/api/update?token={TOKEN}")
     assert json.loads(body).get("notification") is None
+    settings = (bt.ROOT / ".venv/share/jupyter/lab/settings/overrides.json").read_text()
+    assert '"checkForUpdates": false' in settings
