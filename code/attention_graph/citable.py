@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from importlib import resources
 
+import yaml
+
 __all__ = ["Citable", "blocks", "labeled_equations", "theorem_labels", "toc_pages", "citables",
            "results", "results_json", "index_markdown", "book_bibtex", "LABEL_PATTERN"]
 
@@ -156,8 +158,6 @@ def book_bibtex(cff_text: str | None = None) -> str:
     >>> book_bibtex().startswith("@book{attention_is_a_graph,")
     True
     """
-    import yaml
-
     if cff_text is None:
         cff_text = _data("CITATION.cff")
     if not isinstance(cff_text, str):
