@@ -121,10 +121,10 @@ def as_scores(S, mask=None, name: str = "S") -> tuple[np.ndarray, np.ndarray]:
 
     >>> as_scores([[0.0, -np.inf]])[1]
     array([[ True, False]])
-    >>> as_scores([[-np.inf, -np.inf]])
+    >>> as_scores([[-np.inf, -np.inf]])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: S allows no key in row(s) [0]: every entry is -inf (masked), and a query with no key to attend to has no softmax
+    ValueError: S allows no key in row(s) [0]: every entry is -inf (masked), and a query with no key ...
     """
     S = as_matrix(S, name, shape_doc="(n_q, n_k)", masked_ok=True)  # (n_q, n_k)
     if S.shape[1] == 0 and S.shape[0] > 0:
