@@ -11,8 +11,13 @@ from .graph import (AttentionGraph, additive_mask_softmax, causal_mask, complete
                     masked_attention, mean_aggregation, mean_propagation, message_passing,
                     permutation_matrix, product_mask_softmax, relabel)
 from .graph_tools import (attention_rollout, head_graphs, laplacian_spectrum, mean_graph,
-                          multi_head_attention, pagerank, random_walk_laplacian, spectral_bipartition,
+                          pagerank, random_walk_laplacian, spectral_bipartition,
                           stationary_distribution, symmetrised)
+from .block import (BlockParams, feed_forward, init_block_params, layer_norm, params_from_torch,
+                    transformer_block)
+from .multihead import bipartite_adjacency, head_messages, multi_head_attention
+from .patterns import (bigbird_edges, causal_edges, complete_edges, hop_distances, longformer_edges,
+                       max_path_length, path_edges, window_edges)
 from .karate import adjusted_rand_index, club_graph, graph_transformer_layer
 from .positional import laplacian_pe, normalized_laplacian
 from .qkv import project
@@ -31,8 +36,13 @@ __all__ += ["additive_mask_softmax", "causal_mask", "complete_attention", "five_
             "permutation_matrix", "product_mask_softmax", "relabel"]
 __all__ += ["worked_example"]
 __all__ += ["adjusted_rand_index", "attention_rollout", "club_graph", "graph_transformer_layer",
-            "head_graphs", "laplacian_spectrum", "mean_graph", "multi_head_attention", "pagerank",
+            "head_graphs", "laplacian_spectrum", "mean_graph", "pagerank",
             "random_walk_laplacian", "spectral_bipartition", "stationary_distribution", "symmetrised"]
 __all__ += ["block_state", "blockwise_attention", "merge"]
 __all__ += ["laplacian_pe", "normalized_laplacian", "edge_attention", "segment_softmax"]
+__all__ += ["bipartite_adjacency", "head_messages", "multi_head_attention"]
+__all__ += ["BlockParams", "feed_forward", "init_block_params", "layer_norm", "params_from_torch",
+            "transformer_block"]
+__all__ += ["bigbird_edges", "causal_edges", "complete_edges", "hop_distances", "longformer_edges",
+            "max_path_length", "path_edges", "window_edges"]
 __version__ = "0.1.0"

@@ -15,7 +15,8 @@ import numpy as np
 import sympy as sp
 
 from .graph import AttentionGraph
-from .graph_tools import mean_graph, multi_head_attention, spectral_bipartition
+from .graph_tools import mean_graph, spectral_bipartition
+from .multihead import multi_head_attention
 from .positional import laplacian_pe
 from .registry import derivation
 from .validation import as_matrix, check_same
@@ -89,9 +90,9 @@ def graph_transformer_layer(A, P, params: dict, n_heads: int,
     mask = (A + np.eye(n)) > 0  # (n, n): friends and oneself
     labels = tuple(str(i) for i in range(n)) if labels is None else labels
     H = P @ C  # (n, d)
-    Y_heads, heads = multi_head_attention(H @ params["W_Q"], H @ params["W_K"], H @ params["W_V"],
-                                          n_heads, labels, mask=mask)  # (n, d), h × (n, n)
-    return H + Y_heads @ params["W_O"], heads  # (n, d)
+    Y_heads, W = multi_head_attention(H, H, params["W_Q"], params["W_K"], params["W_V"],
+                                      params["W_O"], n_heads, mask=mask)  # (n, d), (h, n, n)
+    return H + Y_heads, [AttentionGraph(W_h, labels) for W_h in W]  # (n, d)
 
 
 def club_run(seed: int, k: int = 4, d: int = 8, n_heads: int = 2) -> dict:
