@@ -19,7 +19,7 @@ from .registry import derivation
 from .validation import as_edges
 
 __all__ = ["bigbird_edges", "causal_edges", "complete_edges", "hop_distances", "longformer_edges",
-           "max_path_length", "path_edges", "window_edges"]
+           "max_path_length", "path_edges", "window_edges", "named_patterns", "compare_patterns"]
 
 
 def _count(value, name: str, minimum: int = 1) -> int:
@@ -162,6 +162,28 @@ def max_path_length(edges, n: int, n_layers: int = 1) -> int:
     D = hop_distances(edges, n)  # (n, n)
     reached = D[D >= 0]  # (pairs,)
     return int(max(math.ceil(int(x) / L) for x in np.unique(reached)))
+
+
+def named_patterns(n: int, k: int, n_global: int, n_random: int, seed: int) -> dict[str, np.ndarray]:
+    """The chapter's six patterns on n tokens, by name: each an edge list (E, 2).
+
+    >>> sorted(len(E) for E in named_patterns(4, 1, 1, 1, seed=0).values())
+    [7, 10, 10, 14, 16, 16]
+    """
+    return {"complete": complete_edges(n), "causal": causal_edges(n), "path (RNN)": path_edges(n),
+            f"window k = {k}": window_edges(n, k),
+            "Longformer": longformer_edges(n, k, n_global),
+            "BigBird": bigbird_edges(n, k, n_global, n_random, seed)}
+
+
+def compare_patterns(ns, k: int, n_global: int, n_random: int, seed: int) -> dict[str, dict[int, dict]]:
+    """{pattern: {n: {"edges": E, "max_path": D}}} for each n in ``ns``: one layer's edge count and
+    maximum path length (the diameter over reachable pairs)."""
+    out: dict[str, dict[int, dict]] = {}
+    for n in ns:
+        for name, E in named_patterns(n, k, n_global, n_random, seed).items():
+            out.setdefault(name, {})[int(n)] = {"edges": int(len(E)), "max_path": max_path_length(E, n)}
+    return out
 
 
 # --------------------------------------------------------------------------------------------------
