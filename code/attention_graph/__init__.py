@@ -13,8 +13,8 @@ from .graph import (AttentionGraph, additive_mask_softmax, causal_mask, complete
 from .graph_tools import (attention_rollout, head_graphs, laplacian_spectrum, mean_graph,
                           pagerank, random_walk_laplacian, spectral_bipartition,
                           stationary_distribution, symmetrised)
-from .block import (BlockParams, feed_forward, init_block_params, layer_norm, params_from_torch,
-                    transformer_block)
+from .block import (BlockParams, block_weights, feed_forward, init_block_params, layer_norm,
+                    params_from_torch, params_to_torch, transformer_block)
 from .multihead import bipartite_adjacency, head_messages, multi_head_attention
 from .patterns import (bigbird_edges, causal_edges, complete_edges, hop_distances, longformer_edges,
                        max_path_length, path_edges, window_edges)
@@ -41,8 +41,8 @@ __all__ += ["adjusted_rand_index", "attention_rollout", "club_graph", "graph_tra
 __all__ += ["block_state", "blockwise_attention", "merge"]
 __all__ += ["laplacian_pe", "normalized_laplacian", "edge_attention", "segment_softmax"]
 __all__ += ["bipartite_adjacency", "head_messages", "multi_head_attention"]
-__all__ += ["BlockParams", "feed_forward", "init_block_params", "layer_norm", "params_from_torch",
-            "transformer_block"]
+__all__ += ["BlockParams", "block_weights", "feed_forward", "init_block_params", "layer_norm",
+            "params_from_torch", "params_to_torch", "transformer_block"]
 __all__ += ["bigbird_edges", "causal_edges", "complete_edges", "hop_distances", "longformer_edges",
             "max_path_length", "path_edges", "window_edges"]
 __version__ = "0.1.0"

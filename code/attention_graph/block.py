@@ -19,8 +19,8 @@ from .multihead import _exact_heads, multi_head_attention
 from .registry import close_to_exact, derivation, symbol_matrix
 from .validation import as_matrix
 
-__all__ = ["BlockParams", "feed_forward", "init_block_params", "layer_norm", "params_from_torch",
-           "transformer_block"]
+__all__ = ["BlockParams", "block_weights", "feed_forward", "init_block_params", "layer_norm",
+           "params_from_torch", "params_to_torch", "transformer_block"]
 
 LN_EPS = 1e-5  # PyTorch's default eps of nn.LayerNorm
 
@@ -142,6 +142,22 @@ def transformer_block(X, params: BlockParams, *, norm_first: bool = True, mask=N
     return _block(X, mha, ln_1, ln_2, ffn, norm_first)  # (n, d)
 
 
+def block_weights(X, params: BlockParams, *, norm_first: bool = True, mask=None) -> np.ndarray:
+    """W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h) of the block's attention sublayer, Q = Z W_Q, K = Z W_K, with
+    Z = LN_1(X) in the pre-LN block and Z = X in the post-LN block. Shape (H, n, n).
+
+    >>> p = init_block_params(4, 8, 2, np.random.default_rng(0))
+    >>> block_weights(np.eye(3, 4), p).shape
+    (2, 3, 3)
+    """
+    p = _checked(params)
+    X = as_matrix(X, "X", shape_doc="(n, d)")  # (n, d)
+    if not isinstance(norm_first, bool):
+        raise TypeError(f"norm_first must be True (pre-LN) or False (post-LN); got {norm_first!r}")
+    Z = layer_norm(X, p.gamma_1, p.beta_1) if norm_first else X  # (n, d)
+    return multi_head_attention(Z, Z, p.W_Q, p.W_K, p.W_V, p.W_O, p.n_heads, mask)[1]  # (H, n, n)
+
+
 def _block(X, mha, ln_1, ln_2, ffn, norm_first: bool):
     """The block's wiring, shared by the package, the exact check and the displayed equation."""
     if norm_first:
@@ -234,6 +250,25 @@ def params_from_torch(state: dict, n_heads: int) -> BlockParams:
         gamma_2=np.asarray(state["norm2.weight"], dtype=float), beta_2=get("norm2.bias", d),
         n_heads=n_heads)
     return _validated(params)
+
+
+def params_to_torch(params: BlockParams) -> dict[str, np.ndarray]:
+    """The inverse of :func:`params_from_torch`: a state dict in the layout of PyTorch's
+    ``nn.TransformerEncoderLayer`` (attention biases zero), to load with ``load_state_dict`` after
+    ``torch.from_numpy``.
+
+    >>> sorted(params_to_torch(init_block_params(2, 3, 1, np.random.default_rng(0))))[:3]
+    ['linear1.bias', 'linear1.weight', 'linear2.bias']
+    """
+    p = _checked(params)
+    d = np.shape(p.W_Q)[0]
+    return {"self_attn.in_proj_weight": np.vstack([p.W_Q.T, p.W_K.T, p.W_V.T]),  # (3d, d)
+            "self_attn.in_proj_bias": np.zeros(3 * d),  # (3d,)
+            "self_attn.out_proj.weight": p.W_O.T, "self_attn.out_proj.bias": np.zeros(d),
+            "linear1.weight": p.W_1.T, "linear1.bias": p.b_1,  # (d_ff, d), (d_ff,)
+            "linear2.weight": p.W_2.T, "linear2.bias": p.b_2,  # (d, d_ff), (d,)
+            "norm1.weight": p.gamma_1, "norm1.bias": p.beta_1,
+            "norm2.weight": p.gamma_2, "norm2.bias": p.beta_2}
 
 
 def _validated(p: BlockParams) -> BlockParams:

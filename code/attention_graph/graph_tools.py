@@ -219,7 +219,7 @@ def head_graphs(Q, K, n_heads: int, labels: Sequence[str], mask=None) -> list[At
     """One :class:`AttentionGraph` per head, W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h)  (eq-head-weights).
 
     ``Q`` and ``K`` are (n, d), already projected: head h reads their h-th block of d/h columns. It is
-    :func:`~attention_graph.multihead.multi_head_attention` with identity projections, read as graphs.
+    :func:`~attention_graph.multi_head_attention` with identity projections, read as graphs.
 
     >>> g1, g2 = head_graphs([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]], 2, ["a", "b"])
     >>> g2.W.round(3)

@@ -75,7 +75,8 @@ def graph_transformer_layer(A, P, params: dict, n_heads: int,
     ``A`` is the graph's symmetric 0/1 adjacency (n, n); ``P`` the positional encodings (n, k), the
     only input; ``params`` as from ``karate.init_projections``. Node i attends to node j only when they
     are neighbours or i = j. Returns Y (n, d) and one :class:`AttentionGraph` per head. Layer norm and
-    the feed-forward block of a full Graph Transformer are left out: they do not touch the weights.
+    the feed-forward network of a full Graph Transformer are left out (a pre-LN norm would change the
+    weights; see ``block.py``).
     """
     A = as_matrix(A, "A", shape_doc="(n, n)")  # (n, n)
     P = as_matrix(P, "P", shape_doc="(n, k)")  # (n, k)

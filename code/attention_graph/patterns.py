@@ -70,7 +70,7 @@ def path_edges(n: int) -> np.ndarray:
 
 
 def window_edges(n: int, k: int) -> np.ndarray:
-    """(i, j) for |i − j| ≤ k: a sliding window of k tokens each side  (eq-window-edges). (E, 2).
+    """(i, j) for abs(i − j) ≤ k: a sliding window of k tokens each side  (eq-window-edges). (E, 2).
 
     >>> window_edges(4, 1).tolist()
     [[0, 0], [0, 1], [1, 0], [1, 1], [1, 2], [2, 1], [2, 2], [2, 3], [3, 2], [3, 3]]
