@@ -621,7 +621,7 @@ def plot_patterns(patterns: dict, n: int):
     for ax, (name, E) in zip(axes, patterns.items()):
         M = np.zeros((n, n), dtype=bool)  # (n, n)
         M[E[:, 0], E[:, 1]] = True
-        ax.imshow(M, cmap="Greys", interpolation="nearest")
+        ax.imshow(M, cmap="Greys", vmin=0, vmax=1, interpolation="nearest")
         ax.set_title(name, fontsize=8)
         ax.set_xticks([])
         ax.set_yticks([])
@@ -631,11 +631,14 @@ def plot_patterns(patterns: dict, n: int):
 def plot_pattern_scaling(comparison: dict):
     """Edges (log-log) and maximum path length against n, one line per pattern."""
     fig, (ax_e, ax_d) = plt.subplots(1, 2, figsize=(9.0, 3.5))
-    markers = "os^vDx"
-    for marker, (name, by_n) in zip(markers, comparison.items()):
+    markers, styles = "os^vDx", ["-", "--", "-", "-", "-", "--"]
+    for marker, style, (name, by_n) in zip(markers, styles, comparison.items()):
         ns = sorted(by_n)
-        ax_e.loglog(ns, [by_n[n]["edges"] for n in ns], marker + "-", label=name)
-        ax_d.loglog(ns, [by_n[n]["max_path"] for n in ns], marker + "-", label=name)
+        ax_e.loglog(ns, [by_n[n]["edges"] for n in ns], marker + style, label=name, mfc="none")
+        ax_d.loglog(ns, [by_n[n]["max_path"] for n in ns], marker + style, label=name, mfc="none")
+    for ax in (ax_e, ax_d):
+        ax.set_xticks(ns, [str(n) for n in ns])
+        ax.minorticks_off()
     ax_e.set_xlabel("tokens n")
     ax_e.set_ylabel("edges of one layer")
     ax_d.set_xlabel("tokens n")
