@@ -29,10 +29,11 @@ LN_EPS = 1e-5  # PyTorch's default eps of nn.LayerNorm
 class BlockParams:
     """The weights of one block, named as in the book; row-vector convention (X @ W).
 
-    ``W_Q``, ``W_K``, ``W_V``, ``W_O``: (d, d) attention projections, no biases; ``W_1`` (d, d_ff),
-    ``b_1`` (d_ff,), ``W_2`` (d_ff, d), ``b_2`` (d,): the feed-forward network; ``gamma_1``,
-    ``beta_1`` (d,): gain and bias of the layer norm of the attention sublayer, ``gamma_2``,
-    ``beta_2`` (d,): of the feed-forward sublayer; ``n_heads``: H, which must divide d.
+    ``W_Q``, ``W_K``, ``W_V``, ``W_O``: (d, d) attention projections, no biases;
+    ``W_1`` (d, d_ff), ``b_1`` (d_ff,), ``W_2`` (d_ff, d), ``b_2`` (d,): the feed-forward
+    network; ``gamma_1``, ``beta_1`` (d,): gain and bias of the layer norm of the attention
+    sublayer; ``gamma_2``, ``beta_2`` (d,): of the feed-forward sublayer; ``n_heads``: H,
+    which must divide d.
     """
 
     W_Q: np.ndarray
@@ -159,7 +160,7 @@ def block_weights(X, params: BlockParams, *, norm_first: bool = True, mask=None)
 
 
 def _block(X, mha, ln_1, ln_2, ffn, norm_first: bool):
-    """The block's wiring, shared by the package, the exact check and the displayed equation."""
+    """The block's wiring, shared by the package, the exact check and the display."""
     if norm_first:
         H = X + mha(ln_1(X))  # (n, d): the residual bypasses LN and attention
         return H + ffn(ln_2(H))  # (n, d)

@@ -215,20 +215,23 @@ def spectral_bipartition(graph_or_W) -> np.ndarray:
 # Several heads: one adjacency matrix per head (a multigraph)
 # --------------------------------------------------------------------------------------------------
 
-def head_graphs(Q, K, n_heads: int, labels: Sequence[str], mask=None) -> list[AttentionGraph]:
+def head_graphs(Q, K, n_heads: int, labels: Sequence[str],
+                mask=None) -> list[AttentionGraph]:
     """One :class:`AttentionGraph` per head, W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h)  (eq-head-weights).
 
-    ``Q`` and ``K`` are (n, d), already projected: head h reads their h-th block of d/h columns. It is
-    :func:`~attention_graph.multi_head_attention` with identity projections, read as graphs.
+    ``Q`` and ``K`` are (n, d), already projected: head h reads their h-th block of d/H
+    columns. It is :func:`~attention_graph.multi_head_attention` with identity projections,
+    read as graphs.
 
-    >>> g1, g2 = head_graphs([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]], 2, ["a", "b"])
+    >>> I = [[1.0, 0.0], [0.0, 1.0]]
+    >>> g1, g2 = head_graphs(I, I, 2, ["a", "b"])
     >>> g2.W.round(3)
     array([[0.5  , 0.5  ],
            [0.269, 0.731]])
     """
     Q = as_matrix(Q, "Q", shape_doc="(n, d)")  # (n, d)
     K = as_matrix(K, "K", shape_doc="(n, d)")  # (n, d)
-    check_same(Q.shape[0], K.shape[0], "self-attention: Q and K must have one row per node (n)")
+    check_same(Q.shape[0], K.shape[0], "self-attention: Q and K need one row per node (n)")
     check_same(Q.shape[1], K.shape[1], "Q and K must share the dimension d (columns)")
     I = np.eye(Q.shape[1], dtype=np.result_type(Q, K))  # (d, d)
     _, W = multi_head_attention(Q, K, I, I, I, I, n_heads, mask=mask)  # (H, n, n)

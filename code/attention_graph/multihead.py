@@ -75,14 +75,15 @@ def multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads: int,
                          mask=None) -> tuple[np.ndarray, np.ndarray]:
     """Y = [Y_1 ⋯ Y_H] W_O, Y_h = softmax(Q_h K_hᵀ/√d_h) V_h  (eq-multihead).
 
-    ``X_q`` is (n_q, d_model), ``X_kv`` is (n_k, d_model) (the same array for self-attention);
-    ``W_Q``, ``W_K``, ``W_V``, ``W_O`` are (d_model, d_model), no biases. Head h uses the h-th block
-    of d_h = d_model/n_heads columns of X_q W_Q, X_kv W_K and X_kv W_V. ``mask`` (n_q, n_k) is
-    boolean, True where query i may attend to key j, shared by the heads. Returns Y (n_q, d_model)
-    and the weights W of shape (n_heads, n_q, n_k), one adjacency matrix per head.
+    ``X_q`` is (n_q, d_model), ``X_kv`` is (n_k, d_model) (the same array for
+    self-attention); ``W_Q``, ``W_K``, ``W_V``, ``W_O`` are (d_model, d_model), no biases.
+    Head h uses the h-th block of d_h = d_model/n_heads columns of X_q W_Q, X_kv W_K and
+    X_kv W_V. ``mask`` (n_q, n_k) is boolean, True where query i may attend to key j, shared
+    by the heads. Returns Y (n_q, d_model) and the weights W of shape (n_heads, n_q, n_k):
+    one adjacency matrix per head.
 
-    >>> I = np.eye(2)
-    >>> Y, W = multi_head_attention([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], I, I, I, I, 2)
+    >>> I, X = np.eye(2), [[1.0, 0.0], [0.0, 1.0]]
+    >>> Y, W = multi_head_attention(X[:1], X, I, I, I, I, 2)
     >>> W.shape, W[1].tolist()
     ((2, 1, 2), [[0.5, 0.5]])
     """

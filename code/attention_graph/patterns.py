@@ -70,7 +70,7 @@ def path_edges(n: int) -> np.ndarray:
 
 
 def window_edges(n: int, k: int) -> np.ndarray:
-    """(i, j) for abs(i − j) ≤ k: a sliding window of k tokens each side  (eq-window-edges). (E, 2).
+    """(i, j) for abs(i − j) ≤ k: k tokens each side  (eq-window-edges). Shape (E, 2).
 
     >>> window_edges(4, 1).tolist()
     [[0, 0], [0, 1], [1, 0], [1, 1], [1, 2], [2, 1], [2, 2], [2, 3], [3, 2], [3, 3]]
@@ -149,13 +149,15 @@ def hop_distances(edges, n: int) -> np.ndarray:
 
 
 def max_path_length(edges, n: int, n_layers: int = 1) -> int:
-    """max over reachable pairs of ⌈D[i, j]/L⌉, L = ``n_layers``: the diameter of the layers' graph  (eq-window-diameter).
+    """max of ⌈D[i, j]/L⌉ over connected pairs, L = ``n_layers``  (eq-window-diameter).
 
-    A message crosses one edge per layer; with the residual's self-loop it may also wait, so L
-    stacked layers connect j to i exactly when D[i, j] ≤ L: their graph is the L-th power of the
-    layer's graph. Pairs that never connect (later tokens of a causal pattern) are left out.
+    The diameter of the graph of L stacked layers. A message crosses one edge per layer;
+    with the residual's self-loop it may also wait, so L layers connect j to i exactly when
+    D[i, j] ≤ L: their graph is the L-th power of the layer's graph. Pairs that never
+    connect (later tokens of a causal pattern) are left out.
 
-    >>> max_path_length(path_edges(8), 8), max_path_length(path_edges(8), 8, n_layers=3)
+    >>> E = path_edges(8)
+    >>> max_path_length(E, 8), max_path_length(E, 8, n_layers=3)
     (7, 3)
     """
     L = _count(n_layers, "n_layers")
