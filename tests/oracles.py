@@ -1,6 +1,9 @@
-"""Independent implementations the tests compare the package with: plain NumPy, SciPy and networkx,
-written along other routes than the package (reshapes instead of column slices, PyTorch's own layout,
-library graph algorithms). One oracle per primitive; tests import them from here."""
+"""The tests' independent implementations (oracles), in plain NumPy, SciPy and networkx: one of each.
+
+The package is checked against these, never against itself. They share no code with
+``attention_graph``: the softmax is :func:`scipy.special.softmax`, the masks are applied by
+``np.where``. Row-vector convention: Q is (n_q, d), K is (n_k, d), V is (n_k, d_v).
+"""
 
 from __future__ import annotations
 
@@ -8,16 +11,38 @@ import math
 
 import networkx as nx
 import numpy as np
-from scipy.special import softmax as scipy_softmax
+import scipy.special
 
 
-def softmax_rows(S, mask=None) -> np.ndarray:
-    """Row-wise softmax by SciPy; masked entries (mask False) get weight exactly 0."""
+def softmax(S, mask=None) -> np.ndarray:
+    """Row-wise softmax of S (…, n_k); with ``mask``, over the True entries only, 0 elsewhere."""
     S = np.asarray(S, dtype=float)
-    if mask is None:
-        return scipy_softmax(S, axis=1)
-    return scipy_softmax(np.where(mask, S, -np.inf), axis=1)
+    if mask is not None:
+        S = np.where(np.asarray(mask, dtype=bool), S, -np.inf)
+    return scipy.special.softmax(S, axis=-1)
 
+
+def scaled_scores(Q, K) -> np.ndarray:
+    """S = Q Kᵀ / √d. (n_q, n_k)."""
+    Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
+    return Q @ K.T / np.sqrt(Q.shape[-1])
+
+
+def attention(Q, K, V, mask=None) -> tuple[np.ndarray, np.ndarray]:
+    """Y = softmax(Q Kᵀ/√d) V and W, the weights. ((n_q, d_v), (n_q, n_k))."""
+    W = softmax(scaled_scores(Q, K), mask)
+    return W @ np.asarray(V, dtype=float), W
+
+
+def edges_mask(edges, n_q: int, n_k: int) -> np.ndarray:
+    """M[i, j] = True exactly on the rows (i, j) of ``edges``. (n_q, n_k)."""
+    edges = np.asarray(edges)
+    M = np.zeros((n_q, n_k), dtype=bool)
+    M[edges[:, 0], edges[:, 1]] = True
+    return M
+
+
+# --- Multi-head attention, the Transformer block, attention patterns (PyTorch layout, networkx) ----
 
 def multi_head(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads, mask=None):
     """Multi-head attention the PyTorch way: reshape to (n, H, d_h), one einsum for all heads."""
@@ -30,7 +55,7 @@ def multi_head(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads, mask=None):
     S = np.einsum("hqc,hkc->hqk", Q, K) / math.sqrt(d_h)  # (H, n_q, n_k)
     if mask is not None:
         S = np.where(mask[None], S, -np.inf)
-    W = scipy_softmax(S, axis=2)  # (H, n_q, n_k)
+    W = softmax(S)  # (H, n_q, n_k)
     Y_heads = np.einsum("hqk,hkc->qhc", W, V).reshape(n_q, d)  # (n_q, d)
     return Y_heads @ W_O, W
 
@@ -73,7 +98,7 @@ def torch_encoder_layer(state: dict, X, n_heads: int, norm_first: bool) -> np.nd
         q, k, v = (x @ w[s * d:(s + 1) * d].T + b[s * d:(s + 1) * d] for s in range(3))
         n, d_h = x.shape[0], d // n_heads
         q, k, v = (t.reshape(n, n_heads, d_h).transpose(1, 0, 2) for t in (q, k, v))
-        attn = scipy_softmax(q @ k.transpose(0, 2, 1) / math.sqrt(d_h), axis=-1)
+        attn = softmax(q @ k.transpose(0, 2, 1) / math.sqrt(d_h))
         out = (attn @ v).transpose(1, 0, 2).reshape(n, d)
         return linear(out, "self_attn.out_proj")
 

@@ -104,9 +104,9 @@ def _page_params():
 
 
 def test_page_pre_ln_changes_the_weights():
-    W_post = oracles.softmax_rows(X_WORKED @ X_WORKED.T / np.sqrt(2))
+    W_post = oracles.softmax(X_WORKED @ X_WORKED.T / np.sqrt(2))
     Z = oracles.layer_norm(X_WORKED, 1.0, 0.0)
-    W_pre = oracles.softmax_rows(Z @ Z.T / np.sqrt(2))
+    W_pre = oracles.softmax(Z @ Z.T / np.sqrt(2))
     p = _page_params()
     np.testing.assert_allclose(block_weights(X_WORKED, p, norm_first=False)[0], W_post, atol=1e-12)
     ana, bruno, diego = 1, 2, 3
@@ -125,8 +125,8 @@ def test_page_loader_roundtrip():
 
 def test_page_exercises():
     p = _page_params()
-    pre = lambda Z: oracles.softmax_rows(oracles.layer_norm(Z, 1.0, 0.0) @ oracles.layer_norm(Z, 1.0, 0.0).T / np.sqrt(2))  # noqa: E731
-    post = lambda Z: oracles.softmax_rows(Z @ Z.T / np.sqrt(2))  # noqa: E731
+    pre = lambda Z: oracles.softmax(oracles.layer_norm(Z, 1.0, 0.0) @ oracles.layer_norm(Z, 1.0, 0.0).T / np.sqrt(2))  # noqa: E731
+    post = lambda Z: oracles.softmax(Z @ Z.T / np.sqrt(2))  # noqa: E731
     assert bt.glued_float(PAGE, "ex_scale_pre") == pytest.approx(np.abs(pre(10 * X_WORKED) - pre(X_WORKED)).max(), abs=1e-12)
     assert bt.glued_float(PAGE, "ex_scale_pre") < 1e-3
     assert bt.glued_float(PAGE, "ex_scale_post") == pytest.approx(np.abs(post(10 * X_WORKED) - post(X_WORKED)).max(), abs=1e-12)

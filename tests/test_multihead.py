@@ -68,7 +68,7 @@ def test_thm_one_head():
 
 
 def test_bipartite_adjacency_has_square_zero():
-    W = oracles.softmax_rows(np.random.default_rng(4).standard_normal((2, 5)))
+    W = oracles.softmax(np.random.default_rng(4).standard_normal((2, 5)))
     B = bipartite_adjacency(W)
     assert B.shape == (7, 7)
     assert np.array_equal(B @ B, np.zeros((7, 7)))
@@ -108,7 +108,7 @@ def test_page_multigraph_counts():
 
 
 def test_page_cross_attention():
-    W = oracles.softmax_rows(Z_PAGE @ X_WORKED.T / np.sqrt(2))  # (2, 4)
+    W = oracles.softmax(Z_PAGE @ X_WORKED.T / np.sqrt(2))  # (2, 4)
     assert bt.glued_float(PAGE, "cross_z1_bruno") == pytest.approx(W[0, 2], abs=1e-12)
     assert bt.glued_float(PAGE, "cross_z2_carla") == pytest.approx(W[1, 0], abs=1e-12)
     # The prose: z1 gives Bruno the largest share, z2 gives Carla the largest share.
@@ -118,7 +118,7 @@ def test_page_cross_attention():
 
 def test_page_exercises():
     mask = np.array([[True, True, True, True], [True, True, False, False]])
-    W = oracles.softmax_rows(Z_PAGE @ X_WORKED.T / np.sqrt(2), mask)
+    W = oracles.softmax(Z_PAGE @ X_WORKED.T / np.sqrt(2), mask)
     assert bt.glued_float(PAGE, "ex_mask_ana") == pytest.approx(W[1, 1], abs=1e-12)
     assert bt.glued_float(PAGE, "ex_mask_carla") == pytest.approx(W[1, 0], abs=1e-12)
     assert bt.glued_float(PAGE, "ex_mask_ana") + bt.glued_float(PAGE, "ex_mask_carla") == pytest.approx(1.0)

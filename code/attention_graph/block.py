@@ -17,7 +17,7 @@ import sympy as sp
 
 from .multihead import _exact_heads, multi_head_attention
 from .registry import close_to_exact, derivation, symbol_matrix
-from .validation import as_matrix
+from .validation import as_int, as_matrix, as_rng
 
 __all__ = ["BlockParams", "block_weights", "feed_forward", "init_block_params", "layer_norm",
            "params_from_torch", "params_to_torch", "transformer_block"]
@@ -170,11 +170,8 @@ def _block(X, mha, ln_1, ln_2, ffn, norm_first: bool):
 
 def init_block_params(d: int, d_ff: int, n_heads: int, rng: np.random.Generator) -> BlockParams:
     """Seeded weights: projections N(0, 1/fan-in), biases N(0, 0.1²), γ near 1 and β near 0."""
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
-    for name, value in (("d", d), ("d_ff", d_ff), ("n_heads", n_heads)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    rng = as_rng(rng)
+    d, d_ff, n_heads = as_int(d, "d"), as_int(d_ff, "d_ff"), as_int(n_heads, "n_heads")
     if d % n_heads:
         raise ValueError(f"d = {d} is not divisible into n_heads = {n_heads} heads of equal width")
     W_Q, W_K, W_V, W_O = rng.standard_normal((4, d, d)) / np.sqrt(d)  # 4 × (d, d)
@@ -283,9 +280,7 @@ def _validated(p: BlockParams) -> BlockParams:
         if f.name in shapes and np.shape(getattr(p, f.name)) != shapes[f.name]:
             raise ValueError(f"params.{f.name} must have shape {shapes[f.name]}; "
                              f"got {np.shape(getattr(p, f.name))}")
-    n_heads = p.n_heads
-    if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)) or n_heads < 1:
-        raise ValueError(f"n_heads must be a positive integer; got {n_heads!r}")
+    n_heads = as_int(p.n_heads, "params.n_heads")
     if d % n_heads:
         raise ValueError(f"d = {d} is not divisible into n_heads = {n_heads} heads of equal width")
     return p

@@ -14,18 +14,9 @@ import sympy as sp
 
 from .attention import attention
 from .registry import close_to_exact, derivation, symbol_matrix
-from .validation import as_matrix, check_same
+from .validation import as_int, as_matrix, check_same
 
 __all__ = ["bipartite_adjacency", "head_messages", "multi_head_attention", "split_heads"]
-
-
-def _n_heads(n_heads) -> int:
-    if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)):
-        raise TypeError(f"n_heads must be a positive integer; got {n_heads!r} of type "
-                        f"{type(n_heads).__name__}")
-    if n_heads < 1:
-        raise ValueError(f"n_heads must be a positive integer; got {n_heads!r}")
-    return int(n_heads)
 
 
 def split_heads(M, n_heads: int, name: str = "M") -> list[np.ndarray]:
@@ -35,7 +26,7 @@ def split_heads(M, n_heads: int, name: str = "M") -> list[np.ndarray]:
     [[[1.0, 2.0]], [[3.0, 4.0]]]
     """
     M = as_matrix(M, name, shape_doc="(n, d_model)")  # (n, d_model)
-    H = _n_heads(n_heads)
+    H = as_int(n_heads, "n_heads")
     if M.shape[1] % H:
         raise ValueError(f"{name} has {M.shape[1]} columns, not divisible into n_heads = {H} "
                          "heads of equal width")
@@ -56,7 +47,7 @@ def _inputs(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads):
             raise ValueError(f"{name} must have shape (d_model, d_model) = {(d_model, d_model)}; "
                              f"got {W.shape}")
         Ws.append(W)
-    H = _n_heads(n_heads)
+    H = as_int(n_heads, "n_heads")
     if d_model == 0 or d_model % H:
         raise ValueError(f"d_model = {d_model} is not divisible into n_heads = {H} heads of equal "
                          "width (d_h = d_model/H must be a positive integer)")

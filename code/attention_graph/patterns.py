@@ -16,18 +16,14 @@ import numpy as np
 import sympy as sp
 
 from .registry import derivation
-from .validation import as_edges
+from .validation import as_edges, as_int
 
 __all__ = ["bigbird_edges", "causal_edges", "complete_edges", "hop_distances", "longformer_edges",
            "max_path_length", "path_edges", "window_edges", "named_patterns", "compare_patterns"]
 
 
 def _count(value, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer; got {value!r} of type {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
-    return int(value)
+    return as_int(value, name, low=minimum, what=f"an integer >= {minimum}")
 
 
 def _from_mask(M: np.ndarray) -> np.ndarray:
