@@ -6,6 +6,16 @@ chapter of the same stem in ``book/`` and a test file in ``tests/``.
 
 from . import worked_example  # importing it registers the worked example's SymPy checks
 from .attention import AttentionGraph, attention, attention_exact, pull, weighted_sum
+from .block import (
+                    BlockParams,
+                    block_weights,
+                    feed_forward,
+                    init_block_params,
+                    layer_norm,
+                    params_from_torch,
+                    params_to_torch,
+                    transformer_block,
+)
 from .blockwise import block_state, blockwise_attention, merge
 from .graph import (
                     additive_mask_softmax,
@@ -37,12 +47,18 @@ from .graph_tools import (
                     stationary_distribution,
                     symmetrised,
 )
-from .block import (BlockParams, block_weights, feed_forward, init_block_params, layer_norm,
-                    params_from_torch, params_to_torch, transformer_block)
-from .multihead import bipartite_adjacency, head_messages, multi_head_attention
-from .patterns import (bigbird_edges, causal_edges, complete_edges, hop_distances, longformer_edges,
-                       max_path_length, path_edges, window_edges)
 from .karate import adjusted_rand_index, club_graph, graph_transformer_layer
+from .multihead import bipartite_adjacency, head_messages, multi_head_attention
+from .patterns import (
+                    bigbird_edges,
+                    causal_edges,
+                    complete_edges,
+                    hop_distances,
+                    longformer_edges,
+                    max_path_length,
+                    path_edges,
+                    window_edges,
+)
 from .positional import laplacian_pe, normalized_laplacian
 from .qkv import project
 from .registry import DerivationError

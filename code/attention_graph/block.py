@@ -316,7 +316,10 @@ def _display_ffn():
                  evaluate=False)
 
 
-def _exact_ln(X: sp.Matrix, gamma, beta, eps=sp.Rational(1, 100000)) -> sp.Matrix:
+_EPS_EXACT = sp.Rational(1, 100000)  # PyTorch's ε = 1e-5, exactly
+
+
+def _exact_ln(X: sp.Matrix, gamma, beta, eps=_EPS_EXACT) -> sp.Matrix:
     d = X.cols
     out = []
     for r in range(X.rows):
@@ -347,7 +350,7 @@ def _params_float() -> BlockParams:
     return BlockParams(n_heads=2, **{k: np.array(v, dtype=float) for k, v in _P.items()})
 
 
-def _exact_block(X: sp.Matrix, norm_first: bool, eps=sp.Rational(1, 100000)) -> sp.Matrix:
+def _exact_block(X: sp.Matrix, norm_first: bool, eps=_EPS_EXACT) -> sp.Matrix:
     """The block in 40-digit arithmetic: exact formulas, each sublayer's output rounded to 40 digits
     (nested radicals inside exponentials would otherwise grow without bound)."""
     def mha(Z):

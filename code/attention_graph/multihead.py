@@ -145,7 +145,7 @@ def _exact_heads(X_q, X_kv, W_Q, W_K, W_V, H, allowed=None) -> list[sp.Matrix]:
 
 
 def _display_multihead():
-    Y, W_O, H = sp.Symbol("Y"), sp.Symbol("W_O"), sp.Symbol("H")
+    Y, W_O = sp.Symbol("Y"), sp.Symbol("W_O")
     Y1, YH = sp.Symbol("Y_1"), sp.Symbol("Y_H")
     concat = sp.Function(r"\operatorname{concat}")(Y1, sp.Symbol(r"\dots"), YH)
     return sp.Eq(Y, sp.Mul(concat, W_O, evaluate=False), evaluate=False)
