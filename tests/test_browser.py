@@ -358,9 +358,11 @@ def test_code_fits_the_text_column(page, visit):
 
 
 def unmarked(marks: list[dict]) -> list[dict]:
-    """The marks that do not look as a computed number must: titled, dotted underline, not bold."""
+    """The marks that do not look as a computed number must: titled, dotted underline, not bold
+    (not bolder than the text around it: a number in a table's header row is as bold as the header)."""
     return [m for m in marks if not (m["title"] or "").startswith("computed: ")
-            or "underline" not in m["line"] or m["dotted"] != "dotted" or m["weight"] >= 600]
+            or "underline" not in m["line"] or m["dotted"] != "dotted"
+            or m["weight"] >= 600 and m["weight"] > m.get("around", 0)]
 
 
 def _glued_keys(page: str) -> set[str]:

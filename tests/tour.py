@@ -71,7 +71,8 @@ COLLECT_JS = r"""() => {
     table_marks: all(".glued").filter(e => !e.querySelector(".pasted-text")).map(e => {
       const style = getComputedStyle(e);
       return {text: e.textContent.trim(), title: e.getAttribute("title"), line: style.textDecorationLine,
-              dotted: style.textDecorationStyle, weight: Number(style.fontWeight)};
+              dotted: style.textDecorationStyle, weight: Number(style.fontWeight),
+              around: Number(getComputedStyle(e.parentElement).fontWeight)};  // a header cell is bold
     }),
     rendered: (document.querySelector("main") || document.body).innerText,
   };
