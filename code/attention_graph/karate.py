@@ -89,7 +89,8 @@ def graph_transformer_layer(A, P, params: dict, n_heads: int,
     labels = tuple(str(i) for i in range(n)) if labels is None else labels
     H = P @ C  # (n, d)
     Y_heads, W = multi_head_attention(
-        H, H, params["W_Q"], params["W_K"], params["W_V"], params["W_O"], n_heads, mask=mask
+        H, H, params["W_Q"], params["W_K"], params["W_V"], params["W_O"],
+        n_heads, mask=mask,
     )  # (n, d), (h, n, n)
     return H + Y_heads, [AttentionGraph(W_h, labels) for W_h in W]  # (n, d)
 
