@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[2] / "book" / "data"
+DATA = Path(__file__).resolve().parents[3] / "book" / "data"
 
 
 def machine() -> dict:

@@ -1,0 +1,77 @@
+"""The backward pass of attention: finite differences, the mask, dtypes and the chapter's claims."""
+
+import numpy as np
+import pytest
+
+import booktools as bt
+import oracles
+from attention_graph import registry
+from attention_graph.backward import attention_backward, softmax_backward
+
+PAGE = "backward"
+LABELS = ["eq-grad-v", "eq-grad-w", "eq-grad-s", "eq-grad-q", "eq-grad-k", "thm-masked-gradient"]
+
+
+def _problem(seed, n_q=4, n_k=5, d=3, d_v=2, masked=False):
+    rng = np.random.default_rng(seed)
+    Q, K, V, dY = (rng.standard_normal(s) for s in ((n_q, d), (n_k, d), (n_k, d_v), (n_q, d_v)))
+    mask = None
+    if masked:
+        mask = rng.random((n_q, n_k)) < 0.5
+        mask[np.arange(n_q), rng.integers(0, n_k, n_q)] = True  # every row allows a key
+    return Q, K, V, dY, mask
+
+
+@pytest.mark.parametrize("masked", [False, True])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_attention_backward_matches_central_differences(seed, masked):
+    Q, K, V, dY, mask = _problem(seed, masked=masked)
+    dQ, dK, dV = attention_backward(Q, K, V, dY, mask)
+    loss = {  # L = Σ dY ∘ Y, so ∂L/∂Y = dY; Y from the independent oracle
+        "Q": lambda X: float((oracles.attention(X, K, V, mask)[0] * dY).sum()),
+        "K": lambda X: float((oracles.attention(Q, X, V, mask)[0] * dY).sum()),
+        "V": lambda X: float((oracles.attention(Q, K, X, mask)[0] * dY).sum()),
+    }
+    for got, name, X in ((dQ, "Q", Q), (dK, "K", K), (dV, "V", V)):
+        assert got.shape == X.shape
+        np.testing.assert_allclose(got, oracles.central_difference(loss[name], X), atol=1e-8)
+
+
+def test_softmax_backward_is_the_jacobian_row_by_row():
+    rng = np.random.default_rng(3)
+    W = oracles.softmax(rng.standard_normal((3, 4)))
+    dW = rng.standard_normal((3, 4))
+    want = np.stack([(np.diag(w) - np.outer(w, w)) @ g for w, g in zip(W, dW)])
+    np.testing.assert_allclose(softmax_backward(W, dW), want, rtol=0, atol=1e-15)
+
+
+def test_thm_masked_gradient():
+    assert registry.verify("thm-masked-gradient") > 0
+    Q, K, V, dY, mask = _problem(7, n_q=5, n_k=6, masked=True)
+    W = oracles.attention(Q, K, V, mask)[1]
+    dS = softmax_backward(W, dY @ V.T)
+    assert (dS[~mask] == 0).all()
+    # A key no query may see gets no gradient at all.
+    mask[:, 2] = False
+    mask[:, 0] = True
+    dQ, dK, dV = attention_backward(Q, K, V, dY, mask)
+    assert (dK[2] == 0).all() and (dV[2] == 0).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dtype_is_kept(dtype):
+    Q, K, V, dY, _ = _problem(4)
+    out = attention_backward(*(x.astype(dtype) for x in (Q, K, V, dY)))
+    assert all(x.dtype == dtype for x in out)
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_every_step_has_a_check_that_holds(label):
+    assert registry.verify(label) > 0
+
+
+def test_chapter_glues_the_finite_difference_gap():
+    Q, K, V, dY, _ = _problem(2017)
+    gap = bt.glued_float(PAGE, "fd_max_gap")
+    assert 0 < gap < 1e-7
+    assert bt.glued_float(PAGE, "fd_n_q") == Q.shape[0]
