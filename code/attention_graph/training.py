@@ -306,3 +306,58 @@ def train_club_model(kind: str, seed: int, *, steps: int = 100, lr: float = 0.01
     return {"kind": kind, "seed": seed, "predicted": predicted, "params": params,
             "accuracy": float((predicted[unlabelled] == data["club"][unlabelled]).mean()),
             "W_before": before, "W_after": [c["W"] for c in caches]}
+
+
+def attention_readout(W, data: dict) -> dict:
+    """The graph tools on one attention matrix of the club (row-stochastic, on A + I).
+
+    ``same_faction``: the mean over members of the attention mass on members of their own faction;
+    ``ari``: agreement of the spectral bipartition with the recorded split; ``pagerank`` (n,).
+    """
+    from .graph_tools import pagerank, spectral_bipartition
+    from .karate import adjusted_rand_index
+
+    club = data["club"]
+    same = club[:, None] == club[None, :]  # (n, n)
+    return {"same_faction": float((W * same).sum(axis=1).mean()),
+            "ari": adjusted_rand_index(spectral_bipartition(W), club),
+            "pagerank": pagerank(W)}
+
+
+def club_study(seeds: int = 20, steps: int = 100, lr: float = 0.01) -> dict:
+    """Every model of CLUB_MODELS trained from seeds 0..seeds−1 with the same budget.
+
+    Returns ``accuracy[kind]`` (seeds,) and, for GAT and the Graph Transformer, the graph tools'
+    readouts of the first layer's attention and of the rollout of both layers, before and after.
+    """
+    from .graph import AttentionGraph
+    from .graph_tools import attention_rollout
+
+    data = club_features()
+    labels = tuple(str(i) for i in range(len(data["club"])))
+    out = {"accuracy": {k: [] for k in CLUB_MODELS}, "readout": {}, "steps": steps, "lr": lr,
+           "seeds": seeds}
+    for kind in CLUB_MODELS:
+        for seed in range(seeds):
+            run = train_club_model(kind, seed, steps=steps, lr=lr, data=data)
+            out["accuracy"][kind].append(run["accuracy"])
+            if kind not in ("GAT", "Graph Transformer"):
+                continue
+            for when in ("before", "after"):
+                layers = [AttentionGraph(W, labels) for W in run[f"W_{when}"]]
+                rollout = attention_rollout(layers).W  # (n, n)
+                for what, W in (("layer 1", layers[0].W), ("rollout", rollout)):
+                    out["readout"].setdefault((kind, what, when), []).append(
+                        attention_readout(W, data))
+    return out
+
+
+def readout_summary(study: dict) -> dict:
+    """Seed means of :func:`club_study`'s readouts: same_faction, ari, pagerank_0, pagerank_33."""
+    out = {}
+    for key, runs in study["readout"].items():
+        out[key] = {"same_faction": float(np.mean([r["same_faction"] for r in runs])),
+                    "ari": float(np.mean([r["ari"] for r in runs])),
+                    "pagerank_0": float(np.mean([r["pagerank"][LABELLED[0]] for r in runs])),
+                    "pagerank_33": float(np.mean([r["pagerank"][LABELLED[1]] for r in runs]))}
+    return out
