@@ -5,7 +5,8 @@ chapter of the same stem in ``book/`` and a test file in ``tests/``.
 """
 
 from .attention import attention, attention_exact, pull, weighted_sum
-from .blockwise import block_state, blockwise_attention, merge
+from .backward import attention_backward, softmax_backward
+from .blockwise import block_state, blockwise_attention, blockwise_attention_backward, merge
 from .graph import (AttentionGraph, additive_mask_softmax, causal_mask, complete_attention,
                     five_models, gat, gat_parameters, gat_scores, gcn, gcn_propagation, graph_mask,
                     masked_attention, mean_aggregation, mean_propagation, message_passing,
@@ -35,4 +36,5 @@ __all__ += ["adjusted_rand_index", "attention_rollout", "club_graph", "graph_tra
             "random_walk_laplacian", "spectral_bipartition", "stationary_distribution", "symmetrised"]
 __all__ += ["block_state", "blockwise_attention", "merge"]
 __all__ += ["laplacian_pe", "normalized_laplacian", "edge_attention", "segment_softmax"]
+__all__ += ["attention_backward", "blockwise_attention_backward", "softmax_backward"]
 __version__ = "0.1.0"
