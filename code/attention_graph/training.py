@@ -99,12 +99,16 @@ def sequence_task(task: str, n: int, vocab: int, batch: int, rng: np.random.Gene
     return tokens, tokens[:, source], source
 
 
-def sequence_inputs(tokens, vocab: int) -> np.ndarray:
-    """X = [onehot(token) | onehot(position)] for each sequence: (batch, n, vocab + n)."""
+def sequence_inputs(tokens, vocab: int, positions: bool = True) -> np.ndarray:
+    """X = [onehot(token) | onehot(position)] for each sequence: (batch, n, vocab + n).
+
+    With ``positions=False`` the position columns stay 0: the model sees the tokens only.
+    """
     batch, n = tokens.shape
     X = np.zeros((batch, n, vocab + n))  # (batch, n, vocab + n)
     X[np.arange(batch)[:, None], np.arange(n)[None, :], tokens] = 1.0
-    X[:, np.arange(n), vocab + np.arange(n)] = 1.0
+    if positions:
+        X[:, np.arange(n), vocab + np.arange(n)] = 1.0
     return X
 
 
@@ -156,17 +160,17 @@ def edge_share(W, source) -> float:
 
 def train_sequence_model(task: str, *, n: int = 8, vocab: int = 8, d: int = 16, batch: int = 16,
                          steps: int = 200, lr: float = 0.05, seed: int = 0,
-                         every: int = 10, held_out: int = 64) -> dict:
+                         every: int = 10, held_out: int = 64, positions: bool = True) -> dict:
     """Train the one-layer model on ``task``; the weights before and after, and the share curve.
 
     A fresh batch of sequences each step (seeded); the share and the accuracy are measured on one
-    held-out batch. Returns ``source``, ``W_before``/``W_after`` (the held-out batch's mean W,
+    held-out batch; ``positions=False`` hides the positions from the model. Returns ``source``, ``W_before``/``W_after`` (the held-out batch's mean W,
     (n, n)), ``steps``/``share``/``loss`` every ``every`` steps, ``accuracy`` (held out, after).
     """
     rng = np.random.default_rng(seed)
     params = init_sequence_model(vocab, n, d, rng)
     tokens, targets, source = sequence_task(task, n, vocab, held_out, rng)
-    X_test = sequence_inputs(tokens, vocab)  # (held_out, n, f)
+    X_test = sequence_inputs(tokens, vocab, positions)  # (held_out, n, f)
     W_before = sequence_model(params, X_test)[1].mean(axis=0)  # (n, n)
     state, curve = {}, {"steps": [], "share": [], "loss": []}
     for step in range(steps + 1):
@@ -178,7 +182,7 @@ def train_sequence_model(task: str, *, n: int = 8, vocab: int = 8, d: int = 16, 
         if step == steps:
             break
         tok, tgt, _ = sequence_task(task, n, vocab, batch, rng)
-        _, grads = sequence_model_grads(params, sequence_inputs(tok, vocab), tgt)
+        _, grads = sequence_model_grads(params, sequence_inputs(tok, vocab, positions), tgt)
         adam(params, grads, state, lr)
     logits, W = sequence_model(params, X_test)
     return {"task": task, "source": source, "params": params, "W_before": W_before,
