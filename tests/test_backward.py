@@ -75,3 +75,74 @@ def test_chapter_glues_the_finite_difference_gap():
     gap = bt.glued_float(PAGE, "fd_max_gap")
     assert 0 < gap < 1e-7
     assert bt.glued_float(PAGE, "fd_n_q") == Q.shape[0]
+
+
+# --- The blockwise backward ------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from attention_graph import blockwise_attention, blockwise_attention_backward  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_q=st.integers(0, 6), n_k=st.integers(1, 25),
+       d=st.integers(1, 5), d_v=st.integers(1, 4), block_size=st.integers(1, 30),
+       scale=st.sampled_from([1e-2, 1.0, 5.0]))
+def test_blockwise_backward_equals_dense_hypothesis(seed, n_q, n_k, d, d_v, block_size, scale):
+    rng = np.random.default_rng(seed)
+    Q = scale * rng.standard_normal((n_q, d))
+    K, V = rng.standard_normal((n_k, d)), rng.standard_normal((n_k, d_v))
+    dY = rng.standard_normal((n_q, d_v))
+    dense = attention_backward(Q, K, V, dY)
+    block = blockwise_attention_backward(Q, K, V, dY, block_size)
+    for a, b in zip(dense, block):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(b, a, rtol=0, atol=1e-12)
+
+
+def test_lse_is_the_log_sum_exp():
+    Q, K, V, _, _ = _problem(9, n_q=5, n_k=11)
+    Y, lse = blockwise_attention(Q, K, V, 4, return_lse=True)
+    S = oracles.scaled_scores(Q, K)
+    np.testing.assert_allclose(lse, np.log(np.exp(S).sum(axis=1)), rtol=1e-14)
+    np.testing.assert_allclose(Y, oracles.attention(Q, K, V)[0], atol=1e-14)
+
+
+def test_blockwise_backward_never_holds_n_by_n():
+    import tracemalloc
+
+    n, d, b = 1024, 8, 32
+    rng = np.random.default_rng(0)
+    Q, K, V, dY = (rng.standard_normal((n, d)) for _ in range(4))
+    tracemalloc.start()
+    blockwise_attention_backward(Q, K, V, dY, b)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < n * n * 8 / 4  # well under one (n, n) float64 matrix
+
+
+def test_backward_record_meets_its_target():
+    import json
+    from importlib.resources import files
+
+    record = json.loads((files("attention_graph") / "data" / "bench_backward.json").read_text())
+    target = record["results"]["target"]
+    assert record["quick"] is False and record["machine"]["cpus"] >= 1
+    assert target["n"] == 16384 and target["d"] == 64 and record["results"]["block_size"] == 256
+    assert target["traced_mb"] < 400 and target["rss_mb"] < 400 and target["met"]
+    assert target["dense_extrapolated_mb"] > 2 * 1024  # the dense backward needs several GB
+    assert target["max_abs_diff_dq_rows"] < 1e-12
+    assert record["results"]["equal_to_dense"]["max_abs_diff"] < 1e-12
+    assert bt.glued_float("blockwise", "back_traced_mb") == pytest.approx(target["traced_mb"])
+
+
+@pytest.mark.parametrize("label", ["eq-lse-weights", "eq-flash-delta"])
+def test_blockwise_backward_checks_hold(label):
+    assert registry.verify(label) > 0
+
+
+def test_backward_exercises():
+    assert bt.glued_float(PAGE, "ex_one_key_max") == 0.0
+    assert bt.glued_float(PAGE, "ex_rows_max") < 1e-15
+    assert bt.glued_float(PAGE, "ex_code_gap") < 1e-7

@@ -186,6 +186,7 @@ def train_sequence_model(task: str, *, n: int = 8, vocab: int = 8, d: int = 16, 
         adam(params, grads, state, lr)
     logits, W = sequence_model(params, X_test)
     return {"task": task, "source": source, "params": params, "W_before": W_before,
+            "tokens_test": tokens, "targets_test": targets, "vocab": vocab,
             "W_after": W.mean(axis=0), "share_after": edge_share(W, source),
             "share_before": curve["share"][0],
             "accuracy": float((logits.argmax(axis=-1) == targets).mean()), **curve}
