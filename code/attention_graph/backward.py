@@ -132,13 +132,46 @@ def _zero(M: sp.Matrix) -> list:
     return [sp.Eq(sp.cancel(sp.together(e.xreplace(names))), 0) for e in M]
 
 
+def _grad_v(W, G):
+    return W.T * G  # (eq-grad-v)
+
+
+def _grad_w(G, V):
+    return G * V.T  # (eq-grad-w)
+
+
+def _grad_s(W, dW):
+    """W ∘ (dW − rowsum(dW ∘ W))  (eq-grad-s), entry by entry."""
+    rowsum = [sum(dW[i, l] * W[i, l] for l in range(W.cols)) for i in range(W.rows)]
+    return sp.Matrix(W.rows, W.cols, lambda i, j: W[i, j] * (dW[i, j] - rowsum[i]))
+
+
+def _grad_q(dS, K):
+    return dS * K / sp.sqrt(K.cols)  # (eq-grad-q)
+
+
+def _grad_k(dS, Q):
+    return dS.T * Q / sp.sqrt(Q.cols)  # (eq-grad-k)
+
+
 def _formulas(Q, K, V, G, W):
     """dV, dW, dS, dQ, dK by the book's formulas, in SymPy."""
-    dV = W.T * G
-    dW = G * V.T
-    D_ = sp.Matrix(N_Q, 1, lambda i, _: sum(dW[i, j] * W[i, j] for j in range(N_K)))
-    dS = sp.Matrix(N_Q, N_K, lambda i, j: W[i, j] * (dW[i, j] - D_[i]))
-    return dV, dW, dS, dS * K / sp.sqrt(D), dS.T * Q / sp.sqrt(D)
+    dW = _grad_w(G, V)
+    dS = _grad_s(W, dW)
+    return _grad_v(W, G), dW, dS, _grad_q(dS, K), _grad_k(dS, Q)
+
+
+def _package_agrees(Q, K, V, G, L, allowed=None) -> list[bool]:
+    """attention_backward at a rational point equals the exact derivatives of L there."""
+    point = {x: sp.Rational(k % 5 - 2, 3) for k, x in enumerate(
+        sorted(set(Q) | set(K) | set(V) | set(G), key=sp.default_sort_key))}
+    num = [np.array(M.subs(point), dtype=float) for M in (Q, K, V, G)]
+    got = attention_backward(*num, mask=None if allowed is None else np.array(allowed))
+    out = []
+    for exact, value in zip((_grad(L, Q), _grad(L, K), _grad(L, V)), got):
+        want = np.array(exact.subs(point).evalf(30), dtype=float)
+        out.append(bool(np.allclose(value, want, rtol=0, atol=1e-14)))
+    return out
 
 
 _M = {name: sp.MatrixSymbol(name, 2, 2) for name in ("W", "V", "Q", "K")}
@@ -159,7 +192,7 @@ def _check_grad_w():
     _, _, V, G, _, _ = _layer()
     Wf = _sym("w", N_Q, N_K)
     L = sum(G[i, c] * (Wf * V)[i, c] for i in range(N_Q) for c in range(D_V))
-    yield from _zero(_grad(L, Wf) - G * V.T)
+    yield from _zero(_grad(L, Wf) - _grad_w(G, V))
 
 
 def _display_grad_s():
@@ -176,10 +209,7 @@ def _check_grad_s():
     S = _sym("s", N_Q, N_K)
     W = _sym_softmax(S)
     L = sum(G[i, c] * (W * V)[i, c] for i in range(N_Q) for c in range(D_V))
-    dW = G * V.T
-    dS = sp.Matrix(N_Q, N_K, lambda i, j: W[i, j] * (dW[i, j] - sum(dW[i, l] * W[i, l]
-                                                                    for l in range(N_K))))
-    yield from _zero(_grad(L, S) - dS)
+    yield from _zero(_grad(L, S) - _grad_s(W, _grad_w(G, V)))
 
 
 def _display_grad_q():
@@ -191,6 +221,7 @@ def _display_grad_q():
 def _check_grad_q():
     Q, K, V, G, W, L = _layer()
     yield from _zero(_grad(L, Q) - _formulas(Q, K, V, G, W)[3])
+    yield from _package_agrees(Q, K, V, G, L)
 
 
 def _display_grad_k():
@@ -221,10 +252,4 @@ def _check_masked_gradient():
     yield from [sp.Eq(sp.diff(dV[1, c], G[0, c2]), 0) for c in range(D_V) for c2 in range(D_V)]
     yield from [sp.Eq(sp.diff(dK[1, c], G[0, c2]), 0) for c in range(D) for c2 in range(D_V)]
     # The package agrees with the exact derivatives at a rational point.
-    point = {x: sp.Rational(k % 5 - 2, 3) for k, x in enumerate(
-        sorted(set(Q) | set(K) | set(V) | set(G), key=sp.default_sort_key))}
-    num = [np.array(M.subs(point), dtype=float) for M in (Q, K, V, G)]
-    got = attention_backward(*num, mask=np.array(_ALLOWED))
-    for exact, value in zip((_grad(L, Q), _grad(L, K), _grad(L, V)), got):
-        want = np.array(exact.subs(point).evalf(30), dtype=float)
-        yield bool(np.allclose(value, want, rtol=0, atol=1e-14))
+    yield from _package_agrees(Q, K, V, G, L, _ALLOWED)

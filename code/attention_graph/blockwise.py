@@ -153,6 +153,11 @@ def blockwise_attention(Q, K, V, block_size: int, *, return_lse: bool = False):
     return state.o  # (n_q, d_v)
 
 
+def _delta(dY, Y):
+    """D_i = rowsum(dY ∘ Y), which equals rowsum(dW ∘ W)  (eq-flash-delta). (n_q, 1)."""
+    return (dY * Y).sum(axis=1, keepdims=True)  # (n_q, 1)
+
+
 def blockwise_attention_backward(Q, K, V, dY, block_size: int):
     """dQ, dK, dV of attention, one block of keys at a time, W rebuilt from lse  (eq-flash-delta).
 
@@ -182,7 +187,7 @@ def blockwise_attention_backward(Q, K, V, dY, block_size: int):
             raise ValueError("K has no rows: a query with no key has no softmax")
         return dQ, dK, dV
     Y, lse = blockwise_attention(Q, K, V, b, return_lse=True)  # (n_q, d_v), (n_q,)
-    D = (dY * Y).sum(axis=1, keepdims=True)  # (n_q, 1), D_i = rowsum(dY ∘ Y)
+    D = _delta(dY, Y)  # (n_q, 1)
     scale = np.sqrt(Q.shape[1])
     for start in range(0, K.shape[0], b):
         keys = slice(start, start + b)
@@ -444,7 +449,8 @@ def _check_flash_delta():
             g = sp.Matrix(1, d_v, lambda _, c: sp.Symbol(f"g_{c}", real=True))
             y = sum((w[j] * V.row(j) for j in range(n_k)), sp.zeros(1, d_v))
             dW = [(g * V.row(j).T)[0, 0] for j in range(n_k)]
-            yield sp.Eq((g * y.T)[0, 0], sum(dW[j] * w[j] for j in range(n_k)))
+            D = _delta(np.array(g.tolist(), dtype=object), np.array(y.tolist(), dtype=object))
+            yield sp.Eq(D[0, 0], sum(dW[j] * w[j] for j in range(n_k)))
 
 # --------------------------------------------------------------------------------------------------
 # Benchmark: `python -m attention_graph.bench blockwise [--quick]`.
