@@ -146,3 +146,10 @@ def test_backward_exercises():
     assert bt.glued_float(PAGE, "ex_one_key_max") == 0.0
     assert bt.glued_float(PAGE, "ex_rows_max") < 1e-15
     assert bt.glued_float(PAGE, "ex_code_gap") < 1e-7
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_blockwise_backward_keeps_dtype(dtype):
+    Q, K, V, dY, _ = _problem(4)
+    out = blockwise_attention_backward(*(x.astype(dtype) for x in (Q, K, V, dY)), block_size=2)
+    assert all(x.dtype == dtype for x in out)

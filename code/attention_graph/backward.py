@@ -23,10 +23,11 @@ __all__ = ["attention_backward", "central_difference", "softmax_backward"]
 
 
 def softmax_backward(W, dW) -> np.ndarray:
-    """dS = W ∘ (dW − rowsum(dW ∘ W)), the gradient through a row-wise softmax  (eq-grad-s).
+    """dS = W ∘ (dW − rowsum(dW ∘ W)): through a row-wise softmax  (eq-grad-s).
 
-    ``W`` (n_q, n_k) holds softmax rows (masked entries 0), ``dW`` (n_q, n_k) the gradient of the loss
-    with respect to them. Where W is 0, dS is 0: a forbidden entry gets no gradient.
+    ``W`` (n_q, n_k) holds softmax rows (masked entries 0), ``dW`` (n_q, n_k)
+    the gradient of the loss with respect to them. Where W is 0, dS is 0: a
+    forbidden entry gets no gradient.
 
     >>> softmax_backward([[0.5, 0.5]], [[1.0, 0.0]])
     array([[ 0.25, -0.25]])
@@ -38,15 +39,17 @@ def softmax_backward(W, dW) -> np.ndarray:
     return W * (dW - D)  # (n_q, n_k)
 
 
-def attention_backward(Q, K, V, dY, mask=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def attention_backward(Q, K, V, dY, mask=None):
     """dV = Wᵀ dY, dS = W ∘ (dY Vᵀ − rowsum), dQ = dS K/√d, dK = dSᵀ Q/√d  (eq-grad-q).
 
-    ``Q`` (n_q, d), ``K`` (n_k, d), ``V`` (n_k, d_v), ``dY`` (n_q, d_v): the gradient of a scalar
-    loss with respect to Y = softmax(Q Kᵀ/√d) V. ``mask`` as in :func:`attention`. Returns
-    (dQ, dK, dV) with the shapes of Q, K and V. Holds the whole (n_q, n_k) weight matrix; see
-    :func:`blockwise_attention_backward` for the version that does not.
+    ``Q`` (n_q, d), ``K`` (n_k, d), ``V`` (n_k, d_v), ``dY`` (n_q, d_v): the
+    gradient of a scalar loss with respect to Y = softmax(Q Kᵀ/√d) V. ``mask``
+    as in :func:`attention`. Returns (dQ, dK, dV), shaped as Q, K and V. Holds
+    the whole (n_q, n_k) weight matrix; :func:`blockwise_attention_backward`
+    does not.
 
-    >>> dQ, dK, dV = attention_backward([[0.0]], [[0.0], [0.0]], [[1.0], [3.0]], [[1.0]])
+    >>> Q, K, V = [[0.0]], [[0.0], [0.0]], [[1.0], [3.0]]
+    >>> dQ, dK, dV = attention_backward(Q, K, V, dY=[[1.0]])
     >>> dQ, dK, dV
     (array([[0.]]), array([[0.],
            [0.]]), array([[0.5],
@@ -54,7 +57,8 @@ def attention_backward(Q, K, V, dY, mask=None) -> tuple[np.ndarray, np.ndarray, 
     """
     Q, K, V = as_qkv(Q, K, V)  # (n_q, d), (n_k, d), (n_k, d_v)
     dY = as_matrix(dY, "dY", shape_doc="(n_q, d_v)")  # (n_q, d_v)
-    check_same(dY.shape, (Q.shape[0], V.shape[1]), "dY must have the shape of Y (n_q, d_v)")
+    check_same(dY.shape, (Q.shape[0], V.shape[1]),
+               "dY must have the shape of Y (n_q, d_v)")
     if mask is not None:
         mask = as_mask(mask, "mask", (Q.shape[0], K.shape[0]))  # (n_q, n_k)
     dtype = np.result_type(Q, K, V, dY)
@@ -65,7 +69,7 @@ def attention_backward(Q, K, V, dY, mask=None) -> tuple[np.ndarray, np.ndarray, 
     dS = softmax_backward(W, dW)  # (n_q, n_k)
     dQ = dS @ K / scale  # (n_q, d)
     dK = dS.T @ Q / scale  # (n_k, d)
-    return dQ.astype(dtype, copy=False), dK.astype(dtype, copy=False), dV.astype(dtype, copy=False)
+    return tuple(x.astype(dtype, copy=False) for x in (dQ, dK, dV))
 
 
 def central_difference(loss, X, h: float = 1e-6) -> np.ndarray:

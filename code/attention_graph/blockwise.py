@@ -11,6 +11,7 @@ SymPy (the checks are registered below under the labels the page shows).
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -159,13 +160,14 @@ def _delta(dY, Y):
 
 
 def blockwise_attention_backward(Q, K, V, dY, block_size: int):
-    """dQ, dK, dV of attention, one block of keys at a time, W rebuilt from lse  (eq-flash-delta).
+    """dQ, dK, dV of attention, a block of keys at a time, W rebuilt  (eq-flash-delta).
 
     ``Q`` (n_q, d), ``K`` (n_k, d), ``V`` (n_k, d_v), ``dY`` (n_q, d_v) as in
-    :func:`attention_backward`, which it equals. The forward pass is rerun blockwise for Y and the
-    log-sum-exp lse; then each block of weights is W_b = exp(S_b − lse) (eq-lse-weights) and
-    D = rowsum(dY ∘ Y) stands in for rowsum(dW ∘ W) (eq-flash-delta). No (n_q, n_k) array is
-    ever made: the extra memory is O(n_q · block_size).
+    :func:`attention_backward`, which it equals. The forward pass is rerun
+    blockwise for Y and the log-sum-exp lse; each block of weights is then
+    W_b = exp(S_b − lse) (eq-lse-weights), and D = rowsum(dY ∘ Y) stands in
+    for rowsum(dW ∘ W) (eq-flash-delta). No (n_q, n_k) array is ever made:
+    the extra memory is O(n_q · block_size).
 
     >>> dQ, dK, dV = blockwise_attention_backward([[0.0]], [[0.0], [0.0]], [[1.0], [3.0]],
     ...                                           [[1.0]], block_size=1)
@@ -176,7 +178,8 @@ def blockwise_attention_backward(Q, K, V, dY, block_size: int):
     b = check_block_size(block_size)
     Q, K, V = as_qkv(Q, K, V)  # (n_q, d), (n_k, d), (n_k, d_v)
     dY = as_matrix(dY, "dY", shape_doc="(n_q, d_v)")  # (n_q, d_v)
-    check_same(dY.shape, (Q.shape[0], V.shape[1]), "dY must have the shape of Y (n_q, d_v)")
+    check_same(dY.shape, (Q.shape[0], V.shape[1]),
+               "dY must have the shape of Y (n_q, d_v)")
     dtype = np.result_type(Q, K, V, dY)
     Q, K, V, dY = (x.astype(dtype, copy=False) for x in (Q, K, V, dY))
     dQ = np.zeros_like(Q)  # (n_q, d)
@@ -188,10 +191,10 @@ def blockwise_attention_backward(Q, K, V, dY, block_size: int):
         return dQ, dK, dV
     Y, lse = blockwise_attention(Q, K, V, b, return_lse=True)  # (n_q, d_v), (n_q,)
     D = _delta(dY, Y)  # (n_q, 1)
-    scale = np.sqrt(Q.shape[1])
+    scale = math.sqrt(Q.shape[1])  # a Python float keeps float32 float32
     for start in range(0, K.shape[0], b):
         keys = slice(start, start + b)
-        W = np.exp(scaled_scores(Q, K[keys]) - lse[:, None])  # (n_q, b), the block of weights
+        W = np.exp(scaled_scores(Q, K[keys]) - lse[:, None])  # (n_q, b): this block
         dV[keys] = W.T @ dY  # (b, d_v)
         dS = W * (dY @ V[keys].T - D)  # (n_q, b)
         dQ += dS @ K[keys] / scale  # (n_q, d)

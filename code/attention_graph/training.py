@@ -42,8 +42,9 @@ def adam(params: dict, grads: dict, state: dict, lr: float,
          beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8) -> None:
     """One Adam step (Kingma & Ba 2015), in place: θ ← θ − lr · m̂ / (√v̂ + ε).
 
-    m and v are running means of the gradient and of its square; m̂, v̂ correct their start at 0.
-    ``state`` starts as ``{}`` and keeps the step count and the moments.
+    m and v are running means of the gradient and of its square; m̂ and v̂
+    correct their start at 0. ``state`` starts as ``{}`` and keeps the step
+    count and the moments.
 
     >>> p, s = {"x": np.array([1.0])}, {}
     >>> adam(p, {"x": np.array([2.0])}, s, lr=0.1); p["x"].round(6)
@@ -134,14 +135,14 @@ def sequence_model(params: dict, X) -> tuple[np.ndarray, np.ndarray]:
 
 
 def sequence_model_grads(params: dict, X, targets) -> tuple[float, dict]:
-    """The cross-entropy of :func:`sequence_model` over every position, and its gradients."""
+    """Cross-entropy of :func:`sequence_model` at every position, and its gradients."""
     logits, _ = sequence_model(params, X)  # (batch, n, vocab)
     batch, n, vocab = logits.shape
-    L, dz = cross_entropy(logits.reshape(-1, vocab), targets.reshape(-1))  # (batch n, vocab)
+    L, dz = cross_entropy(logits.reshape(-1, vocab), targets.reshape(-1))  # (B n, vocab)
     dz = dz.reshape(batch, n, vocab)
     grads = {name: np.zeros_like(p) for name, p in params.items()}
     for Xb, dzb in zip(X, dz):
-        Q, K, V = Xb @ params["W_Q"], Xb @ params["W_K"], Xb @ params["W_V"]  # (n, d) each
+        Q, K, V = (Xb @ params[f"W_{x}"] for x in "QKV")  # (n, d) each
         Y, _ = attention(Q, K, V)  # (n, d)
         grads["W_O"] += Y.T @ dzb  # (d, vocab)
         dQ, dK, dV = attention_backward(Q, K, V, dzb @ params["W_O"].T)  # (n, d) each
