@@ -162,6 +162,9 @@ def test_experiment_b_accuracy_table_is_recomputed(club_runs, kind, key):
 def test_experiment_b_claims():
     """What the chapter (and the karate chapter) say about the accuracies and the readouts."""
     g = lambda key: bt.glued_float(PAGE, key)  # noqa: E731
+    assert g("acc_gcn_std") == 0.0  # "from every seed"
+    wrong = g("acc_gcn_wrong")
+    assert wrong >= 1 and abs(wrong - round(wrong)) < 1e-9  # a whole number of members
     for learned in ("gat", "gt"):  # the models that learn no attention win
         assert g("acc_gcn_mean") > g(f"acc_{learned}_mean")
         assert g("acc_uniform_mean") > g(f"acc_{learned}_mean")
