@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,8 +22,7 @@ HTML = BUILD / "html" / "book"
 # --------------------------------------------------------------------------------------------------
 
 # The source readers live in the package: the book's index of results is generated with them too.
-from attention_graph.citable import (FENCE, NON_PROSE, THEOREM_KINDS, blocks,  # noqa: F401,E402
-                                     labeled_equations, theorem_labels)
+from attention_graph.citable import FENCE, NON_PROSE, THEOREM_KINDS, blocks, labeled_equations, theorem_labels  # noqa: F401,E402
 
 
 def pages() -> list[Path]:
@@ -104,7 +103,7 @@ def typed_numbers(text: str) -> list[tuple[int, str]]:
 # --------------------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def glue_data(page: str) -> dict:
     """The glue record of ``book/<page>.md`` written by the last build."""
     path = EXECUTED / f"{page}.glue.json"

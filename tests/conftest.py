@@ -1,12 +1,27 @@
-"""Fixtures for the tests that open the built book in Chromium (test_browser.py, test_pdf.py)."""
+"""Shared test set-up: Hypothesis profiles, the markers, the figure style and the browser fixtures.
+
+Hypothesis profiles, chosen by the environment variable ``HYPOTHESIS_PROFILE``: ``check`` (few
+examples, the writer's fast loop ``make check``), ``dev`` (the default) and ``ci`` (many examples,
+``make test`` and CI). Tests give no example counts of their own.
+"""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 import browsertools as bw
+from attention_graph import plots
+
+_COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("check", max_examples=15, **_COMMON)
+settings.register_profile("dev", max_examples=100, **_COMMON)
+settings.register_profile("ci", max_examples=400, **_COMMON)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+plots.use_book_style()  # the tests draw the book's figures as the pages do
 
 
 def in_ci() -> bool:

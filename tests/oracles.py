@@ -31,6 +31,13 @@ def attention(Q, K, V, mask=None) -> tuple[np.ndarray, np.ndarray]:
     return W @ np.asarray(V, dtype=float), W
 
 
+def edges_mask(edges, n_q: int, n_k: int) -> np.ndarray:
+    """M[i, j] = True exactly on the rows (i, j) of ``edges``. (n_q, n_k)."""
+    edges = np.asarray(edges)
+    M = np.zeros((n_q, n_k), dtype=bool)
+    M[edges[:, 0], edges[:, 1]] = True
+    return M
+
 
 def central_difference(loss, X, h: float = 1e-6) -> np.ndarray:
     """∂loss/∂X by central differences, entry by entry: (loss(X + h e) − loss(X − h e)) / 2h."""

@@ -3,21 +3,25 @@
 Two kinds, used together:
 
 * ``matrices`` draws a shape, a seed, a magnitude and a "ties" flag, and builds the array with NumPy:
-  cheap enough for thousands of cases per property (``MANY``), from tiny to huge magnitudes, with
+  cheap enough for many cases per property (``MANY``), from tiny to huge magnitudes, with
   repeated entries when ``ties`` is drawn;
 * ``edge_matrices`` lets Hypothesis choose every entry itself (zeros, subnormals, ±1e300, repeated
   values) and shrink a failure to a minimal example; it is slower, so it runs fewer cases (``EDGE``).
+
+How many is the Hypothesis profile's choice (``HYPOTHESIS_PROFILE``, see ``tests/conftest.py``).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import HealthCheck, settings
+from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-MANY = settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-EDGE = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The number of examples comes from the Hypothesis profile (tests/conftest.py); ``MANY`` properties
+# run cheap NumPy-built cases, ``EDGE`` ones slower entry-by-entry cases, a fifth as many.
+MANY = settings()
+EDGE = settings(max_examples=max(1, settings().max_examples // 5))
 
 
 @st.composite

@@ -1,17 +1,28 @@
 """The whole layer: attention(Q, K, V) returns (Y, W) with W = softmax(Q Kᵀ/√d) and Y = W V."""
 
+import importlib
+
+import mpmath
 import numpy as np
 import pytest
+import scipy.optimize
+import sympy as sp
+from hypothesis import given
+from hypothesis import strategies as st
 
-from attention_graph import attention
+import booktools as bt
+import oracles
+from attention_graph import attention, attention_exact, pull, registry, weighted_sum
+from attention_graph.attention import ulps_from_exact
+from attention_graph.plots import convex_hull_2d, plot_pull
+from strategies import MANY, assert_close, masks, matrices, permutations
 
 
 def test_attention_is_softmax_of_scaled_scores_times_values():
     rng = np.random.default_rng(2)
     Q, K, V = rng.standard_normal((3, 4)), rng.standard_normal((5, 4)), rng.standard_normal((5, 2))
     Y, W = attention(Q, K, V)
-    E = np.exp(Q @ K.T / 2.0)  # √d = 2
-    np.testing.assert_allclose(W, E / E.sum(axis=1, keepdims=True), rtol=1e-13)
+    np.testing.assert_allclose(W, oracles.softmax(Q @ K.T / 2.0), rtol=1e-13)  # √d = 2
     np.testing.assert_allclose(Y, W @ V, rtol=1e-13)
     assert Y.shape == (3, 2) and W.shape == (3, 5)
 
@@ -34,32 +45,11 @@ def test_attention_refuses_nonfinite_values():
 # ==================================================================================================
 # The chapter's theorems, each tested under its label, property-based over thousands of cases.
 # ==================================================================================================
-import importlib
-
-import mpmath
-import scipy.optimize
-import sympy as sp
-from hypothesis import given
-from hypothesis import strategies as st
-
-import booktools as bt
-from attention_graph import attention_exact, pull, registry, weighted_sum
-from attention_graph.attention import ulps_from_exact
-from attention_graph.plots import convex_hull_2d, plot_pull
-from strategies import MANY, assert_close, masks, matrices, permutations
-
 att = importlib.import_module("attention_graph.attention")
 PAGE = "attention"
 
 
-def _layer(Q, K, V, mask=None):
-    """softmax(Q Kᵀ/√d) V in plain numpy, independent of the package."""
-    S = Q @ K.T / np.sqrt(Q.shape[1])
-    if mask is not None:
-        S = np.where(mask, S, -np.inf)
-    E = np.exp(S - S.max(axis=1, keepdims=True))
-    W = E / E.sum(axis=1, keepdims=True)
-    return W @ V, W
+_layer = oracles.attention
 
 
 @st.composite

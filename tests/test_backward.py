@@ -123,10 +123,9 @@ def test_blockwise_backward_never_holds_n_by_n():
 
 
 def test_backward_record_meets_its_target():
-    import json
-    from importlib.resources import files
+    from attention_graph import bench
 
-    record = json.loads((files("attention_graph") / "data" / "bench_backward.json").read_text())
+    record = bench.record("backward")
     target = record["results"]["target"]
     assert record["quick"] is False and record["machine"]["cpus"] >= 1
     assert target["n"] == 16384 and target["d"] == 64 and record["results"]["block_size"] == 256

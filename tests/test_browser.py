@@ -21,11 +21,14 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+from urllib.request import urlopen
 
 import pytest
 
 import booktools as bt
 import browsertools as bw
+
+pytestmark = pytest.mark.browser
 
 PAGES = bw.html_pages()
 REFRESH = re.compile(r'<meta http-equiv="refresh" content="\d+;\s*url=([^"]+)"', re.I)
@@ -265,8 +268,6 @@ SOURCE_PAGES = [p for p in PAGES if (bt.ROOT / Path(p).with_suffix(".md")).exist
 
 @pytest.mark.parametrize("page", SOURCE_PAGES)
 def test_download_buttons_give_the_source_and_the_executed_notebook(page, visit):
-    from urllib.request import urlopen
-
     source = bt.ROOT / Path(page).with_suffix(".md")
     by_suffix = {Path(urlsplit(u).path).suffix: u for u in visit(page).data["downloads"]}
     with urlopen(by_suffix[".md"]) as r:

@@ -13,7 +13,7 @@ import booktools as bt
 from attention_graph import citable
 
 LABELS_FILE = Path(__file__).with_name("public_labels.txt")
-ITEMS = citable.citables()
+ITEMS = citable.citables(bt.ROOT)
 
 
 def _committed_labels() -> list[str]:
@@ -63,7 +63,7 @@ def test_the_index_page_lists_every_result():
 
 def test_the_glued_bibtex_is_made_from_citation_cff():
     glued = bt.glue_data("how_to_cite")["bibtex"]["data"]["text/markdown"]
-    assert citable.book_bibtex() in glued
+    assert citable.book_bibtex(bt.ROOT) in glued
     cff = yaml.safe_load((bt.ROOT / "CITATION.cff").read_text())
     assert cff["title"] in glued and str(cff["version"]) in glued
 

@@ -14,6 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import booktools as bt
@@ -55,7 +56,7 @@ def test_rule1_catches_unbacked_labels():
 
 def test_rule1_catches_a_wrong_sympy_step(monkeypatch):
     # Drop the 1/√d from the package: the check under eq-scaled-scores must now fail.
-    monkeypatch.setattr(scores, "scaled_scores", lambda Q, K: __import__("numpy").asarray(Q) @ __import__("numpy").asarray(K).T)
+    monkeypatch.setattr(scores, "scaled_scores", lambda Q, K: np.asarray(Q) @ np.asarray(K).T)
     with pytest.raises(registry.DerivationError, match="eq-scaled-scores"):
         registry.verify("eq-scaled-scores")
 
@@ -175,11 +176,13 @@ def _jupyter_book() -> str:
     return str(exe) if exe.exists() else shutil.which("jupyter-book")
 
 
+@pytest.mark.slow
 def test_rule4_a_change_in_code_alone_reaches_the_html(tmp_path):
-    """The book's own mechanism (execute: force + attention_graph.sphinx_watch) on a one-page book."""
+    """The book's own mechanism (execute: force + book/_ext/sphinx_watch.py) on a one-page book."""
     # The book's own configuration, unchanged; only the table of contents and the page differ.
     shutil.copy(bt.ROOT / "_config.yml", tmp_path / "_config.yml")
     shutil.copy(bt.ROOT / "references.bib", tmp_path / "references.bib")
+    shutil.copytree(bt.ROOT / "book" / "_ext", tmp_path / "book" / "_ext")
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: page\n")
     (tmp_path / "page.md").write_text(STALE_PAGE)
     (tmp_path / "code").mkdir()

@@ -11,6 +11,7 @@ import scipy.linalg as sl
 from scipy.stats import spearmanr
 
 import booktools as bt
+import oracles
 from attention_graph import karate
 from attention_graph.positional import laplacian_pe
 
@@ -18,12 +19,7 @@ PAGE = "karate"
 N = 34
 
 
-def softmax_rows(S, mask=None):
-    E = np.exp(S - np.where(mask, S, -np.inf).max(axis=1, keepdims=True)) if mask is not None \
-        else np.exp(S - S.max(axis=1, keepdims=True))
-    if mask is not None:
-        E = np.where(mask, E, 0.0)
-    return E / E.sum(axis=1, keepdims=True)
+softmax_rows = oracles.softmax
 
 
 def nx_club():

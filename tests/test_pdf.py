@@ -15,6 +15,8 @@ from bs4 import BeautifulSoup
 
 import browsertools as bw
 
+pytestmark = pytest.mark.browser
+
 # Raw TeX that would mean a formula was printed before, or without, MathJax.
 RAW_TEX = re.compile(r"\$\$|\\\(|\\\[|\\begin\{|\\(?:frac|sqrt|top|mathbb|mathrm|operatorname|"
                      r"displaystyle|left|right|cdot|sum)\b")

@@ -4,6 +4,9 @@ The table lists each bad input and the error it must raise. The rows are grouped
 function of the public API appears (``test_every_public_function_is_in_the_table``).
 """
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -84,7 +87,7 @@ BAD = [
     # The graph chapter's models
     ("graph_mask", lambda: ag.graph_mask(np.ones((2, 3))), ValueError, "A must be square"),
     ("causal_mask", lambda: ag.causal_mask(-1), ValueError, "n must be a positive integer"),
-    ("causal_mask", lambda: ag.causal_mask(2.5), ValueError, "n must be a positive integer"),
+    ("causal_mask", lambda: ag.causal_mask(2.5), TypeError, "n must be a positive integer"),
     ("message_passing", lambda: ag.message_passing(ag.AttentionGraph(np.eye(3), "abc"), np.ones((4, 2))), ValueError, "V must have one row per node"),
     ("message_passing", lambda: ag.message_passing(np.eye(3), ok), TypeError, "graph must be an AttentionGraph"),
     ("gcn_propagation", lambda: ag.gcn_propagation(-path), ValueError, "A must be non-negative"),
@@ -208,10 +211,8 @@ def test_scores_of_magnitude_1e300_give_finite_correct_weights():
     np.testing.assert_array_equal(W, [[1, 0, 0], [0, 0, 1], [1 / 3, 1 / 3, 1 / 3]])
 
 
+@pytest.mark.slow
 def test_input_checks_survive_python_O():
-    import subprocess
-    import sys
-
     code = "import attention_graph as ag\ntry:\n    ag.softmax([[1.0, float('nan')]])\nexcept ValueError:\n    print('refused')"
     out = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "refused", out.stderr
@@ -235,7 +236,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
-@settings(max_examples=1000, deadline=None, derandomize=True)
+@settings(derandomize=True)
 @given(n_q=st.integers(1, 7), n_k=st.integers(1, 7), d=st.integers(1, 5), d_v=st.integers(1, 4),
        block=st.integers(1, 8), scale=st.sampled_from([1e-3, 1.0, 30.0]), seed=st.integers(0, 2**32 - 1))
 def test_all_implementations_agree(n_q, n_k, d, d_v, block, scale, seed):

@@ -13,9 +13,11 @@ import numpy as np
 import pytest
 
 import booktools as bt
-from attention_graph import registry
+import oracles
+from attention_graph import registry, tables
 from attention_graph import worked_example as we
 from attention_graph.plots import plot_attention_graph, plot_plane_movement
+from attention_graph.qkv import rotation
 
 PAGE = "worked_example"
 C, A, B, D = 0, 1, 2, 3  # Carla, Ana, Bruno, Diego: the order of the article's matrices
@@ -29,10 +31,8 @@ def glued(key):
 
 def independent_layer(X):
     """S, W, Y of one attention layer with Q = K = V = X, in plain NumPy."""
-    S = X @ X.T / math.sqrt(X.shape[1])
-    E = np.exp(S)
-    W = E / E.sum(axis=1, keepdims=True)
-    return S, W, W @ X
+    Y, W = oracles.attention(X, X, X)
+    return oracles.scaled_scores(X, X), W, Y
 
 
 S, W, Y = independent_layer(X_README)
@@ -337,8 +337,7 @@ def _independent_search(values):
     for chunk in np.array_split(idx, 16):
         X = vecs[chunk]  # (m, 4, 2)
         Sx = np.einsum("mid,mjd->mij", X, X) / math.sqrt(2)
-        Ex = np.exp(Sx)
-        Wx = Ex / Ex.sum(axis=2, keepdims=True)
+        Wx = oracles.softmax(Sx)
         ok = ((np.round(Sx[:, B, B], 3) == 1.414) & (np.round(Sx[:, D, D], 3) == 1.414)
               & (np.round(Wx[:, A, C], 3) == 0.141) & (np.round(Wx[:, B, B], 3) == 0.449)
               & (np.round(Wx[:, D, D], 3) == 0.539))
@@ -403,14 +402,14 @@ def test_figures_render_with_alt_text_caption_and_reference(name):
     (lambda: we.published_values(np.ones((3, 3)), np.ones((4, 4))), ValueError, "S must have shape"),
     (lambda: we.orthogonal_between(np.ones((4, 2)), np.ones((4, 2))), ValueError, "rank 2"),
     (lambda: we.orthogonal_between(np.ones((4, 2)), np.ones((3, 2))), ValueError, "shape"),
-    (lambda: we.rotation(float("nan")), ValueError, "theta"),
+    (lambda: rotation(float("nan")), ValueError, "theta"),
     (lambda: we.displacement(np.ones((4, 2)), np.ones((4, 3))), ValueError, "same shape"),
     (lambda: we.row_normalisers([[1e6, 0.0], [0.0, 0.0]]), ValueError, "overflowed"),
     (lambda: we.asymmetry_pairs(np.ones((2, 3))), ValueError, "square"),
     (lambda: we.row_entropy([[-0.5, 1.5]]), ValueError, "non-negative"),
-    (lambda: we.markdown_table(np.ones((2, 2)), ["a"], ["b", "c"]), ValueError, "labels"),
+    (lambda: tables.markdown_table(np.ones((2, 2)), ["a"], ["b", "c"]), ValueError, "labels"),
     (lambda: we.recovery_intervals(0), ValueError, "decimals"),
-    (lambda: we.movement_table(np.ones((4, 2)), np.ones((4, 2)), ["a"]), ValueError, "labels"),
+    (lambda: tables.movement_table(np.ones((4, 2)), np.ones((4, 2)), ["a"]), ValueError, "labels"),
     (lambda: plot_plane_movement(np.ones((4, 2)), np.ones((4, 3)), we.PEOPLE), ValueError, "shape"),
     (lambda: plot_plane_movement(np.ones((4, 2)), np.ones((4, 2)), ["a"]), ValueError, "labels"),
 ])
@@ -420,7 +419,7 @@ def test_bad_input_is_refused_with_a_clear_error(call, error, message):
 
 
 def test_orthogonal_between_finds_rotations_and_refuses_stretches():
-    R = we.rotation(0.7)
+    R = rotation(0.7)
     np.testing.assert_allclose(we.orthogonal_between(X_README, X_README @ R), R, atol=1e-12)
     assert we.orthogonal_between(X_README, 2 * X_README) is None
 
@@ -429,7 +428,7 @@ def test_plot_attention_graph_weights_are_labelled_at_the_tail():
     _, graph = we.attention_layer()
     fig = plot_attention_graph(graph, show_weights=True)
     texts = [t.get_text() for t in fig.axes[0].texts]
-    for i, j, w in graph.edges():
+    for _i, _j, w in graph.edges():
         assert f"{w:.2f}" in texts
     with pytest.raises(ValueError, match="pos must have shape"):
         plot_attention_graph(graph, pos=np.zeros((3, 2)))

@@ -4,16 +4,41 @@ Every public name is importable as ``attention_graph.<name>``. Each module is on
 chapter of the same stem in ``book/`` and a test file in ``tests/``.
 """
 
-from .attention import attention, attention_exact, pull, weighted_sum
+from . import worked_example  # importing it registers the worked example's SymPy checks
+from .attention import AttentionGraph, attention, attention_exact, pull, weighted_sum
 from .backward import attention_backward, softmax_backward
 from .blockwise import block_state, blockwise_attention, blockwise_attention_backward, merge
-from .graph import (AttentionGraph, additive_mask_softmax, causal_mask, complete_attention,
-                    five_models, gat, gat_parameters, gat_scores, gcn, gcn_propagation, graph_mask,
-                    masked_attention, mean_aggregation, mean_propagation, message_passing,
-                    permutation_matrix, product_mask_softmax, relabel)
-from .graph_tools import (attention_rollout, head_graphs, laplacian_spectrum, mean_graph,
-                          multi_head_attention, pagerank, random_walk_laplacian, spectral_bipartition,
-                          stationary_distribution, symmetrised)
+from .graph import (
+                    additive_mask_softmax,
+                    causal_mask,
+                    complete_attention,
+                    five_models,
+                    gat,
+                    gat_parameters,
+                    gat_scores,
+                    gcn,
+                    gcn_propagation,
+                    graph_mask,
+                    masked_attention,
+                    mean_aggregation,
+                    mean_propagation,
+                    message_passing,
+                    permutation_matrix,
+                    product_mask_softmax,
+                    relabel,
+)
+from .graph_tools import (
+                    attention_rollout,
+                    head_graphs,
+                    laplacian_spectrum,
+                    mean_graph,
+                    multi_head_attention,
+                    pagerank,
+                    random_walk_laplacian,
+                    spectral_bipartition,
+                    stationary_distribution,
+                    symmetrised,
+)
 from .karate import adjusted_rand_index, club_graph, graph_transformer_layer
 from .positional import laplacian_pe, normalized_laplacian
 from .qkv import project
@@ -21,7 +46,6 @@ from .registry import DerivationError
 from .scores import scaled_scores
 from .softmax import hardmax, softmax, softmax_jacobian, softmax_with_temperature
 from .sparse import edge_attention, segment_softmax
-from . import worked_example  # importing it registers the worked example's SymPy checks
 
 __all__ = ["AttentionGraph", "DerivationError", "attention", "attention_exact", "hardmax", "project",
            "pull", "scaled_scores", "softmax", "softmax_jacobian", "softmax_with_temperature",

@@ -8,15 +8,63 @@ and assembles the whole layer in SymPy (``eq-attention``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import networkx as nx
 import numpy as np
 import sympy as sp
 
 from .registry import derivation, symbol_matrix
 from .scores import scaled_scores
 from .softmax import RowSoftmax, softmax
-from .validation import as_matrix, check_same
+from .validation import as_matrix, as_square, check_same
 
-__all__ = ["attention", "weighted_sum", "pull", "attention_exact", "ulps_from_exact", "AttentionExpr"]
+__all__ = ["AttentionGraph", "attention", "weighted_sum", "pull", "attention_exact", "ulps_from_exact", "AttentionExpr"]
+
+
+@dataclass(frozen=True, eq=False)
+class AttentionGraph:
+    """A weighted directed graph on named nodes: edge i → j carries weight W[i, j]."""
+
+    W: np.ndarray
+    labels: tuple[str, ...]
+
+    def __post_init__(self):
+        W = as_square(self.W, "W")  # (n, n)
+        labels = tuple(str(x) for x in self.labels)
+        if len(labels) != W.shape[0]:
+            raise ValueError(f"labels must name the {W.shape[0]} nodes; got {len(labels)} labels")
+        if (W < 0).any():
+            raise ValueError("W must be non-negative: edge weights are attention weights")
+        W = W.copy()
+        W.setflags(write=False)
+        object.__setattr__(self, "W", W)
+        object.__setattr__(self, "labels", labels)
+
+    @property
+    def n(self) -> int:
+        """Number of nodes."""
+        return self.W.shape[0]
+
+    def edges(self, tol: float = 0.0) -> list[tuple[int, int, float]]:
+        """Every edge (i, j, W[i, j]) with weight above ``tol``, self-loops included, row by row."""
+        rows, cols = np.nonzero(self.W > tol)  # (E,), (E,)
+        return [(int(a), int(b), float(self.W[a, b])) for a, b in zip(rows, cols)]
+
+    def out_strength(self) -> np.ndarray:
+        """Σ_j W[i, j] for each i: 1 for every row of an attention layer. Shape (n,)."""
+        return self.W.sum(axis=1)  # (n,)
+
+    def in_strength(self) -> np.ndarray:
+        """Σ_i W[i, j] for each j: how much attention node j receives in all. Shape (n,)."""
+        return self.W.sum(axis=0)  # (n,)
+
+    def to_networkx(self):
+        """A ``networkx.DiGraph`` with an edge i → j of attribute ``weight`` = W[i, j] > 0."""
+        G = nx.DiGraph()
+        G.add_nodes_from(self.labels)
+        G.add_weighted_edges_from((self.labels[a], self.labels[b], w) for a, b, w in self.edges())
+        return G
 
 
 def weighted_sum(W, V) -> np.ndarray:
@@ -64,10 +112,8 @@ def pull(W, V) -> tuple[np.ndarray, np.ndarray]:
     >>> s, C
     (array([0.5, 0. , 1. ]), array([[6.], [4.], [2.]]))
     """
-    W = as_matrix(W, "W", shape_doc="(n, n)")  # (n, n)
+    W = as_square(W, "W", note=" for self-attention")  # (n, n)
     V = as_matrix(V, "V", shape_doc="(n, d_v)")  # (n, d_v)
-    if W.shape[0] != W.shape[1]:
-        raise ValueError(f"W must be square (n, n) for self-attention; got shape {W.shape}")
     check_same(W.shape[1], V.shape[0], "W must have one column per row of V (n)")
     if (W < 0).any():
         raise ValueError("W must be non-negative (attention weights)")
@@ -138,7 +184,8 @@ class AttentionExpr(sp.MatrixExpr):
         return (self.args[0].shape[0], self.args[2].shape[1])
 
     def _latex(self, printer):
-        return r"\operatorname{Attention}\left(%s\right)" % ", ".join(printer._print(a) for a in self.args)
+        args = ", ".join(printer._print(a) for a in self.args)
+        return rf"\operatorname{{Attention}}\left({args}\right)"
 
 
 _n_q, _n_k, _d, _d_v = sp.symbols("n_q n_k d d_v", integer=True, positive=True)

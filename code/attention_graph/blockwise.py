@@ -10,11 +10,7 @@ SymPy (the checks are registered below under the labels the page shows).
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import subprocess
-import sys
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -22,13 +18,11 @@ import sympy as sp
 
 from .registry import derivation
 from .scores import scaled_scores
-from .validation import as_matrix, as_qkv, check_same
+from .validation import as_int, as_matrix, as_qkv, check_same
 
 __all__ = ["BlockState", "block_state", "merge", "blockwise_attention",
            "blockwise_attention_backward", "online_trace",
-           "trace_table", "benchmark", "benchmark_record", "check_block_size", "TARGET_MB"]
-
-TARGET_MB = 300  # the memory target of the benchmark at n = 16,384, d = 64 (float64), in MiB
+           "check_block_size"]
 
 
 class BlockState(NamedTuple):
@@ -111,12 +105,7 @@ def _as_state(state, name: str) -> BlockState:
 
 def check_block_size(block_size) -> int:
     """``block_size`` as a positive int, or a TypeError/ValueError saying what is wrong."""
-    if isinstance(block_size, (bool, np.bool_)) or not isinstance(block_size, (int, np.integer)):
-        raise TypeError(f"block_size must be a positive integer (keys per block); "
-                        f"got {block_size!r} of type {type(block_size).__name__}")
-    if block_size < 1:
-        raise ValueError(f"block_size must be a positive integer (keys per block); got {block_size}")
-    return int(block_size)
+    return as_int(block_size, "block_size", what="a positive integer (keys per block)")
 
 
 def blockwise_attention(Q, K, V, block_size: int, *, return_lse: bool = False):
@@ -224,17 +213,6 @@ def online_trace(q, K, V, block_size: int) -> list[dict]:
                       "m": float(state.m[0, 0]), "ell": float(state.ell[0, 0]),
                       "o": [float(x) for x in state.o[0]]})
     return trace
-
-
-def trace_table(trace: list[dict], labels) -> str:
-    """A Markdown table of :func:`online_trace`, one row per block, keys named by ``labels``."""
-    labels = [str(x) for x in labels]
-    rows = ["| step | keys read | $m$ | $\\ell$ | $o$ |", "| --- | --- | --- | --- | --- |"]
-    for step, entry in enumerate(trace, 1):
-        names = ", ".join(labels[j] for j in entry["keys"])
-        o = ", ".join(f"{x:.3f}" for x in entry["o"])
-        rows.append(f"| {step} | {names} | {entry['m']:.3f} | {entry['ell']:.3f} | ({o}) |")
-    return "\n".join(rows)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -454,129 +432,3 @@ def _check_flash_delta():
             dW = [(g * V.row(j).T)[0, 0] for j in range(n_k)]
             D = _delta(np.array(g.tolist(), dtype=object), np.array(y.tolist(), dtype=object))
             yield sp.Eq(D[0, 0], sum(dW[j] * w[j] for j in range(n_k)))
-
-# --------------------------------------------------------------------------------------------------
-# Benchmark: `python -m attention_graph.bench blockwise [--quick]`.
-# --------------------------------------------------------------------------------------------------
-
-def benchmark_record() -> dict:
-    """The committed record of ``python -m attention_graph.bench blockwise`` (book/data)."""
-    from .bench import DATA
-
-    path = DATA / "bench_blockwise.json"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: run python -m attention_graph.bench blockwise")
-    return json.loads(path.read_text())
-
-
-def _measure_case(method: str, n: int, d: int, block_size: int, seed: int, repeat: int,
-                  check_rows: int = 0) -> dict:
-    """Run one case in THIS process and measure it; meant to run in a fresh subprocess.
-
-    Memory, two ways: ``rss_mb`` is the peak resident set size (``resource.getrusage`` ru_maxrss) of
-    the process minus its value before the inputs were made (an idle interpreter with numpy and this
-    package imported), so it counts the inputs Q, K, V (``inputs_mb``), every temporary and the
-    output; ``traced_mb`` is the peak of ``tracemalloc`` during the call alone (NumPy reports its
-    array allocations to it): the temporaries and the output, without the inputs.
-    """
-    import resource
-    import tracemalloc
-
-    from .attention import attention
-    from .bench import median_time
-
-    def rss_mb() -> float:
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB -> MiB
-
-    rng = np.random.default_rng(seed)
-    baseline = rss_mb()  # everything imported, nothing allocated yet
-    Q = rng.standard_normal((n, d))  # (n, d)
-    K = rng.standard_normal((n, d))  # (n, d)
-    V = rng.standard_normal((n, d))  # (n, d)
-    inputs = rss_mb() - baseline
-    if method == "dense":
-        def run():
-            return attention(Q, K, V)[0]  # (n, d)
-    else:
-        def run():
-            return blockwise_attention(Q, K, V, block_size)  # (n, d)
-    tracemalloc.start()
-    Y = run()  # (n, d)
-    traced = tracemalloc.get_traced_memory()[1] / 2**20
-    tracemalloc.stop()
-    out = {"method": method, "n": n, "d": d, "block_size": block_size if method != "dense" else None,
-           "rss_mb": rss_mb() - baseline, "inputs_mb": inputs, "traced_mb": traced,
-           "baseline_mb": baseline}
-    if check_rows:
-        rows = np.sort(rng.choice(n, size=min(check_rows, n), replace=False))  # (r,)
-        Y_dense = attention(Q[rows], K, V)[0]  # (r, d): dense on a few rows fits at any n
-        out["check_rows"] = int(rows.size)
-        out["max_abs_diff_rows"] = float(np.abs(Y[rows] - Y_dense).max())
-    del Y
-    out["seconds"] = median_time(run, repeat=repeat)
-    return out
-
-
-def _compare_case(n: int, d: int, block_size: int, seed: int) -> dict:
-    """Dense and blockwise on the same inputs: the largest entrywise difference of Y."""
-    from .attention import attention
-
-    rng = np.random.default_rng(seed)
-    Q, K, V = (rng.standard_normal((n, d)) for _ in range(3))  # (n, d) each
-    Y_dense = attention(Q, K, V)[0]  # (n, d)
-    Y_block = blockwise_attention(Q, K, V, block_size)  # (n, d)
-    return {"n": n, "d": d, "block_size": block_size,
-            "max_abs_diff": float(np.abs(Y_dense - Y_block).max()),
-            "max_abs_y": float(np.abs(Y_dense).max())}
-
-
-_THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-
-
-def _in_subprocess(function: str, **kwargs) -> dict:
-    """Run ``function(**kwargs)`` of this module in a fresh interpreter (one BLAS thread)."""
-    code = ("import json, sys; from attention_graph import blockwise; "
-            f"print(json.dumps(blockwise.{function}(**json.loads(sys.argv[1]))))")
-    env = {**os.environ, **_THREADS}
-    run = subprocess.run([sys.executable, "-c", code, json.dumps(kwargs)], capture_output=True,
-                         text=True, env=env, check=False)
-    if run.returncode != 0:
-        raise RuntimeError(f"benchmark case {function}({kwargs}) failed:\n{run.stderr[-3000:]}")
-    return json.loads(run.stdout.strip().splitlines()[-1])
-
-
-def benchmark(quick: bool) -> dict:
-    """Peak memory and time of dense against blockwise attention over n, and the memory target.
-
-    Every case runs in its own subprocess with one BLAS thread; d = 64, float64, seeded inputs.
-    """
-    d, seed = 64, 2018
-    if quick:
-        sizes, dense_max, block, target_n, sweep_n, sweep, repeat = [256, 512, 1024], 512, 64, 1024, 512, [16, 64, 256], 1
-    else:
-        sizes, dense_max, block, target_n, sweep_n, sweep, repeat = (
-            [1024, 2048, 4096, 8192, 16384], 8192, 256, 16384, 4096, [32, 128, 512, 2048], 3)
-    cases = []
-    for n in sizes:
-        if n <= dense_max:
-            cases.append(_in_subprocess("_measure_case", method="dense", n=n, d=d, block_size=0,
-                                        seed=seed, repeat=repeat))
-        cases.append(_in_subprocess("_measure_case", method="blockwise", n=n, d=d, block_size=block,
-                                    seed=seed, repeat=repeat, check_rows=64 if n == target_n else 0))
-    block_sizes = [_in_subprocess("_measure_case", method="blockwise", n=sweep_n, d=d, block_size=b,
-                                  seed=seed, repeat=repeat) for b in sweep]
-    equal = _in_subprocess("_compare_case", n=dense_max, d=d, block_size=block, seed=seed + 1)
-    target = next(c for c in cases if c["method"] == "blockwise" and c["n"] == target_n)
-    return {
-        "d": d, "seed": seed, "dtype": "float64", "block_size": block, "threads": 1,
-        "memory_note": "rss_mb: peak ru_maxrss minus an idle interpreter with numpy and the package "
-                       "imported (includes the inputs Q, K, V); traced_mb: tracemalloc peak of the "
-                       "call alone (temporaries and output)",
-        "cases": cases, "block_size_sweep": {"n": sweep_n, "cases": block_sizes},
-        "equal_to_dense": equal,
-        "target": {"n": target_n, "d": d, "target_mb": TARGET_MB, "rss_mb": target["rss_mb"],
-                   "traced_mb": target["traced_mb"], "met": target["rss_mb"] < TARGET_MB,
-                   "dense_matrix_mb": target_n**2 * 8 / 2**20,
-                   "max_abs_diff_rows": target["max_abs_diff_rows"],
-                   "check_rows": target["check_rows"]},
-    }

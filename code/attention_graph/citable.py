@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+import yaml
 
 __all__ = ["Citable", "blocks", "labeled_equations", "theorem_labels", "citables", "index_markdown",
            "book_bibtex", "LABEL_PATTERN"]
@@ -92,9 +92,9 @@ def _toc_pages(root: Path) -> list[str]:
     return re.findall(r"file:\s*book/([\w-]+)", (root / "_toc.yml").read_text())
 
 
-def citables(root: Path | str | None = None) -> list[Citable]:
-    """Every citable result of the book, page by page in the order of the table of contents."""
-    root = Path(root) if root is not None else ROOT
+def citables(root: Path | str) -> list[Citable]:
+    """Every citable result of the book under ``root`` (the folder of ``_toc.yml``), in reading order."""
+    root = Path(root)
     out: list[Citable] = []
     for page in _toc_pages(root):
         path = root / "book" / f"{page}.md"
@@ -123,11 +123,9 @@ def index_markdown(items: list[Citable]) -> str:
     return "\n".join(rows)
 
 
-def book_bibtex(root: Path | str | None = None) -> str:
-    """BibTeX for the book, made from ``CITATION.cff`` (its one source)."""
-    import yaml
-
-    root = Path(root) if root is not None else ROOT
+def book_bibtex(root: Path | str) -> str:
+    """BibTeX for the book, made from ``root/CITATION.cff`` (its one source)."""
+    root = Path(root)
     cff = yaml.safe_load((root / "CITATION.cff").read_text())
     pref = cff.get("preferred-citation", cff)
     names = " and ".join(a.get("name") and "{" + a["name"] + "}"

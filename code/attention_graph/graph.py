@@ -13,72 +13,21 @@ checks behind the chapter's equations and theorems are registered at the end of 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
-
 import sympy as sp
 
-from .attention import attention
+from .attention import AttentionGraph, attention
 from .registry import close_to_exact, derivation
 from .scores import scaled_scores
 from .softmax import softmax
-from .validation import as_matrix, check_same
+from .validation import as_int, as_matrix, as_rng, as_square, check_same
+from .worked_example import PEOPLE, embeddings, path_adjacency
 
-__all__ = ["AttentionGraph", "additive_mask_softmax", "causal_mask", "complete_attention",
+__all__ = ["additive_mask_softmax", "causal_mask", "complete_attention",
            "five_models", "GAT_NEGATIVE_SLOPE", "gat", "gat_parameters", "gat_scores", "gcn", "gcn_propagation",
            "graph_mask", "leaky_relu", "masked_attention", "mean_aggregation", "mean_propagation",
-           "MODEL_NAMES", "message_passing", "outputs_table", "permutation_matrix", "product_mask_softmax",
+           "MODEL_NAMES", "message_passing", "permutation_matrix", "product_mask_softmax",
            "relabel"]
-
-
-@dataclass(frozen=True, eq=False)
-class AttentionGraph:
-    """A weighted directed graph on named nodes: edge i → j carries weight W[i, j]."""
-
-    W: np.ndarray
-    labels: tuple[str, ...]
-
-    def __post_init__(self):
-        W = as_matrix(self.W, "W", shape_doc="(n, n)")  # (n, n)
-        if W.shape[0] != W.shape[1]:
-            raise ValueError(f"W must be square (n, n); got shape {W.shape}")
-        labels = tuple(str(x) for x in self.labels)
-        if len(labels) != W.shape[0]:
-            raise ValueError(f"labels must name the {W.shape[0]} nodes; got {len(labels)} labels")
-        if (W < 0).any():
-            raise ValueError("W must be non-negative: edge weights are attention weights")
-        W = W.copy()
-        W.setflags(write=False)
-        object.__setattr__(self, "W", W)
-        object.__setattr__(self, "labels", labels)
-
-    @property
-    def n(self) -> int:
-        """Number of nodes."""
-        return self.W.shape[0]
-
-    def edges(self, tol: float = 0.0) -> list[tuple[int, int, float]]:
-        """Every edge (i, j, W[i, j]) with weight above ``tol``, self-loops included, row by row."""
-        rows, cols = np.nonzero(self.W > tol)  # (E,), (E,)
-        return [(int(a), int(b), float(self.W[a, b])) for a, b in zip(rows, cols)]
-
-    def out_strength(self) -> np.ndarray:
-        """Σ_j W[i, j] for each i: 1 for every row of an attention layer. Shape (n,)."""
-        return self.W.sum(axis=1)  # (n,)
-
-    def in_strength(self) -> np.ndarray:
-        """Σ_i W[i, j] for each j: how much attention node j receives in all. Shape (n,)."""
-        return self.W.sum(axis=0)  # (n,)
-
-    def to_networkx(self):
-        """A ``networkx.DiGraph`` with an edge i → j of attribute ``weight`` = W[i, j] > 0."""
-        import networkx as nx
-
-        G = nx.DiGraph()
-        G.add_nodes_from(self.labels)
-        G.add_weighted_edges_from((self.labels[a], self.labels[b], w) for a, b, w in self.edges())
-        return G
 
 
 # --------------------------------------------------------------------------------------------------
@@ -102,9 +51,7 @@ def _labels(labels, n: int) -> tuple[str, ...]:
 
 def _adjacency(A, name: str = "A") -> np.ndarray:
     """A as a square, non-negative float matrix, or a clear error naming ``name``."""
-    A = as_matrix(A, name, shape_doc="(n, n)")  # (n, n)
-    if A.shape[0] != A.shape[1]:
-        raise ValueError(f"{name} must be square (n, n); got shape {A.shape}")
+    A = as_square(A, name)  # (n, n)
     if (A < 0).any():
         where = tuple(int(i) for i in np.argwhere(A < 0)[0])
         raise ValueError(f"{name} must be non-negative (edge weights); found {A[where]} at {where}")
@@ -149,8 +96,7 @@ def causal_mask(n: int) -> np.ndarray:
            [1, 1, 0],
            [1, 1, 1]])
     """
-    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"n must be a positive integer number of tokens; got {n!r}")
+    n = as_int(n, "n", what="a positive integer number of tokens")
     i = np.arange(n)  # (n,)
     return i[None, :] <= i[:, None]  # (n, n)
 
@@ -253,11 +199,8 @@ def gat_parameters(d_in: int, d_out: int, rng: np.random.Generator) -> tuple[np.
 
     They stand for trained parameters: fixed by the seed, so every build shows the same GAT.
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
-    for name, v in (("d_in", d_in), ("d_out", d_out)):
-        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
-            raise ValueError(f"{name} must be a positive integer; got {v!r}")
+    as_rng(rng)
+    d_in, d_out = as_int(d_in, "d_in"), as_int(d_out, "d_out")
     Theta = rng.normal(0.0, np.sqrt(2.0 / (d_in + d_out)), size=(d_in, d_out))  # (d_in, d_out)
     a = rng.normal(0.0, np.sqrt(2.0 / (2 * d_out + 1)), size=2 * d_out)  # (2 d_out,)
     return Theta, a
@@ -279,7 +222,8 @@ def gat_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.nd
     return leaky_relu(src[:, None] + dst[None, :], negative_slope)  # (n, n)
 
 
-def gat(A, X, Theta, a, labels=None, *, negative_slope: float = GAT_NEGATIVE_SLOPE) -> tuple[np.ndarray, AttentionGraph]:
+def gat(A, X, Theta, a, labels=None, *,
+        negative_slope: float = GAT_NEGATIVE_SLOPE) -> tuple[np.ndarray, AttentionGraph]:
     """y_i = Σ_{j ∈ N(i) ∪ {i}} α_ij Θᵀx_j, α = softmax of e over the neighbours and self  (eq-gat-scores).
 
     One attention head of a GAT layer (Veličković et al. 2018), without the output nonlinearity.
@@ -396,22 +340,6 @@ def five_models(X, A, rng: np.random.Generator, labels=None) -> dict[str, tuple[
     }
 
 
-def outputs_table(X, models: dict, labels, fmt: str = "{:.3f}") -> str:
-    """A Markdown table: one row per node, its input x and its output y under each model."""
-    X = as_matrix(X, "X", shape_doc="(n, d)")  # (n, d)
-    labels = _labels(labels, X.shape[0])
-
-    def vec(v) -> str:
-        return "(" + ", ".join(fmt.format(float(x)).replace("-", "−") for x in v) + ")"
-
-    head = ["node", "input $x$"] + [f"{name} $y$" for name in models]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for i, name in enumerate(labels):
-        cells = [name, vec(X[i])] + [vec(Y[i]) for Y, _ in models.values()]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
 # --------------------------------------------------------------------------------------------------
 # The chapter's equations and theorems, checked in SymPy. Each check also compares the package's
 # floats with exact values, so a wrong implementation fails the check, not only a wrong formula.
@@ -439,13 +367,8 @@ def _real(name: str, rows: int, cols: int) -> sp.Matrix:
     return sp.Matrix(rows, cols, lambda i, j: sp.Symbol(f"{name}_{i}{j}", real=True))
 
 
-def _close(exact, got, atol: float = 1e-13) -> bool:
-    return close_to_exact(exact, got, atol=atol)
-
 
 def _example():
-    from .worked_example import PEOPLE, embeddings, path_adjacency  # imported late: it imports us
-
     return embeddings(), path_adjacency(), PEOPLE
 
 
@@ -469,7 +392,7 @@ def _check_message_passing():
     yield sp.Eq(Y, A * V, evaluate=False)
     # The package's edge-by-edge sum equals the exact product on an integer example.
     Ai, Vi = [[0, 2, 0], [1, 0, 3], [0, 0, 1]], [[1, -1], [2, 0], [0, 3]]
-    yield _close(sp.Matrix(Ai) * sp.Matrix(Vi), message_passing(AttentionGraph(Ai, "abc"), Vi), atol=0)
+    yield close_to_exact(sp.Matrix(Ai) * sp.Matrix(Vi), message_passing(AttentionGraph(Ai, "abc"), Vi), atol=0)
 
 
 @derivation("thm-attention-is-message-passing")
@@ -500,9 +423,9 @@ def _check_attention_is_message_passing():
     # The package: the layer's output is message passing on its graph, whose W is the exact one.
     Y_pkg, graph = complete_attention(X, X, X, names)
     yield len(graph.edges()) == len(names) ** 2
-    yield _close(We, graph.W)
-    yield _close(We * Xs, message_passing(graph, X))
-    yield _close(We * Xs, Y_pkg)
+    yield close_to_exact(We, graph.W, atol=1e-13)
+    yield close_to_exact(We * Xs, message_passing(graph, X), atol=1e-13)
+    yield close_to_exact(We * Xs, Y_pkg, atol=1e-13)
 
 
 @derivation("eq-gcn-propagation")
@@ -524,7 +447,7 @@ def _check_gcn_propagation():
     A_hat = D ** sp.Rational(-1, 2) * At * D ** sp.Rational(-1, 2)
     yield sp.Eq(A_hat, sp.Matrix(4, 4, lambda i, j: At[i, j] / sp.sqrt(D[i, i] * D[j, j])),
                 evaluate=False)
-    yield _close(A_hat, gcn_propagation(A))
+    yield close_to_exact(A_hat, gcn_propagation(A), atol=1e-13)
 
 
 @derivation("eq-mean-aggregation")
@@ -539,7 +462,7 @@ def _check_mean_aggregation():
     _, A, _ = _example()
     for At in (sp.Matrix(A.astype(int)) + sp.eye(4), sp.Matrix(A.astype(int))):
         M = sp.diag(*[sp.Rational(1, sum(At.row(i))) for i in range(4)]) * At
-        yield _close(M, mean_propagation(A, self_loops=At[0, 0] == 1), atol=1e-15)
+        yield close_to_exact(M, mean_propagation(A, self_loops=At[0, 0] == 1), atol=1e-15)
     yield _raises(mean_propagation, np.zeros((2, 2)), self_loops=False)
 
 
@@ -561,10 +484,10 @@ def _check_gat_scores():
                       if j in near[i] else 0)
     Th, av = np.array(Theta, dtype=float), np.array(a, dtype=float).ravel()
     yield sp.nsimplify(GAT_NEGATIVE_SLOPE) == sp.Rational(1, 5)
-    yield _close(e, gat_scores(X, Th, av, GAT_NEGATIVE_SLOPE))
+    yield close_to_exact(e, gat_scores(X, Th, av, GAT_NEGATIVE_SLOPE), atol=1e-13)
     Y_pkg, graph = gat(A, X, Th, av, names)
-    yield _close(alpha, graph.W)
-    yield _close(alpha * H, Y_pkg)
+    yield close_to_exact(alpha, graph.W, atol=1e-13)
+    yield close_to_exact(alpha * H, Y_pkg, atol=1e-13)
 
 
 @derivation("eq-neighbour-softmax")
@@ -578,7 +501,7 @@ def _check_neighbour_softmax():
     for i in range(4):
         yield sp.Eq(sum(W[i, j] for j in range(4) if allowed[i, j]), 1)
     _, graph = masked_attention(X, X, X, A, names)
-    yield _close(W, graph.W)
+    yield close_to_exact(W, graph.W, atol=1e-13)
     yield bool((graph.W[~allowed] == 0.0).all())
 
 
@@ -594,9 +517,9 @@ def _check_constant_scores():
     cs = sp.symbols("c_0:4", real=True)
     junk = sp.symbols("z_0:4", real=True)
     for allowed in (graph_mask(A), graph_mask(A, self_loops=False), causal_mask(4)):
-        S = sp.Matrix(4, 4, lambda i, j: cs[i] if allowed[i, j] else junk[j])
         deg = allowed.sum(axis=1)
-        mean = sp.Matrix(4, 4, lambda i, j: sp.Rational(int(allowed[i, j]), int(deg[i])))
+        S = sp.Matrix(4, 4, lambda i, j, allowed=allowed: cs[i] if allowed[i, j] else junk[j])
+        mean = sp.Matrix(4, 4, lambda i, j, allowed=allowed, deg=deg: sp.Rational(int(allowed[i, j]), int(deg[i])))
         yield sp.Eq(_sym_softmax(S, allowed.tolist()), mean, evaluate=False)
     # The package: constant scores through its softmax give its mean aggregation, and masked
     # attention with Q = 0 is mean aggregation of the values.
@@ -637,7 +560,7 @@ def _check_masked_softmax():
     Wh = _sym_softmax(S.multiply_elementwise(sp.Matrix(allowed.astype(int))))
     yield sp.Eq(Wh[3, 0], Wh[3, 2])
     yield Wh[3, 0] > 0
-    yield _close(Wh, product_mask_softmax(scaled_scores(X, X), allowed))
+    yield close_to_exact(Wh, product_mask_softmax(scaled_scores(X, X), allowed), atol=1e-13)
 
 
 @derivation("thm-gat-is-masked-attention")

@@ -1,6 +1,6 @@
 """Graph tools on attention: strengths, the walk on W, PageRank, the Laplacian, communities, rollout, heads.
 
-Every tool takes an :class:`~attention_graph.graph.AttentionGraph` (or its matrix W) with the book's
+Every tool takes an :class:`~attention_graph.attention.AttentionGraph` (or its matrix W) with the book's
 orientation: ``W[i, j]`` is the weight node i gives node j, the edge i → j. Read as a Markov chain, a
 walker at node i steps to node j with probability ``W[i, j]``: it follows attention from the one who
 attends to the one attended. The chapter ``book/graph_tools.md`` derives each tool; the SymPy checks
@@ -10,17 +10,17 @@ behind its labeled equations and theorems are registered here under the same lab
 from __future__ import annotations
 
 import itertools
-from typing import Sequence
+from collections.abc import Sequence
 
+import networkx as nx
 import numpy as np
 import sympy as sp
 
-from .attention import attention
-from .graph import AttentionGraph
+from .attention import AttentionGraph, attention
 from .positional import normalized_laplacian
 from .registry import close_to_exact, derivation
 from .softmax import softmax
-from .validation import as_matrix, check_same
+from .validation import as_int, as_matrix, check_same
 
 __all__ = ["as_graph", "attention_rollout", "fiedler_vector", "head_graphs", "laplacian_spectrum",
            "mean_graph", "multi_head_attention", "multigraph", "pagerank", "random_walk_laplacian",
@@ -215,8 +215,7 @@ def spectral_bipartition(graph_or_W) -> np.ndarray:
 # --------------------------------------------------------------------------------------------------
 
 def _split(M: np.ndarray, n_heads: int, name: str) -> list[np.ndarray]:
-    if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)) or n_heads < 1:
-        raise ValueError(f"n_heads must be a positive integer; got {n_heads!r}")
+    n_heads = as_int(n_heads, "n_heads")
     if M.shape[1] % n_heads:
         raise ValueError(f"{name} has {M.shape[1]} columns, not divisible into n_heads = {n_heads} "
                          "heads of equal width")
@@ -262,8 +261,6 @@ def mean_graph(graphs: Sequence[AttentionGraph]) -> AttentionGraph:
 
 def multigraph(graphs: Sequence[AttentionGraph]):
     """A ``networkx.MultiDiGraph``: one edge i → j per head h with W⁽ʰ⁾[i, j] > 0, key h, ``weight``."""
-    import networkx as nx
-
     graphs = _same_nodes(graphs, "graphs")
     G = nx.MultiDiGraph()
     G.add_nodes_from(graphs[0].labels)
@@ -328,8 +325,7 @@ def residual_attention_stack(X, n_layers: int, labels: Sequence[str],
     """
     X = as_matrix(X, "X", shape_doc="(n, d)")  # (n, d)
     rho = _residual(residual)
-    if isinstance(n_layers, bool) or not isinstance(n_layers, (int, np.integer)) or n_layers < 1:
-        raise ValueError(f"n_layers must be a positive integer; got {n_layers!r}")
+    n_layers = as_int(n_layers, "n_layers")
     graphs = []
     for _ in range(n_layers):
         Y, W = attention(X, X, X)  # (n, d), (n, n)
@@ -361,9 +357,6 @@ _EXAMPLE = sp.Matrix([[sp.Rational(1, 2), sp.Rational(1, 3), sp.Rational(1, 6)],
                       [sp.Rational(0), sp.Rational(2, 5), sp.Rational(3, 5)]])
 
 
-def _close(exact, got, atol: float = 1e-12) -> bool:
-    return close_to_exact(exact, got, atol=atol, reshape=True)
-
 
 @derivation("thm-in-strength-sums-to-n")
 def _check_in_strength():
@@ -372,7 +365,8 @@ def _check_in_strength():
         W = _stochastic_symbols(n)
         yield sp.Eq(sum(W), n)
     # The package agrees on an exact example.
-    yield _close(sp.ones(1, 3) * _EXAMPLE, AttentionGraph(np.array(_EXAMPLE, dtype=float), "abc").in_strength())
+    got = AttentionGraph(np.array(_EXAMPLE, dtype=float), "abc").in_strength()  # (3,)
+    yield close_to_exact(sp.ones(1, 3) * _EXAMPLE, got, atol=1e-12, reshape=True)
 
 
 @derivation("eq-stationary",
@@ -387,7 +381,7 @@ def _check_stationary():
     null = (sp.eye(3) - _EXAMPLE).T.nullspace()
     yield sp.Eq(len(null), 1)
     exact = null[0] / sum(null[0])
-    yield _close(exact, stationary_distribution(np.array(_EXAMPLE, dtype=float)))
+    yield close_to_exact(exact, stationary_distribution(np.array(_EXAMPLE, dtype=float)), atol=1e-12, reshape=True)
 
 
 @derivation("eq-pagerank", display=lambda: sp.Eq(
@@ -399,7 +393,7 @@ def _check_pagerank():
     sol = sp.solve(list(r - (1 - alpha) / 3 * sp.ones(3, 1) - alpha * _EXAMPLE.T * r), list(r), dict=True)
     yield sp.Eq(len(sol), 1)
     exact = r.subs(sol[0])
-    yield _close(exact, pagerank(np.array(_EXAMPLE, dtype=float), damping=0.85))
+    yield close_to_exact(exact, pagerank(np.array(_EXAMPLE, dtype=float), damping=0.85), atol=1e-12, reshape=True)
 
 
 @derivation("thm-pagerank-unique")
@@ -456,8 +450,9 @@ def _check_rw_laplacian():
     yield sp.Eq((sp.eye(3) - W) * sp.ones(3, 1), sp.zeros(3, 1))
     A = sp.Matrix([[0, 2, 1], [1, 0, 0], [3, 3, 2]])
     exact = sp.eye(3) - sp.diag(*[1 / sum(A.row(a)) for a in range(3)]) * A
-    yield _close(exact, random_walk_laplacian(np.array(A, dtype=float)))
-    yield _close(sp.eye(3) - _EXAMPLE, random_walk_laplacian(np.array(_EXAMPLE, dtype=float)))
+    yield close_to_exact(exact, random_walk_laplacian(np.array(A, dtype=float)), atol=1e-12, reshape=True)
+    got = random_walk_laplacian(np.array(_EXAMPLE, dtype=float))  # (3, 3)
+    yield close_to_exact(sp.eye(3) - _EXAMPLE, got, atol=1e-12, reshape=True)
 
 
 @derivation("thm-laplacian-disc")
@@ -515,8 +510,8 @@ def _check_head_weights():
     for h in range(2):
         Qh, Kh = Q[:, 2 * h:2 * h + 2], K[:, 2 * h:2 * h + 2]
         E = (Qh * Kh.T / sp.sqrt(2)).applyfunc(sp.exp)
-        exact = sp.Matrix(3, 3, lambda a, b: E[a, b] / sum(E.row(a)))
-        yield _close(exact, got[h].W)
+        exact = sp.Matrix(3, 3, lambda a, b, E=E: E[a, b] / sum(E.row(a)))
+        yield close_to_exact(exact, got[h].W, atol=1e-12, reshape=True)
     # One head is plain attention.
     one = head_graphs(np.array(Q, dtype=float), np.array(K, dtype=float), 1, "abc")[0].W
     yield bool(np.allclose(one, attention(np.array(Q, dtype=float), np.array(K, dtype=float),
@@ -532,7 +527,7 @@ def _check_rollout():
                     [sp.Rational(1, 2), sp.Rational(0), sp.Rational(1, 2)]])
     exact = (rho * sp.eye(3) + (1 - rho) * W2) * (rho * sp.eye(3) + (1 - rho) * W1)
     got = attention_rollout([np.array(W1, dtype=float), np.array(W2, dtype=float)], residual=0.5)
-    yield _close(exact, got.W)
+    yield close_to_exact(exact, got.W, atol=1e-12, reshape=True)
     # Products of row-stochastic matrices are row-stochastic.
     A1, A2 = _stochastic_symbols(2, "a"), _stochastic_symbols(2, "b")
     yield sp.Eq((A2 * A1) * sp.ones(2, 1), sp.ones(2, 1))

@@ -11,14 +11,15 @@ from __future__ import annotations
 import itertools
 from math import comb
 
+import networkx as nx
 import numpy as np
 import sympy as sp
 
-from .graph import AttentionGraph
+from .attention import AttentionGraph
 from .graph_tools import mean_graph, multi_head_attention, spectral_bipartition
 from .positional import laplacian_pe
 from .registry import derivation
-from .validation import as_matrix, check_same
+from .validation import as_int, as_matrix, as_rng, as_square, check_same
 
 __all__ = ["accuracy_up_to_relabelling", "adjusted_rand_index", "club_graph", "club_layout", "club_run",
            "graph_transformer_layer", "init_projections", "random_split_scores", "standardised_pe"]
@@ -36,8 +37,6 @@ def club_graph() -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     >>> A.shape, int(A.sum()) // 2, int(club.sum())
     ((34, 34), 78, 17)
     """
-    import networkx as nx
-
     G = nx.karate_club_graph()
     nodes = sorted(G.nodes)
     A = nx.to_numpy_array(G, nodelist=nodes, weight=None)  # (34, 34)
@@ -57,11 +56,8 @@ def standardised_pe(A, k: int) -> np.ndarray:
 
 def init_projections(k: int, d: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """Seeded projections C (k, d) and W_Q, W_K, W_V, W_O (d, d), entries N(0, 1/fan-in)."""
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
-    for name, value in (("k", k), ("d", d)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    as_rng(rng)
+    k, d = as_int(k, "k"), as_int(d, "d")
     C = rng.standard_normal((k, d)) / np.sqrt(k)  # (k, d)
     W_Q, W_K, W_V, W_O = (rng.standard_normal((d, d)) / np.sqrt(d) for _ in range(4))  # each (d, d)
     return {"C": C, "W_Q": W_Q, "W_K": W_K, "W_V": W_V, "W_O": W_O}
@@ -76,10 +72,9 @@ def graph_transformer_layer(A, P, params: dict, n_heads: int,
     are neighbours or i = j. Returns Y (n, d) and one :class:`AttentionGraph` per head. Layer norm and
     the feed-forward block of a full Graph Transformer are left out: they do not touch the weights.
     """
-    A = as_matrix(A, "A", shape_doc="(n, n)")  # (n, n)
+    A = as_square(A, "A")  # (n, n)
     P = as_matrix(P, "P", shape_doc="(n, k)")  # (n, k)
     n = A.shape[0]
-    check_same(A.shape[1], n, "A must be square (n, n)")
     check_same(P.shape[0], n, "P must have one row per node of A (n)")
     missing = {"C", "W_Q", "W_K", "W_V", "W_O"} - set(params)
     if missing:
@@ -168,8 +163,7 @@ def accuracy_up_to_relabelling(found, truth) -> float:
 
 def random_split_scores(found, truth, n_draws: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """ARI and accuracy of ``n_draws`` random splits with the group sizes of ``found`` (shuffled labels)."""
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+    as_rng(rng)
     found = _labels(found, "found")
     out = {"ari": np.empty(n_draws), "accuracy": np.empty(n_draws)}  # (n_draws,) each
     for t in range(n_draws):
@@ -248,8 +242,8 @@ def _check_gt_layer():
     blocks = []
     for h in range(2):
         S = Q[:, 2 * h:2 * h + 2] * K[:, 2 * h:2 * h + 2].T / sp.sqrt(2)
-        E = sp.Matrix(3, 3, lambda r, c: sp.exp(S[r, c]) if mask[r, c] else 0)
-        Wh = sp.Matrix(3, 3, lambda r, c: E[r, c] / sum(E.row(r)))
+        E = sp.Matrix(3, 3, lambda r, c, S=S: sp.exp(S[r, c]) if mask[r, c] else 0)
+        Wh = sp.Matrix(3, 3, lambda r, c, E=E: E[r, c] / sum(E.row(r)))
         blocks.append(Wh * V[:, 2 * h:2 * h + 2])
     exact = H + sp.Matrix.hstack(*blocks) * W_O
     f = lambda M: np.array(M, dtype=float)  # noqa: E731
@@ -262,8 +256,6 @@ def _check_gt_layer():
 
 def club_layout() -> np.ndarray:
     """Deterministic 2-d positions of the 34 members for the figures (Kamada–Kawai). Shape (34, 2)."""
-    import networkx as nx
-
     G = nx.karate_club_graph()
     pos = nx.kamada_kawai_layout(G)
     return np.array([pos[v] for v in sorted(G.nodes)])  # (34, 2)

@@ -1,41 +1,51 @@
 """Every figure of the book, drawn from the package's own arrays (no plot code lives in a cell).
 
-Figures are deterministic: a fixed SVG hash salt and no creation dates, so two builds give the same
-files.
+A page calls :func:`use_book_style` once, before its first figure: it selects the non-interactive
+backend, the book's rcParams (:data:`STYLE`) and IPython's SVG output. Every figure then leaves
+through :func:`_finish`, which lays it out and closes it. Figures are deterministic: a fixed SVG hash
+salt and no creation dates, so two builds give the same files.
 """
 
 from __future__ import annotations
 
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.patches import Circle, FancyArrowPatch, Polygon
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from .validation import as_matrix
 
-matplotlib.rcParams.update({
+# The book's look, and what makes an SVG the same bytes on every build.
+STYLE = {
     "svg.hashsalt": "attention-graph",
     "figure.dpi": 100,
     "savefig.dpi": 100,
     "font.size": 10,
-})
+}
+_styled = False
 
 
-def _register_ipython_figures() -> None:
-    """Let IPython, and so MyST-NB's glue, render a Figure as SVG (without a creation date).
+def use_book_style() -> None:
+    """Draw every figure that follows in the book's style (call once per page, before any figure).
 
-    With the Agg backend forced above, IPython registers no image formatter for figures, and a glued
-    figure would reach the page as its text repr ("<Figure size ...>").
+    Selects the Agg backend and :data:`STYLE`, and lets IPython, so MyST-NB's glue, render a
+    Figure as SVG without a creation date (with Agg, IPython registers no image formatter, and a
+    glued figure would reach the page as its text repr "<Figure size ...>").
     """
+    global _styled
+    matplotlib.use("Agg")
+    matplotlib.rcParams.update(STYLE)
     try:
-        from IPython import get_ipython
+        from IPython import get_ipython  # the book's kernel has IPython; the package needs it not
         from IPython.core.pylabtools import select_figure_formats
-    except ImportError:  # pragma: no cover - IPython is a dependency of the book, not of the package
-        return
-    shell = get_ipython()
+    except ImportError:  # pragma: no cover
+        shell = None
+    else:
+        shell = get_ipython()
     if shell is not None:
         select_figure_formats(shell, {"svg"}, metadata={"Date": None})
+    _styled = True
 
-
-_register_ipython_figures()
 
 __all__ = ["circle_layout", "plot_attention_graph", "plot_dot_product_variance", "plot_heatmap",
            "plot_model_adjacencies", "plot_plane_movement"]
@@ -44,12 +54,18 @@ __all__ += ["plot_centrality_bars", "plot_club_split", "plot_fiedler_vector",
             "plot_rollout_layers", "plot_seed_sweep"]
 __all__ += ["plot_blockwise_scaling", "plot_block_size_sweep"]
 __all__ += ["plot_cycle_encodings", "plot_sparse_benchmark"]
-__all__ += ["plot_softmax_peakedness", "convex_hull_2d", "plot_pull"]
+__all__ += ["plot_softmax_peakedness", "convex_hull_2d", "plot_pull", "use_book_style", "STYLE"]
+__all__ += ["plot_backward_benchmark", "plot_learned_graphs", "plot_share_curves",
+            "plot_club_accuracy"]
 
 
-def _finish(ax, own: bool):
-    """The figure of ``ax``: laid out and closed when the plot function made it (``own``)."""
-    fig = ax.figure
+def _finish(fig, own: bool = True):
+    """Every figure leaves through here: laid out and closed when its plot function made it (``own``).
+
+    A panel drawn into a caller's axes (``own`` False) is left to the caller's own ``_finish``.
+    """
+    if not _styled:
+        raise RuntimeError("call attention_graph.plots.use_book_style() before drawing a figure")
     if own:
         fig.tight_layout()
         plt.close(fig)
@@ -65,9 +81,7 @@ def plot_dot_product_variance(moments: dict[str, list[float]]):
     ax.set_xlabel("dimension $d$")
     ax.set_ylabel("sample variance")
     ax.legend(frameon=False)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _finish(fig)
 
 
 def plot_heatmap(graph, ax=None, *, title: str | None = None, fmt: str = "{:.3f}", cmap: str = "Blues"):
@@ -75,8 +89,6 @@ def plot_heatmap(graph, ax=None, *, title: str | None = None, fmt: str = "{:.3f}
 
     Rows are the node giving the weight (query i), columns the node receiving it (key j).
     """
-    import numpy as np
-
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(1.1 * graph.n + 1.6, 1.0 * graph.n + 1.0))
@@ -92,13 +104,11 @@ def plot_heatmap(graph, ax=None, *, title: str | None = None, fmt: str = "{:.3f}
     ax.set_ylabel("i (query: gives attention)")
     if title:
         ax.set_title(title)
-    return _finish(ax, own)
+    return _finish(ax.figure, own)
 
 
 def circle_layout(n: int):
     """Positions of n nodes evenly on the unit circle, the first at the top, clockwise. (n, 2)."""
-    import numpy as np
-
     angles = np.pi / 2 - 2 * np.pi * np.arange(n) / n  # (n,)
     return np.column_stack([np.cos(angles), np.sin(angles)])  # (n, 2)
 
@@ -112,9 +122,6 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     visible. With ``show_weights`` each weight is printed on its edge near the node that gives it
     (the tail), so the number beside node i is always a weight of row i.
     """
-    import numpy as np
-    from matplotlib.patches import Circle, FancyArrowPatch
-
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(5.0, 5.0))
@@ -164,7 +171,7 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     ax.axis("off")
     if title:
         ax.set_title(title)
-    return _finish(ax, own)
+    return _finish(ax.figure, own)
 
 
 def plot_model_adjacencies(models: dict, structure=None):
@@ -190,9 +197,7 @@ def plot_model_adjacencies(models: dict, structure=None):
         ax.set_ylabel("node i (gives weight)")
     for ax in axes[-1, :]:
         ax.set_xlabel("node j (its message)")
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _finish(fig)
 
 
 def plot_plane_movement(X, Y, labels, ax=None, *, title: str | None = None):
@@ -201,10 +206,6 @@ def plot_plane_movement(X, Y, labels, ax=None, *, title: str | None = None):
     ``X`` and ``Y`` are (n, 2): the inputs and the outputs Y = W V of the layer (V = X for the
     worked example). Open circles are the inputs, filled dots the outputs; the cross is x̄.
     """
-    import numpy as np
-
-    from .validation import as_matrix
-
     X = as_matrix(X, "X", shape_doc="(n, 2)")  # (n, 2)
     Y = as_matrix(Y, "Y", shape_doc="(n, 2)")  # (n, 2)
     labels = [str(x) for x in labels]
@@ -244,13 +245,11 @@ def plot_plane_movement(X, Y, labels, ax=None, *, title: str | None = None):
     ax.legend(frameon=False, loc="lower left", fontsize=9)
     if title:
         ax.set_title(title)
-    return _finish(ax, own)
+    return _finish(ax.figure, own)
 
 
 def plot_centrality_bars(graph, series: dict, ax=None, *, title: str | None = None):
     """Grouped bars, one group per node of ``graph`` and one bar per entry of ``series`` (name → (n,))."""
-    import numpy as np
-
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(6.0, 3.8))
@@ -264,14 +263,11 @@ def plot_centrality_bars(graph, series: dict, ax=None, *, title: str | None = No
     ax.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
     if title:
         ax.set_title(title)
-    return _finish(ax, own)
+    return _finish(ax.figure, own)
 
 
 def plot_laplacian_spectra(spectra: dict, ax=None, *, title: str | None = None):
     """Eigenvalues of I − W in the complex plane (name → complex array), inside the disc |λ − 1| ≤ 1."""
-    import numpy as np
-    from matplotlib.patches import Circle
-
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(5.0, 3.6))
@@ -291,13 +287,11 @@ def plot_laplacian_spectra(spectra: dict, ax=None, *, title: str | None = None):
     ax.legend(frameon=False, fontsize=8, loc="upper right")
     if title:
         ax.set_title(title)
-    return _finish(ax, own)
+    return _finish(ax.figure, own)
 
 
 def plot_fiedler_vector(graph, u, groups, ax=None, *, title: str | None = None):
     """Bars of the Fiedler vector u, one per node, coloured by the community its sign gives."""
-    import numpy as np
-
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(5.0, 2.8))
@@ -308,7 +302,7 @@ def plot_fiedler_vector(graph, u, groups, ax=None, *, title: str | None = None):
     ax.set_ylabel("Fiedler vector $u_i$")
     if title:
         ax.set_title(title)
-    return _finish(ax, own)
+    return _finish(ax.figure, own)
 
 
 def plot_head_graphs(heads, titles):
@@ -321,9 +315,7 @@ def plot_head_graphs(heads, titles):
         plot_heatmap(graph, ax=axes[1, col])
         if col:
             axes[1, col].set_ylabel("")
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _finish(fig)
 
 
 def plot_rollout_layers(layers, rollouts: dict):
@@ -339,9 +331,7 @@ def plot_rollout_layers(layers, rollouts: dict):
         ax.axis("off")
     for ax in axes[:, 1:].ravel():
         ax.set_ylabel("")
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _finish(fig)
 
 
 def plot_club_split(graph, groups, pos, ax=None, *, title: str | None = None, wrong=None):
@@ -349,8 +339,6 @@ def plot_club_split(graph, groups, pos, ax=None, *, title: str | None = None, wr
 
     ``groups`` colours the nodes (0 blue, 1 orange); nodes listed in ``wrong`` get a thick red ring.
     """
-    import numpy as np
-
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(6.4, 5.6))
@@ -371,14 +359,12 @@ def plot_club_split(graph, groups, pos, ax=None, *, title: str | None = None, wr
     ax.axis("off")
     if title:
         ax.set_title(title, fontsize=10)
-    return _finish(ax, own)
+    return _finish(ax.figure, own)
 
 
 def plot_seed_sweep(scores, *, baseline: float, random_q95: float, ax=None):
     """ARI of the communities for each seed (dots), the mask-only baseline and a random split's 95th
     percentile (lines)."""
-    import numpy as np
-
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(6.0, 3.6))
@@ -392,13 +378,11 @@ def plot_seed_sweep(scores, *, baseline: float, random_q95: float, ax=None):
     ax.tick_params(axis="x", labelsize=7)
     ax.set_ylim(min(-0.05, scores.min() - 0.05), 1.05)
     ax.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
-    return _finish(ax, own)
+    return _finish(ax.figure, own)
 
 
 def plot_pagerank_vs_degree(degree, rank, labels, ax=None, *, top: int = 3):
     """PageRank of the attention graph against the degree of each member; the ``top`` ranked named."""
-    import numpy as np
-
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(5.0, 3.4))
@@ -409,17 +393,15 @@ def plot_pagerank_vs_degree(degree, rank, labels, ax=None, *, top: int = 3):
                     xytext=(-6, 6), ha="right", fontsize=8)
     ax.set_xlabel("degree (number of friends)")
     ax.set_ylabel("PageRank of the attention graph")
-    return _finish(ax, own)
+    return _finish(ax.figure, own)
 
 
 def plot_blockwise_scaling(results: dict):
     """Peak memory and time of dense and blockwise attention against n, from the blockwise benchmark.
 
-    ``results`` is the ``"results"`` entry of ``book/data/bench_blockwise.json``. The memory panel
+    ``results`` is the ``"results"`` entry of ``attention_graph/data/bench_blockwise.json``. The memory panel
     marks the target and the size of one dense n × n float64 matrix.
     """
-    import numpy as np
-
     fig, (ax_mem, ax_time) = plt.subplots(1, 2, figsize=(9.0, 3.6))
     for method, marker in (("dense", "o-"), ("blockwise", "s-")):
         cases = sorted((c for c in results["cases"] if c["method"] == method), key=lambda c: c["n"])
@@ -441,9 +423,7 @@ def plot_blockwise_scaling(results: dict):
     for ax in (ax_mem, ax_time):
         ax.set_xticks(n_all, [str(int(x)) for x in n_all])
         ax.minorticks_off()
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _finish(fig)
 
 
 def plot_block_size_sweep(results: dict):
@@ -466,9 +446,7 @@ def plot_block_size_sweep(results: dict):
     more = ax_time.get_legend_handles_labels()
     ax_mem.legend(lines[0] + more[0], lines[1] + more[1], frameon=False, fontsize=8, ncol=2,
                   loc="lower center", bbox_to_anchor=(0.5, 1.0))
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _finish(fig)
 
 
 def plot_cycle_encodings(P, frequencies, coefficients):
@@ -477,8 +455,6 @@ def plot_cycle_encodings(P, frequencies, coefficients):
     ``frequencies[c]`` is the m of column c and ``coefficients[c]`` the (a, b) with
     P[:, c] = a cos(2π m k / n) + b sin(2π m k / n); the curve is drawn for continuous k.
     """
-    import numpy as np
-
     n, k = P.shape
     fig, axes = plt.subplots(1, k, figsize=(2.6 * k, 2.5), sharey=True)
     axes = np.atleast_1d(axes)
@@ -492,15 +468,11 @@ def plot_cycle_encodings(P, frequencies, coefficients):
         ax.set_title(f"column {c + 1} (m = {m})", fontsize=9)
         ax.set_xlabel("position k")
     axes[0].set_ylabel("encoding")
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _finish(fig)
 
 
 def plot_sparse_benchmark(record: dict):
     """Log-log time and peak memory against n, dense against edge attention, from a bench record."""
-    import numpy as np
-
     res = record["results"]
     rows = res["sizes"]
     dense = [r for r in rows if "dense_seconds" in r]
@@ -510,7 +482,7 @@ def plot_sparse_benchmark(record: dict):
     ax_t.loglog(n_dense, [r["dense_seconds"] for r in dense], "o-", label="dense, masked")
     ax_t.loglog(n_all, [r["sparse_seconds"] for r in rows], "s-", label="edge_attention")
     ax_t.loglog(n_all, [r["csr_seconds"] for r in rows], "^:", label="lean CSR formulation")
-    ax_t.set_xlabel("nodes n (E = %d n)" % res["degree"])
+    ax_t.set_xlabel(f"nodes n (E = {res['degree']:d} n)")
     ax_t.set_ylabel("seconds per call (median)")
     ax_t.legend(frameon=False, fontsize=8)
     ax_m.loglog(n_dense, [r["dense_peak_bytes"] for r in dense], "o-", label="dense, masked")
@@ -519,9 +491,7 @@ def plot_sparse_benchmark(record: dict):
     ax_m.set_xlabel("nodes n")
     ax_m.set_ylabel("peak bytes allocated in the call")
     ax_m.legend(frameon=False, fontsize=8)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _finish(fig)
 
 
 # --- Derivation chapters: softmax and weighted sums ------------------------------------------------
@@ -548,15 +518,11 @@ def plot_softmax_peakedness(record: dict):
     right.set_xlabel("dimension $d$")
     right.set_ylabel(r"mean $\|\mathrm{diag}(p) - p p^\top\|_F$")
     right.legend(frameon=False, fontsize=8)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _finish(fig)
 
 
 def convex_hull_2d(points):
     """Vertices of the convex hull of 2-d points, counter-clockwise (Andrew's monotone chain). (h, 2)."""
-    import numpy as np
-
     P = sorted(map(tuple, np.asarray(points, dtype=float)))  # n points, sorted by x then y
     if len(P) <= 2:
         return np.array(P)
@@ -582,9 +548,6 @@ def plot_pull(V, Y, labels=None, ax=None, *, title: str | None = None):
     For self-attention in two dimensions: each output lies in the hull of the values, pulled from
     its own value toward the weighted centre of mass of the others.
     """
-    import numpy as np
-    from matplotlib.patches import Polygon
-
     V, Y = np.asarray(V, dtype=float), np.asarray(Y, dtype=float)  # (n, 2), (n, 2)
     if V.ndim != 2 or V.shape[1] != 2 or Y.shape != V.shape:
         raise ValueError(f"V and Y must both have shape (n, 2); got {V.shape} and {Y.shape}")
@@ -605,14 +568,12 @@ def plot_pull(V, Y, labels=None, ax=None, *, title: str | None = None):
     ax.legend(frameon=False, fontsize=8, loc="best")
     if title:
         ax.set_title(title)
-    return _finish(ax, own)
+    return _finish(ax.figure, own)
 
 
 # --------------------------------------------------------------------------------------------------
 # The backward pass and training (book/blockwise.md, book/training.md)
 # --------------------------------------------------------------------------------------------------
-__all__ += ["plot_backward_benchmark", "plot_learned_graphs", "plot_share_curves",
-            "plot_club_accuracy"]
 
 
 def plot_backward_benchmark(results: dict):
@@ -642,7 +603,7 @@ def plot_backward_benchmark(results: dict):
         ax.set_xticks(n_all, [str(x) for x in n_all])
         ax.minorticks_off()
         ax.legend(frameon=False, fontsize=8)
-    return _finish(ax_mem, True)
+    return _finish(fig)
 
 
 def plot_learned_graphs(runs: list[dict]):
@@ -650,8 +611,6 @@ def plot_learned_graphs(runs: list[dict]):
 
     Rows are queries i, columns keys j; a red dot marks each expected edge i → source[i].
     """
-    import numpy as np
-
     fig, axes = plt.subplots(len(runs), 2, figsize=(6.4, 3.0 * len(runs)), squeeze=False)
     for row, run in zip(axes, runs):
         n = len(run["source"])
@@ -663,7 +622,7 @@ def plot_learned_graphs(runs: list[dict]):
             ax.set_yticks(range(n))
             ax.set_xlabel("j (key)")
             ax.set_ylabel("i (query)")
-    return _finish(axes[0][0], True)
+    return _finish(fig)
 
 
 def plot_share_curves(runs: list[dict]):
@@ -676,13 +635,11 @@ def plot_share_curves(runs: list[dict]):
     ax.set_ylabel("mass on the expected edges")
     ax.set_ylim(0, 1.02)
     ax.legend(frameon=False, fontsize=8)
-    return _finish(ax, True)
+    return _finish(fig)
 
 
 def plot_club_accuracy(accuracies: dict):
     """Accuracy on the unlabelled members, one dot per seed, one column per model."""
-    import numpy as np
-
     fig, ax = plt.subplots(figsize=(6.0, 3.2))
     for k, (name, values) in enumerate(accuracies.items()):
         values = np.asarray(values, dtype=float)  # (seeds,)
@@ -691,4 +648,4 @@ def plot_club_accuracy(accuracies: dict):
         ax.plot([k - 0.25, k + 0.25], [values.mean()] * 2, "k-", lw=1.2)
     ax.set_xticks(range(len(accuracies)), list(accuracies), fontsize=8)
     ax.set_ylabel("accuracy, unlabelled members")
-    return _finish(ax, True)
+    return _finish(fig)

@@ -12,7 +12,7 @@ import numpy as np
 import sympy as sp
 
 from .registry import derivation
-from .validation import as_matrix
+from .validation import as_int, as_matrix, as_square
 
 __all__ = ["normalized_laplacian", "laplacian_pe", "cycle_adjacency", "fourier_modes",
            "cycle_eigenvalue", "fourier_coefficients", "fourier_frequency", "fit_sinusoids",
@@ -28,9 +28,7 @@ def normalized_laplacian(A) -> np.ndarray:
     array([[ 1., -1.],
            [-1.,  1.]])
     """
-    A = as_matrix(A, "A", shape_doc="(n, n)")  # (n, n)
-    if A.shape[0] != A.shape[1]:
-        raise ValueError(f"A must be square (n, n); got shape {A.shape}")
+    A = as_square(A, "A")  # (n, n)
     if (A < 0).any():
         raise ValueError("A must be non-negative")
     if not np.allclose(A, A.T, rtol=0, atol=1e-12):
@@ -49,8 +47,7 @@ def laplacian_pe(A, k: int) -> np.ndarray:
     """
     L = normalized_laplacian(A)  # (n, n)
     n = L.shape[0]
-    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or not 1 <= k <= n - 1:
-        raise ValueError(f"k must be an integer from 1 to n - 1 = {n - 1}; got {k!r}")
+    k = as_int(k, "k", high=n - 1, what=f"an integer from 1 to n - 1 = {n - 1}")
     _, vectors = np.linalg.eigh(L)  # (n,), (n, n), eigenvalues ascending
     P = vectors[:, 1:k + 1]  # (n, k)
     pivot = np.argmax(np.abs(P) > np.abs(P).max(axis=0) - 1e-12, axis=0)  # (k,)
@@ -67,8 +64,7 @@ def cycle_adjacency(n: int) -> np.ndarray:
            [0, 1, 0, 1],
            [1, 0, 1, 0]])
     """
-    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 3:
-        raise ValueError(f"a cycle needs an integer n >= 3 nodes; got {n!r}")
+    n = as_int(n, "n", low=3, what="an integer >= 3 (a cycle needs three nodes)")
     k = np.arange(n)  # (n,)
     A = np.zeros((n, n))  # (n, n)
     A[k, (k + 1) % n] = A[(k + 1) % n, k] = 1.0
@@ -201,7 +197,7 @@ def _check_cycle_rows():
     theta = 2 * sp.pi * m / _n
     lam = 1 - sp.cos(theta)
     for mode in (sp.cos, sp.sin):
-        v = lambda kk: mode(theta * kk)  # noqa: E731
+        v = lambda kk, mode=mode: mode(theta * kk)  # noqa: E731
         yield sp.Eq(sp.expand_trig(v(k) - (v(k - 1) + v(k + 1)) / 2), sp.expand_trig(lam * v(k)))
         # The wrap-around: with m an integer the mode has period n, so rows 0 and n−1 need no special case.
         yield sp.Eq(v(k + _n), v(k))

@@ -15,7 +15,7 @@ import sympy as sp
 
 from .registry import derivation, symbol_matrix
 from .scores import scaled_scores
-from .validation import as_matrix, check_same
+from .validation import as_int, as_matrix, as_rng, check_same
 
 __all__ = ["project", "identity_projections", "random_projections", "rotation"]
 
@@ -56,9 +56,8 @@ def identity_projections(d_model: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     >>> [W.tolist() for W in identity_projections(2)]
     [[[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]]]
     """
-    if isinstance(d_model, bool) or not isinstance(d_model, (int, np.integer)) or d_model < 1:
-        raise ValueError(f"d_model must be a positive integer; got {d_model!r}")
-    I = np.eye(int(d_model))  # (d_model, d_model)
+    d_model = as_int(d_model, "d_model")
+    I = np.eye(d_model)  # (d_model, d_model)
     return I, I.copy(), I.copy()
 
 
@@ -68,11 +67,8 @@ def random_projections(d_model: int, d: int, d_v: int, rng: np.random.Generator)
     The variance 1/d_model keeps the projected entries at the scale of X's entries, as the usual
     initialisations of trained models do.
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
-    for name, v in (("d_model", d_model), ("d", d), ("d_v", d_v)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be a positive integer; got {v!r}")
+    as_rng(rng)
+    d_model, d, d_v = as_int(d_model, "d_model"), as_int(d, "d"), as_int(d_v, "d_v")
     scale = 1.0 / np.sqrt(d_model)
     W_Q = rng.standard_normal((d_model, d)) * scale  # (d_model, d)
     W_K = rng.standard_normal((d_model, d)) * scale  # (d_model, d)
@@ -81,12 +77,18 @@ def random_projections(d_model: int, d: int, d_v: int, rng: np.random.Generator)
 
 
 def rotation(theta: float) -> np.ndarray:
-    """R = [[cos θ, −sin θ], [sin θ, cos θ]], a rotation of the plane; R Rᵀ = I. Shape (2, 2)."""
+    """R(θ) = [[cos θ, sin θ], [−sin θ, cos θ]]: x ↦ x R turns row vectors by θ counter-clockwise.
+
+    R Rᵀ = I. Shape (2, 2).
+
+    >>> np.round(np.array([[1.0, 0.0]]) @ rotation(np.pi / 2), 12) + 0.0
+    array([[0., 1.]])
+    """
     theta = float(theta)
     if not np.isfinite(theta):
-        raise ValueError(f"theta must be finite; got {theta}")
+        raise ValueError(f"theta must be finite (an angle in radians); got {theta}")
     c, s = np.cos(theta), np.sin(theta)
-    return np.array([[c, -s], [s, c]])  # (2, 2)
+    return np.array([[c, s], [-s, c]])  # (2, 2)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -98,7 +100,8 @@ _WQ_INT, _WK_INT, _WV_INT = [[1, 0, 2], [-1, 1, 0]], [[0, 1, 1], [2, 0, -1]], [[
 
 @derivation("eq-qkv")
 def _check_qkv():
-    X, W_Q, W_K, W_V = symbol_matrix("x", 3, 2), symbol_matrix("a", 2, 3), symbol_matrix("b", 2, 3), symbol_matrix("c", 2, 2)
+    X, W_Q = symbol_matrix("x", 3, 2), symbol_matrix("a", 2, 3)
+    W_K, W_V = symbol_matrix("b", 2, 3), symbol_matrix("c", 2, 2)
     # Row i of Q is x_i W_Q: the query of element i depends on element i alone (likewise K, V).
     for W in (W_Q, W_K, W_V):
         P = X * W

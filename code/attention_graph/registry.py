@@ -5,6 +5,9 @@ Each entry is keyed by the label the book uses (``eq-scaled-scores``, ``thm-rows
 booleans, or Python booleans (for a comparison of the package's float output with an exact value).
 Its optional *display* returns the SymPy object the book glues as the equation itself.
 
+Every concept module registers its checks when it is imported, and ``attention_graph/__init__.py``
+imports every concept module, so the registry is complete as soon as the package is imported.
+
 ``tests/test_integrity.py`` fails when a label in the book has no entry, when an entry's label is not
 in the book, or when a check does not hold.
 
@@ -20,14 +23,14 @@ attention_graph.registry.DerivationError: statement 0 does not hold: Eq(x + 1, x
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 import numpy as np
 import sympy as sp
 
-__all__ = ["Derivation", "DerivationError", "close_to_exact", "derivation", "display", "labels", "latex", "math", "verify",
-           "verify_statements", "symbol_matrix"]
+__all__ = ["Derivation", "DerivationError", "close_to_exact", "derivation", "display", "labels", "latex",
+           "math", "verify", "verify_statements", "symbol_matrix"]
 
 
 class DerivationError(AssertionError):
@@ -58,13 +61,11 @@ def derivation(label: str, display: Callable[[], sp.Basic] | None = None):
 
 def labels() -> list[str]:
     """Every registered label, sorted."""
-    _load_all()
     return sorted(_REGISTRY)
 
 
 def display(label: str) -> sp.Basic:
     """The SymPy object the book glues under ``label``."""
-    _load_all()
     entry = _REGISTRY.get(label)
     if entry is None or entry.display is None:
         raise KeyError(f"no SymPy display registered under label {label!r}")
@@ -117,27 +118,12 @@ def verify_statements(statements: Iterable) -> int:
 
 def verify(label: str) -> int:
     """Run the check registered under ``label``; return the number of statements that held."""
-    _load_all()
     if label not in _REGISTRY:
         raise KeyError(f"no SymPy check registered under label {label!r}")
     try:
         return verify_statements(_REGISTRY[label].check())
     except DerivationError as err:
         raise DerivationError(f"{label}: {err}") from None
-
-
-def _load_all() -> None:
-    """Import every module of the package so that their registrations run."""
-    import importlib
-    import pkgutil
-
-    import attention_graph
-
-    # The build's own extensions and the benchmark CLI register nothing and need Sphinx or SciPy
-    # extras a reader of the package may not have installed.
-    for info in pkgutil.iter_modules(attention_graph.__path__):
-        if not info.name.startswith("sphinx_") and info.name != "bench":
-            importlib.import_module(f"attention_graph.{info.name}")
 
 
 def math(label: str):

@@ -13,7 +13,8 @@ import sympy as sp
 from sympy import stats
 
 from .registry import derivation
-from .validation import as_matrix, check_same
+from .softmax import softmax
+from .validation import as_int, as_matrix, as_rng, check_same
 
 __all__ = ["scaled_scores", "simulate_dot_products", "dot_product_moments"]
 
@@ -46,10 +47,8 @@ def simulate_dot_products(d: int, n_samples: int, rng: np.random.Generator) -> n
 
     Returns an array of shape (n_samples,). Scale it by 1/√d to get the scaled score.
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
-    if int(d) < 1 or int(n_samples) < 2:
-        raise ValueError(f"need d >= 1 and n_samples >= 2; got d={d}, n_samples={n_samples}")
+    as_rng(rng)
+    d, n_samples = as_int(d, "d"), as_int(n_samples, "n_samples", low=2)
     q = rng.standard_normal((n_samples, d))  # (n_samples, d)
     k = rng.standard_normal((n_samples, d))  # (n_samples, d)
     return np.einsum("sd,sd->s", q, k)  # (n_samples,)
@@ -125,7 +124,7 @@ def _check_mean():
     # Linearity and independence: E[q_l k_l] = E[q_l] E[k_l] = 0 for every l, so the sum is 0.
     Eq_l, Ek_l = sp.Integer(0), sp.Integer(0)
     yield sp.Eq(sp.Sum(Eq_l * Ek_l, (l, 1, d)).doit(), 0)
-    for d_, dot in _concrete_dots():
+    for _d, dot in _concrete_dots():
         yield sp.Eq(stats.E(dot), 0)
 
 
@@ -187,8 +186,6 @@ def misplaced_scale(Q, K) -> dict[str, np.ndarray]:
 
     Each value has shape (n_q, n_k).
     """
-    from .softmax import softmax
-
     Q = as_matrix(Q, "Q", shape_doc="(n_q, d)")  # (n_q, d)
     K = as_matrix(K, "K", shape_doc="(n_k, d)")  # (n_k, d)
     S = scaled_scores(Q, K)  # (n_q, n_k)

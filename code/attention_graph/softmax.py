@@ -13,7 +13,7 @@ import numpy as np
 import sympy as sp
 
 from .registry import close_to_exact, derivation
-from .validation import as_mask, as_matrix
+from .validation import as_int, as_mask, as_matrix, as_rng
 
 __all__ = ["softmax", "naive_softmax", "naive_breaking_points", "softmax_with_temperature",
            "hardmax", "softmax_jacobian", "peakedness", "RowSoftmax"]
@@ -198,10 +198,8 @@ def peakedness(dims, n_k: int, n_rows: int, rng: np.random.Generator) -> dict[st
     norm of the Jacobian diag(p) − p pᵀ (``jac_raw``, ``jac_scaled``: 0 for a one-hot row, where
     no gradient flows back through the softmax).
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
-    if int(n_k) < 2 or int(n_rows) < 1:
-        raise ValueError(f"need n_k >= 2 and n_rows >= 1; got n_k={n_k}, n_rows={n_rows}")
+    as_rng(rng)
+    n_k, n_rows = as_int(n_k, "n_k", low=2), as_int(n_rows, "n_rows")
     out = {"d": [], "n_k": int(n_k), "max_raw": [], "max_scaled": [], "jac_raw": [], "jac_scaled": []}
     for d in dims:
         if int(d) < 1:
@@ -237,7 +235,7 @@ class RowSoftmax(sp.MatrixExpr):
         return self.args[0].shape
 
     def _latex(self, printer):
-        return r"\operatorname{softmax}\left(%s\right)" % printer._print(self.args[0])
+        return rf"\operatorname{{softmax}}\left({printer._print(self.args[0])}\right)"
 
     def doit(self, **hints):
         S = self.args[0].doit(**hints) if hints.get("deep", True) else self.args[0]
@@ -255,9 +253,6 @@ def _row(n: int, name: str = "s") -> sp.Matrix:
 
 _S_INT = [[1, 2, 0, -1], [3, 3, 1, 0], [0, 0, 0, 0]]  # (3, 4): an exact example; row 2 has a tie
 
-
-def _close(got, exact: sp.Matrix, rtol: float = 1e-14) -> bool:
-    return close_to_exact(exact, got, rtol=rtol)
 
 
 _i, _j, _l = sp.symbols("i j l", integer=True, positive=True)
@@ -303,7 +298,7 @@ def _check_softmax():
     S = sp.Matrix(2, 3, lambda r, c: sp.Symbol(f"S_{r}{c}", real=True))
     yield sp.Eq(_display_at(_display_softmax(), 3, S), RowSoftmax(S).doit(), evaluate=False)
     # ... and the package's floats equal its exact values on an integer example.
-    yield _close(softmax(_S_INT), RowSoftmax(sp.Matrix(_S_INT)).doit())
+    yield close_to_exact(RowSoftmax(sp.Matrix(_S_INT)).doit(), softmax(_S_INT), rtol=1e-14)
 
 
 @derivation("eq-softmax-stable", display=_display_softmax_stable)
@@ -316,7 +311,7 @@ def _check_softmax_stable():
     # Where the literal formula overflows, the package still gives the exact weights.
     big = [[1000, 999, 0], [-800, -800, -801]]
     yield not np.isfinite(naive_softmax(big)).all()
-    yield _close(softmax(big), RowSoftmax(sp.Matrix(big)).doit())
+    yield close_to_exact(RowSoftmax(sp.Matrix(big)).doit(), softmax(big), rtol=1e-14)
 
 
 @derivation("eq-softmax-temperature", display=_display_temperature)
@@ -326,8 +321,8 @@ def _check_temperature():
     yield sp.Eq(tempered, RowSoftmax(S / _tau).doit(), evaluate=False)
     yield sp.Eq(tempered.subs(_tau, 1), RowSoftmax(S).doit(), evaluate=False)
     for tau in (sp.Rational(1, 3), sp.Integer(1), sp.Integer(4)):
-        yield _close(softmax_with_temperature(_S_INT, float(tau)),
-                     RowSoftmax(sp.Matrix(_S_INT) / tau).doit(), rtol=1e-13)
+        yield close_to_exact(RowSoftmax(sp.Matrix(_S_INT) / tau).doit(),
+                             softmax_with_temperature(_S_INT, float(tau)), rtol=1e-13)
 
 
 @derivation("thm-rows-sum-to-one")
@@ -400,4 +395,4 @@ def _check_softmax_jacobian():
     # The package's J at an integer row equals the exact derivative.
     s = _row(3)
     exact = RowSoftmax(s).doit().jacobian(s).subs(dict(zip(s, [1, -2, 0])))
-    yield _close(softmax_jacobian(softmax([[1.0, -2.0, 0.0]])[0]), exact, rtol=1e-13)
+    yield close_to_exact(exact, softmax_jacobian(softmax([[1.0, -2.0, 0.0]])[0]), rtol=1e-13)

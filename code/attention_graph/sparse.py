@@ -18,20 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
+from scipy.sparse import csr_array
 
 from .attention import attention
 from .registry import derivation
-from .validation import as_edges, as_matrix, as_qkv, check_same
+from .validation import as_edges, as_int, as_qkv, as_rng, as_square, check_same
 
-__all__ = ["edge_attention", "segment_softmax", "csr_attention", "unsorted_attention", "gather_rows",
-           "random_graph_edges", "cost_counts", "edges_from_adjacency", "edges_to_mask", "edge_weight_matrix",
-           "fit_loglog_slope", "benchmark", "benchmark_summary", "read_record"]
-
-# What the benchmark must show (issue 8): slope of time against E, peak bytes at n = 1e5, E = 1e6,
-# d = 64, and time relative to the fastest other formulation at E = 1e6.
-TARGETS = {"slope": 1.15, "peak_bytes": 1e9, "ratio": 2.0}
-# The size at which memory and speed are judged: n nodes, each attending to `degree` keys, width d.
-FLAGSHIP = {"n": 100_000, "degree": 10, "d": 64}
+__all__ = ["edge_attention", "segment_softmax", "random_graph_edges", "cost_counts",
+           "edges_from_adjacency", "edges_to_mask", "edge_weight_matrix"]
 
 # Edges per block of the score computation: two (CHUNK, d) buffers, 4 MiB at d = 64 in float64.
 # Measured on the benchmark machine at E = 1e6: 4096 was as fast as 1024 and faster than 16384.
@@ -168,61 +162,7 @@ def edge_attention(Q, K, V, edges, *, return_weights: bool = False):
 
 def _weighted_rows(w, indptr, cols, V, n_q: int, n_k: int) -> np.ndarray:
     """Y = W V with W the sparse (n_q, n_k) matrix of the edge weights (SciPy CSR). (n_q, d_v)."""
-    from scipy.sparse import csr_array
-
     return np.asarray(csr_array((w, cols, indptr), shape=(n_q, n_k)) @ V)  # (n_q, d_v)
-
-
-def csr_attention(Q, K, V, A) -> np.ndarray:
-    """The lean SciPy formulation the benchmark compares with: no checks, A given as CSR. (n_q, d_v).
-
-    ``A`` is a ``scipy.sparse`` CSR matrix or array of shape (n_q, n_k) with sorted column indices
-    and no empty row (its values are ignored, its pattern is the graph). Q, K, V must be valid float
-    arrays. It is what the best NumPy/SciPy code we could write does when the graph is already in
-    CSR form and the inputs are trusted; ``edge_attention`` adds validation and sorting on top.
-    """
-    from scipy.sparse import csr_array
-
-    indptr, cols = A.indptr, A.indices  # (n_q + 1,), (E,)
-    counts = np.diff(indptr)  # (n_q,)
-    rows = np.repeat(np.arange(A.shape[0]), counts)  # (E,)
-    s = _block_scores(Q, K, rows, cols)  # (E,)
-    m = np.maximum.reduceat(s, indptr[:-1])  # (n_q,)
-    e = np.exp(s - m[rows])  # (E,)
-    e /= np.add.reduceat(e, indptr[:-1])[rows]
-    return np.asarray(csr_array((e, cols, indptr), shape=A.shape) @ V)  # (n_q, d_v)
-
-
-def gather_rows(K, V, cols) -> None:
-    """Only the memory traffic: gather the rows k_j and v_j of every edge, CHUNK at a time.
-
-    The benchmark times it as the floor under every formulation, which all read these rows.
-    """
-    E, m = cols.size, min(CHUNK, cols.size)
-    k_rows = np.empty((m, K.shape[1]), dtype=K.dtype)  # (CHUNK, d)
-    v_rows = np.empty((m, V.shape[1]), dtype=V.dtype)  # (CHUNK, d_v)
-    for a in range(0, E, CHUNK):
-        b = min(a + CHUNK, E)
-        np.take(K, cols[a:b], axis=0, out=k_rows[:b - a], mode="clip")
-        np.take(V, cols[a:b], axis=0, out=v_rows[:b - a], mode="clip")
-
-
-def unsorted_attention(Q, K, V, edges) -> np.ndarray:
-    """The other formulation measured: edges in any order, ufunc.at and bincount, no checks. (n_q, d_v).
-
-    Segment max by ``np.maximum.at``, sums by ``np.bincount``, and ``Y`` by SciPy's COO → CSR
-    conversion. ``edges`` must be a valid int64 (E, 2) array with every query present.
-    """
-    from scipy.sparse import coo_array
-
-    rows, cols = edges[:, 0], edges[:, 1]  # (E,), (E,)
-    n_q, n_k = Q.shape[0], K.shape[0]
-    s = _block_scores(Q, K, rows, cols)  # (E,)
-    m = np.full(n_q, -np.inf)  # (n_q,)
-    np.maximum.at(m, rows, s)
-    e = np.exp(s - m[rows])  # (E,)
-    e /= np.bincount(rows, weights=e, minlength=n_q)[rows]
-    return np.asarray(coo_array((e, (rows, cols)), shape=(n_q, n_k)).tocsr() @ V)  # (n_q, d_v)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -236,12 +176,9 @@ def random_graph_edges(n: int, degree: int, rng: np.random.Generator) -> np.ndar
     The others are distinct and drawn uniformly; E = n · degree exactly. Returned sorted by (i, j),
     shape (E, 2), int64.
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
-    if not (isinstance(n, (int, np.integer)) and isinstance(degree, (int, np.integer))):
-        raise TypeError("n and degree must be integers")
-    if not 1 <= degree <= n:
-        raise ValueError(f"need 1 <= degree <= n; got n={n}, degree={degree}")
+    as_rng(rng)
+    n = as_int(n, "n")
+    degree = as_int(degree, "degree", high=n, what=f"an integer from 1 to n = {n}")
     offsets = np.sort(rng.integers(1, n, size=(n, degree - 1)), axis=1)  # (n, degree - 1)
     while degree > 2:
         clash = np.flatnonzero((offsets[:, 1:] == offsets[:, :-1]).any(axis=1))  # (#clashing rows,)
@@ -257,9 +194,7 @@ def random_graph_edges(n: int, degree: int, rng: np.random.Generator) -> np.ndar
 
 def edges_from_adjacency(A, self_loops: bool = True) -> np.ndarray:
     """The edges (i, j) with A[i, j] != 0, plus every (i, i) when ``self_loops``, sorted. (E, 2)."""
-    A = as_matrix(A, "A", shape_doc="(n, n)")  # (n, n)
-    if A.shape[0] != A.shape[1]:
-        raise ValueError(f"A must be square (n, n); got shape {A.shape}")
+    A = as_square(A, "A")  # (n, n)
     allowed = A != 0  # (n, n)
     if self_loops:
         allowed |= np.eye(A.shape[0], dtype=bool)
@@ -417,242 +352,3 @@ def _check_edge_is_masked():
     edges = random_graph_edges(n, 3, rng)  # (3n, 2)
     Y_dense, _ = attention(Q, K, V, mask=edges_to_mask(edges, n, n))  # (n, d)
     yield bool(np.allclose(edge_attention(Q, K, V, edges), Y_dense, rtol=0, atol=1e-12))
-
-
-# --------------------------------------------------------------------------------------------------
-# The benchmark: python -m attention_graph.bench sparse
-# --------------------------------------------------------------------------------------------------
-
-
-def _interleaved_medians(fns: dict, repeat: int, min_seconds: float = 0.05) -> dict[str, float]:
-    """Median seconds per call of each function, timed in turn in every one of ``repeat`` rounds.
-
-    Returns ``{name: wall seconds, name + "_cpu": CPU seconds of this process}``. Each function is
-    first called once (warm-up) and given a number of calls per round that lasts at least
-    ``min_seconds`` (as ``timeit`` does), so tiny sizes are not dominated by the clock or by one
-    preemption. Interleaving makes every function see the same load, so their ratio is fair on a
-    shared machine; the CPU time does not count the time the process waited for a core.
-    """
-    import math
-    import time
-
-    number = {}
-    for name, fn in fns.items():
-        t0 = time.perf_counter()
-        fn()
-        number[name] = max(1, math.ceil(min_seconds / max(time.perf_counter() - t0, 1e-9)))
-    wall = {name: [] for name in fns}
-    cpu = {name: [] for name in fns}
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            t0, c0 = time.perf_counter(), time.process_time()
-            for _ in range(number[name]):
-                fn()
-            wall[name].append((time.perf_counter() - t0) / number[name])
-            cpu[name].append((time.process_time() - c0) / number[name])
-    out = {name: float(np.median(ts)) for name, ts in wall.items()}
-    out.update({f"{name}_cpu": float(np.median(ts)) for name, ts in cpu.items()})
-    return out
-
-
-def _peak_bytes(fn) -> int:
-    """Peak bytes allocated through Python's allocators (NumPy included) during fn(), tracemalloc."""
-    import gc
-    import tracemalloc
-
-    gc.collect()
-    tracemalloc.start()
-    try:
-        base, _ = tracemalloc.get_traced_memory()
-        fn()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return int(peak - base)
-
-
-_RSS_SCRIPT = """
-import json, sys
-import numpy as np
-from attention_graph.sparse import edge_attention, random_graph_edges
-
-def status_kib(field):
-    with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
-
-n, degree, d, seed = (int(x) for x in sys.argv[1:5])
-rng = np.random.default_rng(seed)
-Q, K, V = (rng.standard_normal((n, d)) for _ in range(3))
-edges = rng.permutation(random_graph_edges(n, degree, rng))
-setup_hwm, before = status_kib("VmHWM"), status_kib("VmRSS")
-try:
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")  # reset the peak (VmHWM) to the current resident size
-    reset = True
-except OSError:
-    reset = False
-Y = edge_attention(Q, K, V, edges)
-call_hwm = status_kib("VmHWM")
-print(json.dumps({"setup_hwm": setup_hwm, "before": before, "call_hwm": call_hwm, "reset": reset,
-                  "E": int(edges.shape[0]), "finite": bool(np.isfinite(Y).all())}))
-"""
-
-
-def _subprocess_peak_rss(n: int, degree: int, d: int, seed: int) -> dict:
-    """Peak resident memory of a fresh Python process that builds the inputs and runs edge_attention.
-
-    Read from ``VmHWM`` in ``/proc/self/status`` (Linux). ``process_peak_bytes`` covers the whole
-    process: interpreter, libraries, graph generation, inputs and the call. The high-water mark is
-    reset just before the call (``/proc/self/clear_refs``), so ``call_peak_rss_bytes`` is the peak
-    during the call alone, inputs included, against ``rss_before_bytes`` held just before it.
-    ``ru_maxrss`` is not used: on Linux it keeps the parent's high-water mark through fork and exec,
-    and reported the size of the benchmark process that launched this one.
-    """
-    import json
-    import subprocess
-    import sys
-
-    out = subprocess.run([sys.executable, "-c", _RSS_SCRIPT, str(n), str(degree), str(d), str(seed)],
-                         capture_output=True, text=True, check=True)
-    rec = json.loads(out.stdout.strip().splitlines()[-1])
-    return {"n": n, "E": rec["E"], "d": d, "finite": rec["finite"], "hwm_reset": rec["reset"],
-            "rss_before_bytes": rec["before"] * 1024,
-            "call_peak_rss_bytes": rec["call_hwm"] * 1024,
-            "process_peak_bytes": max(rec["setup_hwm"], rec["call_hwm"]) * 1024}
-
-
-def fit_loglog_slope(x, y) -> float:
-    """Least-squares slope of log y against log x."""
-    x, y = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))  # (k,), (k,)
-    return float(np.polyfit(x, y, 1)[0])
-
-
-def benchmark(quick: bool = False) -> dict:
-    """Dense against sparse attention over a range of n at a fixed average degree; see the module doc.
-
-    Times are medians of interleaved rounds, wall clock (``*_seconds``) and CPU time of the process
-    (``*_cpu_seconds``); ``*_peak_bytes`` is the peak that tracemalloc saw during one call (NumPy's
-    and SciPy's array allocations; the inputs are not counted); the flagship size also records the
-    peak resident memory of a fresh process (see ``_subprocess_peak_rss``). The fitted slope and the ratio use the wall clock; their
-    CPU-time versions are recorded beside them.
-    """
-    from scipy.sparse import csr_array
-
-    degree, d, seed = FLAGSHIP["degree"], FLAGSHIP["d"], 2024
-    if quick:
-        ns_dense, ns_sparse, repeat, flagship = [64, 128, 256], [64, 128, 256, 1000, 2000], 3, 2000
-    else:
-        ns_dense = [250, 500, 1000, 2000, 4000]
-        ns_sparse = [250, 500, 1000, 2000, 4000, 10_000, 20_000, 50_000, FLAGSHIP["n"]]
-        repeat, flagship = 7, FLAGSHIP["n"]
-    import os
-
-    load_start = list(os.getloadavg())
-    rng = np.random.default_rng(seed)
-    sizes = []
-    for n in ns_sparse:
-        Q, K, V = (rng.standard_normal((n, d)) for _ in range(3))  # (n, d) each
-        edges = random_graph_edges(n, degree, rng)  # (E, 2), sorted
-        shuffled = rng.permutation(edges)  # (E, 2), the same graph in random order
-        A = csr_array((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(n, n))
-        A.sort_indices()
-        fns = {
-            "sparse": lambda: edge_attention(Q, K, V, shuffled),
-            "sparse_sorted_input": lambda: edge_attention(Q, K, V, edges),
-            "csr": lambda: csr_attention(Q, K, V, A),
-            "unsorted_at": lambda: unsorted_attention(Q, K, V, shuffled),
-            "gather": lambda: gather_rows(K, V, edges[:, 1]),
-        }
-        row = {"n": n, "E": int(len(edges))}
-        if n in ns_dense:
-            M = edges_to_mask(edges, n, n)  # (n, n)
-            fns["dense"] = lambda: attention(Q, K, V, mask=M)
-            row["dense_peak_bytes"] = _peak_bytes(fns["dense"])
-        row.update({f"{k}_seconds": v for k, v in _interleaved_medians(fns, repeat).items()})
-        row["sparse_peak_bytes"] = _peak_bytes(fns["sparse"])
-        row["csr_peak_bytes"] = _peak_bytes(fns["csr"])
-        row["input_bytes"] = int(Q.nbytes + K.nbytes + V.nbytes + shuffled.nbytes)
-        sizes.append(row)
-        del fns, Q, K, V, A, edges, shuffled
-    E_lo, E_hi = (1e3, 2e4) if quick else (1e4, 1e6)
-    fit = [r for r in sizes if E_lo <= r["E"] <= E_hi]
-    slope = fit_loglog_slope([r["E"] for r in fit], [r["sparse_seconds"] for r in fit])
-    slope_cpu = fit_loglog_slope([r["E"] for r in fit], [r["sparse_cpu_seconds"] for r in fit])
-    top = sizes[-1]
-    best = min(("csr", "unsorted_at"), key=lambda k: top[f"{k}_seconds"])
-    best_cpu = min(("csr", "unsorted_at"), key=lambda k: top[f"{k}_cpu_seconds"])
-    return {
-        "degree": degree, "d": d, "dtype": "float64", "seed": seed, "repeat": repeat, "chunk": CHUNK,
-        "timing": ("median over interleaved rounds of wall-clock seconds per call; each round repeats "
-                   "a call enough times to last 0.05 s; one warm-up call each"),
-        "memory": ("*_peak_bytes: tracemalloc peak during one call, inputs excluded (NumPy and SciPy "
-                   "arrays are traced); flagship: VmHWM (peak resident set) of a fresh process, "
-                   "for the whole process and, after a reset, for the call alone"),
-        "dense_call": "attention(Q, K, V, mask=M) with the dense boolean mask M built beforehand",
-        "sparse_call": "edge_attention(Q, K, V, edges) with the edges in random order (it sorts them)",
-        "sizes": sizes,
-        "slope": {"E_min": int(fit[0]["E"]), "E_max": int(fit[-1]["E"]), "points": len(fit),
-                  "value": slope, "value_cpu": slope_cpu},
-        "ratio": {"n": top["n"], "E": top["E"], "best": best, "best_cpu": best_cpu,
-                  "value": top["sparse_seconds"] / top[f"{best}_seconds"],
-                  "value_cpu": top["sparse_cpu_seconds"] / top[f"{best_cpu}_cpu_seconds"]},
-        "flagship": _subprocess_peak_rss(flagship, degree, d, seed),
-        "load_average_start": load_start, "load_average_end": list(os.getloadavg()),
-        "note": ("run on a machine shared with other processes (other authors' builds); medians "
-                 "of interleaved repeats limit, but do not remove, the effect of their load"),
-    }
-
-
-FORMULATIONS = {
-    "csr": "the lean CSR formulation (graph given as a SciPy CSR matrix, no checks)",
-    "unsorted_at": "the ufunc.at formulation (edges in any order, no checks)",
-}
-
-
-def benchmark_summary(record: dict) -> dict:
-    """The numbers the chapter quotes from a benchmark record, as plain Python values."""
-    res, mach = record["results"], record["machine"]
-    rows = res["sizes"]
-    top, flag = rows[-1], res["flagship"]
-    dense = [r for r in rows if "dense_seconds" in r]
-    biggest_dense = dense[-1]
-    costs = cost_counts(top["n"], top["E"], res["d"])
-    return {
-        "quick": bool(record["quick"]),
-        "degree": int(res["degree"]), "d": int(res["d"]), "repeat": int(res["repeat"]),
-        "n_min": int(rows[0]["n"]), "n_max": int(top["n"]), "n_dense_max": int(biggest_dense["n"]),
-        "dense_over_sparse_at_dense_max": biggest_dense["dense_seconds"] / biggest_dense["sparse_seconds"],
-        "dense_peak_over_one_w": biggest_dense["dense_peak_bytes"] / (8 * biggest_dense["n"] ** 2),
-        "block_buffer_mb": 2 * res["chunk"] * res["d"] * 8 / 1e6,
-        "slope": float(res["slope"]["value"]), "slope_cpu": float(res["slope"]["value_cpu"]),
-        "slope_E_min": int(res["slope"]["E_min"]), "slope_E_max": int(res["slope"]["E_max"]),
-        "slope_points": int(res["slope"]["points"]),
-        "ratio": float(res["ratio"]["value"]), "ratio_cpu": float(res["ratio"]["value_cpu"]),
-        "ratio_E": int(res["ratio"]["E"]), "best": FORMULATIONS[res["ratio"]["best"]],
-        "sparse_seconds_top": float(top["sparse_seconds"]),
-        "best_seconds_top": float(top[f"{res['ratio']['best']}_seconds"]),
-        "sorted_seconds_top": float(top["sparse_sorted_input_seconds"]),
-        "gather_seconds_top": float(top["gather_seconds"]),
-        "call_peak_mb": top["sparse_peak_bytes"] / 1e6,
-        "input_mb": top["input_bytes"] / 1e6,
-        "flag_n": int(flag["n"]), "flag_E": int(flag["E"]), "flag_d": int(flag["d"]),
-        "process_peak_mb": flag["process_peak_bytes"] / 1e6,
-        "call_rss_peak_mb": flag["call_peak_rss_bytes"] / 1e6,
-        "rss_before_mb": flag["rss_before_bytes"] / 1e6,
-        "dense_w_gb": costs["dense_weight_bytes"] / 1e9,
-        "cpus": int(mach["cpus"]), "date": str(mach["date"]),
-        "versions": f"Python {mach['python']}, NumPy {mach['numpy']}, SciPy {mach['scipy']}",
-    }
-
-
-def read_record(path=None) -> dict:
-    """The committed benchmark record ``book/data/bench_sparse.json`` (or ``path``)."""
-    import json
-    from pathlib import Path
-
-    from .bench import DATA
-
-    path = Path(path) if path is not None else DATA / "bench_sparse.json"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: run `python -m attention_graph.bench sparse`")
-    return json.loads(path.read_text())

@@ -1,10 +1,182 @@
-"""Markdown tables and page summaries the chapters glue (presentation only: no computation)."""
+"""Presentation for the pages: Markdown tables and the summaries a page quotes, in one place.
+
+Nothing here computes a result of the book: every function formats what a concept module computed
+(or what a benchmark recorded) for ``{glue:md}`` and ``{glue:text}``.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
-__all__ = ["club_accuracy_table", "club_readout_table"]
+from .graph import _labels
+from .scores import scaled_scores
+from .softmax import softmax
+from .sparse import cost_counts
+from .validation import as_matrix, check_same
+from .worked_example import (
+    PEOPLE,
+    PUBLISHED,
+    PUBLISHED_DECIMALS,
+    asymmetry_pairs,
+    displacement,
+    distance_to_mean,
+    embeddings,
+    exact_scores,
+    exact_weights,
+    index,
+    published_values,
+    row_normalisers,
+)
+
+__all__ = ["markdown_table", "claims_table", "movement_table", "asymmetry_table", "outputs_table",
+           "trace_table", "sparse_benchmark_summary"]
+
+
+# --------------------------------------------------------------------------------------------------
+# Tables (Markdown, glued with {glue:md})
+# --------------------------------------------------------------------------------------------------
+
+
+def markdown_table(M, row_labels, col_labels, fmt: str = "{:.3f}", corner: str = "") -> str:
+    """A Markdown table of the 2-d array ``M`` with named rows and columns."""
+    M = np.asarray(M)
+    if M.ndim != 2:
+        raise ValueError(f"M must be a 2-d array; got shape {M.shape}")
+    row_labels, col_labels = list(row_labels), list(col_labels)
+    if len(row_labels) != M.shape[0] or len(col_labels) != M.shape[1]:
+        raise ValueError(f"labels must match M's shape {M.shape}; got {len(row_labels)} row and "
+                         f"{len(col_labels)} column labels")
+    lines = ["| " + " | ".join([corner] + col_labels) + " |",
+             "|" + "---|" * (len(col_labels) + 1)]
+    for name, row in zip(row_labels, M):
+        cells = [c if isinstance(c, str) else fmt.format(c) for c in row]
+        lines.append("| " + " | ".join([f"**{name}**"] + cells) + " |")
+    return "\n".join(lines)
+
+
+def claims_table() -> str:
+    """The article's published numbers beside their exact forms and the package's decimals (Markdown)."""
+    S = scaled_scores(embeddings(), embeddings())  # (4, 4)
+    W = softmax(S)  # (4, 4)
+    exact = {"S": exact_scores(), "W": exact_weights()}
+    computed = published_values(S, W)  # (5,)
+    rows = ["| entry | exact | computed | the article |", "|---|---|---|---|"]
+    for (m, i, j, v), x in zip(PUBLISHED, computed):
+        what = "score" if m == "S" else "weight"
+        tex = sp.latex(exact[m][index(i), index(j)])
+        rows.append(f"| {what} {i} → {j} | ${tex}$ | {x:.6f} | {v:.{PUBLISHED_DECIMALS}f} |")
+    return "\n".join(rows)
+
+
+def movement_table(X, Y, labels=PEOPLE) -> str:
+    """Markdown: each row's x_i, y_i, its distance to the mean x̄ before and after, and ‖y_i − x_i‖."""
+    X = as_matrix(X, "X", shape_doc="(n, 2)")  # (n, 2)
+    Y = as_matrix(Y, "Y", shape_doc="(n, 2)")  # (n, 2)
+    labels = list(labels)
+    if len(labels) != X.shape[0]:
+        raise ValueError(f"labels must name the {X.shape[0]} rows; got {len(labels)} labels")
+    before = distance_to_mean(X)  # (n,)
+    after = np.linalg.norm(Y - X.mean(axis=0), axis=1)  # (n,)
+    moved = displacement(X, Y)  # (n,)
+    rows = ["| | $x_i$ | $y_i$ | $\\lVert x_i - \\bar{x} \\rVert$ | $\\lVert y_i - \\bar{x} \\rVert$ "
+            "| $\\lVert y_i - x_i \\rVert$ |", "|---|---|---|---|---|---|"]
+    for k, name in enumerate(labels):
+        x = ", ".join(f"{v:g}" for v in X[k])
+        y = ", ".join(f"{v:.3f}" for v in Y[k])
+        rows.append(f"| **{name}** | ({x}) | ({y}) | {before[k]:.3f} | {after[k]:.3f} | {moved[k]:.3f} |")
+    return "\n".join(rows)
+
+
+def asymmetry_table(W, S, labels=PEOPLE) -> str:
+    """Markdown: every pair i < j with W_ij, W_ji, their gap and Z_j/Z_i, largest gap first."""
+    W = as_matrix(W, "W", shape_doc="(n, n)")  # (n, n)
+    Z = row_normalisers(S)  # (n,)
+    labels = list(labels)
+    check_same(len(labels), W.shape[0], "labels must name every row of W")
+    check_same(len(Z), W.shape[0], "S and W must have the same number of rows")
+    rows = ["| $i$ | $j$ | $W_{ij}$ | $W_{ji}$ | $W_{ij} - W_{ji}$ | $W_{ij}/W_{ji}$ | $Z_j/Z_i$ |",
+            "|---|---|---|---|---|---|---|"]
+    for i, j, wij, wji in asymmetry_pairs(W):
+        rows.append(f"| {labels[i]} | {labels[j]} | {wij:.3f} | {wji:.3f} | {wij - wji:+.3f} "
+                    f"| {wij / wji:.3f} | {Z[j] / Z[i]:.3f} |")
+    return "\n".join(rows)
+
+
+def outputs_table(X, models: dict, labels, fmt: str = "{:.3f}") -> str:
+    """A Markdown table: one row per node, its input x and its output y under each model."""
+    X = as_matrix(X, "X", shape_doc="(n, d)")  # (n, d)
+    labels = _labels(labels, X.shape[0])
+
+    def vec(v) -> str:
+        return "(" + ", ".join(fmt.format(float(x)).replace("-", "−") for x in v) + ")"
+
+    head = ["node", "input $x$"] + [f"{name} $y$" for name in models]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for i, name in enumerate(labels):
+        cells = [name, vec(X[i])] + [vec(Y[i]) for Y, _ in models.values()]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def trace_table(trace: list[dict], labels) -> str:
+    """A Markdown table of :func:`online_trace`, one row per block, keys named by ``labels``."""
+    labels = [str(x) for x in labels]
+    rows = ["| step | keys read | $m$ | $\\ell$ | $o$ |", "| --- | --- | --- | --- | --- |"]
+    for step, entry in enumerate(trace, 1):
+        names = ", ".join(labels[j] for j in entry["keys"])
+        o = ", ".join(f"{x:.3f}" for x in entry["o"])
+        rows.append(f"| {step} | {names} | {entry['m']:.3f} | {entry['ell']:.3f} | ({o}) |")
+    return "\n".join(rows)
+
+
+# --------------------------------------------------------------------------------------------------
+# Summaries of benchmark records (plain Python values, glued with {glue:text})
+# --------------------------------------------------------------------------------------------------
+
+SPARSE_FORMULATIONS = {
+    "csr": "the lean CSR formulation (graph given as a SciPy CSR matrix, no checks)",
+    "unsorted_at": "the ufunc.at formulation (edges in any order, no checks)",
+}
+
+
+def sparse_benchmark_summary(record: dict) -> dict:
+    """The numbers the chapter quotes from a benchmark record, as plain Python values."""
+    res, mach = record["results"], record["machine"]
+    rows = res["sizes"]
+    top, flag = rows[-1], res["flagship"]
+    dense = [r for r in rows if "dense_seconds" in r]
+    biggest_dense = dense[-1]
+    costs = cost_counts(top["n"], top["E"], res["d"])
+    return {
+        "quick": bool(record["quick"]),
+        "degree": int(res["degree"]), "d": int(res["d"]), "repeat": int(res["repeat"]),
+        "n_min": int(rows[0]["n"]), "n_max": int(top["n"]), "n_dense_max": int(biggest_dense["n"]),
+        "dense_over_sparse_at_dense_max": biggest_dense["dense_seconds"] / biggest_dense["sparse_seconds"],
+        "dense_peak_over_one_w": biggest_dense["dense_peak_bytes"] / (8 * biggest_dense["n"] ** 2),
+        "block_buffer_mb": 2 * res["chunk"] * res["d"] * 8 / 1e6,
+        "slope": float(res["slope"]["value"]), "slope_cpu": float(res["slope"]["value_cpu"]),
+        "slope_E_min": int(res["slope"]["E_min"]), "slope_E_max": int(res["slope"]["E_max"]),
+        "slope_points": int(res["slope"]["points"]),
+        "ratio": float(res["ratio"]["value"]), "ratio_cpu": float(res["ratio"]["value_cpu"]),
+        "ratio_E": int(res["ratio"]["E"]), "best": SPARSE_FORMULATIONS[res["ratio"]["best"]],
+        "sparse_seconds_top": float(top["sparse_seconds"]),
+        "best_seconds_top": float(top[f"{res['ratio']['best']}_seconds"]),
+        "sorted_seconds_top": float(top["sparse_sorted_input_seconds"]),
+        "gather_seconds_top": float(top["gather_seconds"]),
+        "call_peak_mb": top["sparse_peak_bytes"] / 1e6,
+        "input_mb": top["input_bytes"] / 1e6,
+        "flag_n": int(flag["n"]), "flag_E": int(flag["E"]), "flag_d": int(flag["d"]),
+        "process_peak_mb": flag["process_peak_bytes"] / 1e6,
+        "call_rss_peak_mb": flag["call_peak_rss_bytes"] / 1e6,
+        "rss_before_mb": flag["rss_before_bytes"] / 1e6,
+        "dense_w_gb": costs["dense_weight_bytes"] / 1e9,
+        "cpus": int(mach["cpus"]), "date": str(mach["date"]),
+        "versions": f"Python {mach['python']}, NumPy {mach['numpy']}, SciPy {mach['scipy']}",
+    }
+
+
+__all__ += ["club_accuracy_table", "club_readout_table"]
 
 
 def club_accuracy_table(accuracy: dict, fmt: str = "{:.3f}") -> str:

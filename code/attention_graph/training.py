@@ -19,10 +19,11 @@ import math
 
 import numpy as np
 
-from .attention import attention
+from .attention import AttentionGraph, attention
 from .backward import attention_backward, softmax_backward
-from .graph import gcn_propagation, graph_mask, leaky_relu, mean_propagation, GAT_NEGATIVE_SLOPE
-from .karate import club_graph, standardised_pe
+from .graph import GAT_NEGATIVE_SLOPE, gcn_propagation, graph_mask, leaky_relu, mean_propagation
+from .graph_tools import attention_rollout, pagerank, spectral_bipartition
+from .karate import adjusted_rand_index, club_graph, standardised_pe
 from .softmax import softmax
 
 __all__ = ["adam", "cross_entropy", "sequence_task", "init_sequence_model", "sequence_model",
@@ -320,9 +321,6 @@ def attention_readout(W, data: dict) -> dict:
     ``same_faction``: the mean over members of the attention mass on members of their own faction;
     ``ari``: agreement of the spectral bipartition with the recorded split; ``pagerank`` (n,).
     """
-    from .graph_tools import pagerank, spectral_bipartition
-    from .karate import adjusted_rand_index
-
     club = data["club"]
     same = club[:, None] == club[None, :]  # (n, n)
     return {"same_faction": float((W * same).sum(axis=1).mean()),
@@ -336,9 +334,6 @@ def club_study(seeds: int = 20, steps: int = 100, lr: float = 0.01) -> dict:
     Returns ``accuracy[kind]`` (seeds,) and, for GAT and the Graph Transformer, the graph tools'
     readouts of the first layer's attention and of the rollout of both layers, before and after.
     """
-    from .graph import AttentionGraph
-    from .graph_tools import attention_rollout
-
     data = club_features()
     labels = tuple(str(i) for i in range(len(data["club"])))
     out = {"accuracy": {k: [] for k in CLUB_MODELS}, "readout": {}, "steps": steps, "lr": lr,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_matrix", "as_mask", "as_edges", "as_qkv", "check_same"]
+__all__ = ["as_matrix", "as_square", "as_mask", "as_edges", "as_qkv", "as_int", "as_rng", "check_same"]
 
 
 def _float_dtype(x: np.ndarray, name: str) -> np.dtype:
@@ -57,6 +57,52 @@ def as_matrix(x, name: str, *, shape_doc: str = "(n, d)") -> np.ndarray:
             f"({int(bad.sum())} non-finite entries in all)"
         )
     return arr
+
+
+def as_square(x, name: str, *, note: str = "") -> np.ndarray:
+    """Return ``x`` as a finite square (n, n) float array, or raise naming ``name``.
+
+    >>> as_square([[1, 2], [3, 4]], "A").shape
+    (2, 2)
+    >>> as_square([[1, 2]], "A")
+    Traceback (most recent call last):
+    ...
+    ValueError: A must be square (n, n); got shape (1, 2)
+    """
+    M = as_matrix(x, name, shape_doc="(n, n)")  # (n, n)
+    if M.shape[0] != M.shape[1]:
+        raise ValueError(f"{name} must be square (n, n){note}; got shape {M.shape}")
+    return M
+
+
+def as_int(value, name: str, *, low: int = 1, high: int | None = None, what: str | None = None) -> int:
+    """``value`` as a Python int in [low, high]: a TypeError if it is no integer, else a ValueError.
+
+    Booleans are refused (``True`` is no count). ``what`` overrides the description in the message.
+
+    >>> as_int(np.int64(3), "n")
+    3
+    >>> as_int(0, "n")
+    Traceback (most recent call last):
+    ...
+    ValueError: n must be a positive integer; got 0
+    """
+    if what is None:
+        what = ("a positive integer" if (low, high) == (1, None) else
+                f"an integer >= {low}" if high is None else f"an integer from {low} to {high}")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be {what}; got {value!r} of type {type(value).__name__}")
+    if value < low or (high is not None and value > high):
+        raise ValueError(f"{name} must be {what}; got {value!r}")
+    return int(value)
+
+
+def as_rng(rng, name: str = "rng") -> np.random.Generator:
+    """``rng`` if it is a ``numpy.random.Generator`` (``np.random.default_rng(seed)``), else a TypeError."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"{name} must be a numpy.random.Generator (np.random.default_rng(seed)); "
+                        f"got {type(rng).__name__}")
+    return rng
 
 
 def as_mask(mask, name: str, shape: tuple[int, int]) -> np.ndarray:

@@ -12,20 +12,21 @@ import itertools
 
 import numpy as np
 import sympy as sp
+from mpmath import iv, mpf
 
-from .attention import attention
-from .graph import AttentionGraph
+from .attention import AttentionGraph, attention
+from .qkv import rotation
 from .registry import derivation
 from .scores import scaled_scores
 from .softmax import softmax
-from .validation import as_matrix, check_same
+from .validation import as_int, as_matrix, as_square, check_same
 
 __all__ = ["PEOPLE", "PUBLISHED", "PUBLISHED_DECIMALS", "embeddings", "path_adjacency",
            "attention_layer", "index", "published_values", "matches_published", "integer_search",
-           "square_symmetries", "orthogonal_between", "rotation", "distance_to_mean",
+           "square_symmetries", "orthogonal_between", "distance_to_mean",
            "displacement", "row_normalisers", "asymmetry_pairs", "row_entropy", "exact_gram",
            "exact_scores", "exact_weights", "gram_in_plane", "recovery_intervals", "recovery_point",
-           "markdown_table", "claims_table", "movement_table", "asymmetry_table"]
+]
 
 PEOPLE: tuple[str, ...] = ("Carla", "Ana", "Bruno", "Diego")
 
@@ -107,8 +108,8 @@ def matches_published(S, W, decimals: int = PUBLISHED_DECIMALS) -> np.ndarray:
 def _stacked_scores_and_weights(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """S = X Xᵀ/√d and its row softmax for a stack of candidates X of shape (m, n, d)."""
     S = np.einsum("mid,mjd->mij", X, X) / np.sqrt(X.shape[-1])  # (m, n, n)
-    E = np.exp(S - S.max(axis=-1, keepdims=True))  # (m, n, n)
-    return S, E / E.sum(axis=-1, keepdims=True)  # (m, n, n), (m, n, n)
+    W = softmax(S.reshape(-1, S.shape[-1])).reshape(S.shape)  # (m, n, n), row by row
+    return S, W  # (m, n, n), (m, n, n)
 
 
 def integer_search(values=range(-2, 3), decimals: int = PUBLISHED_DECIMALS) -> np.ndarray:
@@ -160,15 +161,6 @@ def orthogonal_between(X1, X2, tol: float = 1e-12) -> np.ndarray | None:
     return None
 
 
-def rotation(theta: float) -> np.ndarray:
-    """R(θ) = [[cos θ, sin θ], [−sin θ, cos θ]]: x ↦ x R turns row vectors by θ counter-clockwise. (2, 2)."""
-    theta = float(theta)
-    if not np.isfinite(theta):
-        raise ValueError(f"theta must be a finite angle in radians; got {theta}")
-    c, s = np.cos(theta), np.sin(theta)
-    return np.array([[c, s], [-s, c]])  # (2, 2)
-
-
 # --------------------------------------------------------------------------------------------------
 # Reading the example: distances, movements, asymmetry
 # --------------------------------------------------------------------------------------------------
@@ -204,9 +196,7 @@ def row_normalisers(S) -> np.ndarray:
 
 def asymmetry_pairs(W) -> list[tuple[int, int, float, float]]:
     """(i, j, W_ij, W_ji) for each pair i < j, largest |W_ij − W_ji| first (ties by i, then j)."""
-    W = as_matrix(W, "W", shape_doc="(n, n)")  # (n, n)
-    if W.shape[0] != W.shape[1]:
-        raise ValueError(f"W must be square (n, n); got shape {W.shape}")
+    W = as_square(W, "W")  # (n, n)
     pairs = [(i, j, float(W[i, j]), float(W[j, i]))
              for i in range(W.shape[0]) for j in range(i + 1, W.shape[0])]
     return sorted(pairs, key=lambda p: (-abs(p[2] - p[3]), p[0], p[1]))
@@ -297,10 +287,7 @@ def recovery_intervals(decimals: int = PUBLISHED_DECIMALS) -> dict[str, tuple[fl
     (eq-worked-recover-g, eq-worked-recover-t-bruno, eq-worked-recover-t-diego). Returns
     ``{"g": (lo, hi), "h": ..., "t_bruno": ..., "t_diego": ...}`` as floats rounded outward.
     """
-    from mpmath import iv, mpf
-
-    if not isinstance(decimals, int) or isinstance(decimals, bool) or decimals < 1:
-        raise ValueError(f"decimals must be a positive integer; got {decimals!r}")
+    decimals = as_int(decimals, "decimals")
     iv.dps = 30
     half = mpf(10) ** (-decimals) / 2
     pub = {(m, i, j): mpf(str(v)) for m, i, j, v in PUBLISHED}
@@ -322,75 +309,6 @@ def recovery_intervals(decimals: int = PUBLISHED_DECIMALS) -> dict[str, tuple[fl
 
     found = {"g": g_, "h": h_, "t_bruno": r2 * iv.log(rest(wb)), "t_diego": -r2 * iv.log(rest(wd))}
     return {k: (float(v.a), float(v.b)) for k, v in found.items()}
-
-
-# --------------------------------------------------------------------------------------------------
-# Tables for the page (Markdown, glued with {glue:md})
-# --------------------------------------------------------------------------------------------------
-
-def markdown_table(M, row_labels, col_labels, fmt: str = "{:.3f}", corner: str = "") -> str:
-    """A Markdown table of the 2-d array ``M`` with named rows and columns."""
-    M = np.asarray(M)
-    if M.ndim != 2:
-        raise ValueError(f"M must be a 2-d array; got shape {M.shape}")
-    row_labels, col_labels = list(row_labels), list(col_labels)
-    if len(row_labels) != M.shape[0] or len(col_labels) != M.shape[1]:
-        raise ValueError(f"labels must match M's shape {M.shape}; got {len(row_labels)} row and "
-                         f"{len(col_labels)} column labels")
-    lines = ["| " + " | ".join([corner] + col_labels) + " |",
-             "|" + "---|" * (len(col_labels) + 1)]
-    for name, row in zip(row_labels, M):
-        cells = [c if isinstance(c, str) else fmt.format(c) for c in row]
-        lines.append("| " + " | ".join([f"**{name}**"] + cells) + " |")
-    return "\n".join(lines)
-
-
-def claims_table() -> str:
-    """The article's published numbers beside their exact forms and the package's decimals (Markdown)."""
-    S = scaled_scores(embeddings(), embeddings())  # (4, 4)
-    W = softmax(S)  # (4, 4)
-    exact = {"S": exact_scores(), "W": exact_weights()}
-    computed = published_values(S, W)  # (5,)
-    rows = ["| entry | exact | computed | the article |", "|---|---|---|---|"]
-    for (m, i, j, v), x in zip(PUBLISHED, computed):
-        what = "score" if m == "S" else "weight"
-        tex = sp.latex(exact[m][index(i), index(j)])
-        rows.append(f"| {what} {i} → {j} | ${tex}$ | {x:.6f} | {v:.{PUBLISHED_DECIMALS}f} |")
-    return "\n".join(rows)
-
-
-def movement_table(X, Y, labels=PEOPLE) -> str:
-    """Markdown: each row's x_i, y_i, its distance to the mean x̄ before and after, and ‖y_i − x_i‖."""
-    X = as_matrix(X, "X", shape_doc="(n, 2)")  # (n, 2)
-    Y = as_matrix(Y, "Y", shape_doc="(n, 2)")  # (n, 2)
-    labels = list(labels)
-    if len(labels) != X.shape[0]:
-        raise ValueError(f"labels must name the {X.shape[0]} rows; got {len(labels)} labels")
-    before = distance_to_mean(X)  # (n,)
-    after = np.linalg.norm(Y - X.mean(axis=0), axis=1)  # (n,)
-    moved = displacement(X, Y)  # (n,)
-    rows = ["| | $x_i$ | $y_i$ | $\\lVert x_i - \\bar{x} \\rVert$ | $\\lVert y_i - \\bar{x} \\rVert$ "
-            "| $\\lVert y_i - x_i \\rVert$ |", "|---|---|---|---|---|---|"]
-    for k, name in enumerate(labels):
-        x = ", ".join(f"{v:g}" for v in X[k])
-        y = ", ".join(f"{v:.3f}" for v in Y[k])
-        rows.append(f"| **{name}** | ({x}) | ({y}) | {before[k]:.3f} | {after[k]:.3f} | {moved[k]:.3f} |")
-    return "\n".join(rows)
-
-
-def asymmetry_table(W, S, labels=PEOPLE) -> str:
-    """Markdown: every pair i < j with W_ij, W_ji, their gap and Z_j/Z_i, largest gap first."""
-    W = as_matrix(W, "W", shape_doc="(n, n)")  # (n, n)
-    Z = row_normalisers(S)  # (n,)
-    labels = list(labels)
-    check_same(len(labels), W.shape[0], "labels must name every row of W")
-    check_same(len(Z), W.shape[0], "S and W must have the same number of rows")
-    rows = ["| $i$ | $j$ | $W_{ij}$ | $W_{ji}$ | $W_{ij} - W_{ji}$ | $W_{ij}/W_{ji}$ | $Z_j/Z_i$ |",
-            "|---|---|---|---|---|---|---|"]
-    for i, j, wij, wji in asymmetry_pairs(W):
-        rows.append(f"| {labels[i]} | {labels[j]} | {wij:.3f} | {wji:.3f} | {wij - wji:+.3f} "
-                    f"| {wij / wji:.3f} | {Z[j] / Z[i]:.3f} |")
-    return "\n".join(rows)
 
 
 def recovery_point() -> dict[str, float]:

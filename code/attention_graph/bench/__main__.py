@@ -1,40 +1,41 @@
-"""The command line of the benchmarks; see :mod:`attention_graph.bench`."""
+"""``python -m attention_graph.bench {sparse,blockwise,backward,training} [--quick] [--out PATH]``.
 
+Writes the JSON record (the machine, the versions, the results) to ``--out``, or prints it. The
+committed record of a benchmark is ``code/attention_graph/data/bench_NAME.json``: pass that path as
+``--out`` after a full run on the machine the record will name.
+"""
+
+from __future__ import annotations
+
+import argparse
 import importlib
 import json
 import sys
-from importlib.resources import files
 from pathlib import Path
 
-from .harness import DATA, machine
-from .harness import main as legacy_main
-
-# Benchmarks that live in this subpackage; their full records are package data (attention_graph/data).
-OWN = {"backward", "training"}
+from . import NAMES
+from .harness import machine
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0] not in OWN:
-        return legacy_main(argv)
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m attention_graph.bench")
-    parser.add_argument("name", choices=sorted(OWN))
+    parser = argparse.ArgumentParser(prog="python -m attention_graph.bench", description=__doc__)
+    parser.add_argument("name", choices=NAMES, help="which benchmark")
     parser.add_argument("--quick", action="store_true", help="small sizes, to check it runs")
-    parser.add_argument("--out", type=Path, default=None, help="where to write the JSON record")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="where to write the JSON record (default: standard output)")
     args = parser.parse_args(argv)
     module = importlib.import_module(f"attention_graph.bench.{args.name}")
     record = {"benchmark": args.name, "quick": args.quick, "machine": machine(),
               "results": module.benchmark(quick=args.quick)}
-    default = (DATA.parents[1] / "_build" / f"bench_{args.name}_quick.json" if args.quick
-               else Path(str(files("attention_graph") / "data" / f"bench_{args.name}.json")))
-    out = args.out or default
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {out}")
+    text = json.dumps(record, indent=1, sort_keys=True) + "\n"
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -11,25 +11,21 @@ from the measured ones as c · n² (stated as extrapolated in the record).
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import time
 
 import numpy as np
 
+from ..backward import attention_backward
+from ..blockwise import blockwise_attention_backward
+from .harness import ONE_THREAD, in_subprocess
+from .memory import peak
+
 TARGET_MB = 400  # the target: blockwise backward at n = 16,384, d = 64, float64, block 256
-_THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 def measure_case(method: str, n: int, d: int, block_size: int, seed: int,
                  check_rows: int = 0) -> dict:
     """One backward call in THIS process (meant for a fresh one): peak memory and seconds."""
-    from ..backward import attention_backward
-    from ..blockwise import blockwise_attention_backward
-    from .memory import peak
-
     rng = np.random.default_rng(seed)
     Q, K, V, dY = (rng.standard_normal((n, d)) for _ in range(4))  # (n, d) each
     if method == "dense":
@@ -56,9 +52,6 @@ def measure_case(method: str, n: int, d: int, block_size: int, seed: int,
 
 def compare_case(n: int, d: int, block_size: int, seed: int) -> dict:
     """Dense and blockwise backward on the same inputs: the largest difference of dQ, dK, dV."""
-    from ..backward import attention_backward
-    from ..blockwise import blockwise_attention_backward
-
     rng = np.random.default_rng(seed)
     Q, K, V, dY = (rng.standard_normal((n, d)) for _ in range(4))  # (n, d) each
     dense = attention_backward(Q, K, V, dY)
@@ -70,13 +63,7 @@ def compare_case(n: int, d: int, block_size: int, seed: int) -> dict:
 
 def _fresh(function: str, **kwargs) -> dict:
     """``function(**kwargs)`` of this module in a fresh interpreter with one BLAS thread."""
-    code = ("import json, sys; from attention_graph.bench import backward as b; "
-            f"print(json.dumps(b.{function}(**json.loads(sys.argv[1]))))")
-    run = subprocess.run([sys.executable, "-c", code, json.dumps(kwargs)], capture_output=True,
-                         text=True, env={**os.environ, **_THREADS}, check=False)
-    if run.returncode != 0:
-        raise RuntimeError(f"benchmark case {function}({kwargs}) failed:\n{run.stderr[-3000:]}")
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    return in_subprocess(__name__, function, env=ONE_THREAD, **kwargs)
 
 
 def benchmark(quick: bool) -> dict:

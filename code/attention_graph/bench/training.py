@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import time
 
+from .. import training
+
 BUDGET_SECONDS = 20.0
 
 
@@ -20,8 +22,6 @@ def _timed(fn) -> dict:
 
 def benchmark(quick: bool) -> dict:
     """Wall and CPU seconds of each training run of the chapter, against the budget."""
-    from .. import training
-
     runs = {f"sequence: {task}": _timed(lambda task=task: training.train_sequence_model(
         task, steps=20 if quick else 200)) for task in ("previous", "reverse")}
     runs["karate: every model, every seed"] = _timed(

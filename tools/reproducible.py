@@ -2,11 +2,12 @@
 
 The book's sources are copied into two fresh folders with different paths, each is built from scratch
 with the strict flags of ``make book`` (the package imported from the copy, not from the checkout;
-different hash seeds; different dates, see ``VARIANTS``), and every file of the two ``_build/html`` trees is compared byte for byte. Any difference in an HTML,
+different hash seeds; different dates, see ``VARIANTS``), and every file of the two ``_build/html``
+trees is compared byte for byte. Any difference in an HTML,
 SVG or PNG file, in the search index or in any other output fails the check, with the first lines of
 the difference shown.
 
-    python tests/reproducible.py [--keep] [--serial]
+    python tools/reproducible.py [--keep] [--serial]
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ jupyter-cache, and Sphinx itself, decide what to re-execute from a page's own so
 file under the configured folders as a dependency of every page, so a change there makes Sphinx
 re-read, and with ``execute_notebooks: force`` re-execute, every page on the next build.
 
-Enable it in ``_config.yml`` under ``sphinx.extra_extensions``; ``attention_graph_watch`` lists the
+Enabled in ``_config.yml`` under ``sphinx.local_extensions``; ``attention_graph_watch`` lists the
 folders, relative to the book's root (default ``["code"]``).
 """
 

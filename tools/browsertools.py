@@ -3,7 +3,7 @@
 Shared by ``tests/test_browser.py`` (every page, checked as a reader sees it) and ``make pdf`` (the
 whole book printed by Chromium once MathJax has typeset it):
 
-    python tests/browsertools.py pdf [OUT.pdf]
+    python tools/browsertools.py pdf [OUT.pdf]
 
 Playwright's own browser download is not used: the system's Chromium is (``apt-get install
 chromium`` on Debian and Ubuntu), or the executable named by the ``CHROMIUM`` environment variable.

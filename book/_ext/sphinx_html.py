@@ -1,4 +1,4 @@
-"""A Sphinx extension for the book's HTML: notebooks to download, no duplicated script, no local path.
+"""A Sphinx extension for the book's HTML: notebooks to download, no duplicated script.
 
 **Notebook download.** sphinx-book-theme's download menu lists a page's ``.ipynb`` only when a launch button (Binder,
 JupyterHub, ...) is configured, and the book is offline. This extension copies the notebook that
@@ -13,46 +13,17 @@ after the HTML builder has started; Sphinx 7.4 then lists it twice in every page
 ``None``, once as ``""``), and the second copy throws "Identifier 'THEBE_JS_URL' has already been
 declared" in the reader's console. Each page keeps the first copy of every script.
 
-**No checkout path in the pages.** A cell that shows an error (tag ``raises-exception``) prints a
-traceback with absolute file names: ``/home/someone/attention-is-a-graph/code/...``. The pages and
-the notebooks offered for download show them relative to the book's root (``code/...``), so the
-output does not depend on where the book was built.
+No page shows a traceback (a cell that demonstrates an error catches it and prints the message), so
+no output holds the folder the book was built in; ``make reproducible`` checks it.
 
-Enable it in ``_config.yml`` under ``sphinx.extra_extensions``.
+Enabled in ``_config.yml`` under ``sphinx.local_extensions`` (it is the book's, not the package's).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
-
-from docutils import nodes
-
-
-def _roots(app) -> list[str]:
-    """The book's root folder as it may appear in output text, longest first, with a trailing /."""
-    roots = {str(Path(app.srcdir)), str(Path(app.srcdir).resolve())}
-    return sorted((r.rstrip(os.sep) + os.sep for r in roots), key=len, reverse=True)
-
-
-def without_roots(text: str, roots: list[str]) -> str:
-    """``text`` with every root folder removed, so that file names read relative to the book.
-
-    >>> without_roots("File /src/book/code/a.py:3, in f", ["/src/book/"])
-    'File code/a.py:3, in f'
-    """
-    for root in roots:
-        text = text.replace(root, "")
-    return text
-
-
-def _relative_paths_in_outputs(app, doctree) -> None:
-    roots = _roots(app)
-    for node in list(doctree.findall(nodes.Text)):
-        if any(root in node for root in roots):
-            node.parent.replace(node, nodes.Text(without_roots(str(node), roots)))
 
 
 def stable_cell_ids(notebook: dict, pagename: str) -> dict:
@@ -82,9 +53,7 @@ def _offer_notebook(app, pagename, templatename, context, doctree) -> None:
     executed = Path(app.env.mystnb_config.output_folder, *f"{pagename}.ipynb".split("/"))
     if not executed.exists():
         return
-    text = without_roots(executed.read_text(encoding="utf8"),
-                         [json.dumps(r)[1:-1] for r in _roots(app)])  # as JSON spells them
-    notebook = stable_cell_ids(json.loads(text), pagename)
+    notebook = stable_cell_ids(json.loads(executed.read_text(encoding="utf8")), pagename)
     target = Path(app.outdir, "_sources", *f"{pagename}.ipynb".split("/"))
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
@@ -124,7 +93,6 @@ def _drop_duplicate_scripts(app, pagename, templatename, context, doctree) -> No
 
 def setup(app):
     # Before sphinx-book-theme builds its download menu (priority 501).
-    app.connect("doctree-read", _relative_paths_in_outputs)
     app.connect("html-page-context", _offer_notebook, priority=500)
     app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
