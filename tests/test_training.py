@@ -46,7 +46,8 @@ def test_sequence_model_gradients_match_central_differences():
     _, grads = training.sequence_model_grads(params, X, targets)
     for name, P in params.items():
         numeric = oracles.central_difference(
-            lambda M: training.sequence_model_grads({**params, name: M}, X, targets)[0], P)
+            lambda M, name=name: training.sequence_model_grads({**params, name: M}, X, targets)[0],
+            P)
         np.testing.assert_allclose(grads[name], numeric, atol=1e-8, err_msg=name)
 
 
@@ -58,7 +59,7 @@ def test_club_model_gradients_match_central_differences(kind):
     assert set(grads) == set(params)
     for name, P in params.items():
         numeric = oracles.central_difference(
-            lambda M: training.club_model_grads(kind, {**params, name: M}, data)[0], P)
+            lambda M, name=name: training.club_model_grads(kind, {**params, name: M}, data)[0], P)
         np.testing.assert_allclose(grads[name], numeric, atol=1e-7, err_msg=f"{kind} {name}")
 
 

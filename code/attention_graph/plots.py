@@ -641,7 +641,7 @@ def plot_share_curves(runs: list[dict]):
 def plot_club_accuracy(accuracies: dict):
     """Accuracy on the unlabelled members, one dot per seed, one column per model."""
     fig, ax = plt.subplots(figsize=(6.0, 3.2))
-    for k, (name, values) in enumerate(accuracies.items()):
+    for k, values in enumerate(accuracies.values()):
         values = np.asarray(values, dtype=float)  # (seeds,)
         jitter = np.linspace(-0.15, 0.15, len(values))  # (seeds,)
         ax.plot(k + jitter, values, "o", ms=3, alpha=0.7)

@@ -166,8 +166,9 @@ def train_sequence_model(task: str, *, n: int = 8, vocab: int = 8, d: int = 16, 
     """Train the one-layer model on ``task``; the weights before and after, and the share curve.
 
     A fresh batch of sequences each step (seeded); the share and the accuracy are measured on one
-    held-out batch; ``positions=False`` hides the positions from the model. Returns ``source``, ``W_before``/``W_after`` (the held-out batch's mean W,
-    (n, n)), ``steps``/``share``/``loss`` every ``every`` steps, ``accuracy`` (held out, after).
+    held-out batch; ``positions=False`` hides the positions from the model. Returns ``source``,
+    ``W_before``/``W_after`` (the held-out batch's mean W, (n, n)), ``steps``/``share``/``loss``
+    every ``every`` steps, ``accuracy`` (held out, after), and the held-out batch.
     """
     rng = np.random.default_rng(seed)
     params = init_sequence_model(vocab, n, d, rng)
