@@ -1,11 +1,18 @@
 """The backward pass of attention: finite differences, the mask, dtypes and the chapter's claims."""
 
+import json
+import subprocess
+import sys
+import tracemalloc
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import booktools as bt
 import oracles
-from attention_graph import registry
+from attention_graph import bench, blockwise_attention, blockwise_attention_backward, registry
 from attention_graph.backward import attention_backward, softmax_backward
 
 PAGE = "backward"
@@ -79,12 +86,6 @@ def test_chapter_glues_the_finite_difference_gap():
 
 # --- The blockwise backward ------------------------------------------------------------------------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from attention_graph import blockwise_attention, blockwise_attention_backward  # noqa: E402
-
-
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n_q=st.integers(0, 6), n_k=st.integers(1, 25),
        d=st.integers(1, 5), d_v=st.integers(1, 4), block_size=st.integers(1, 30),
@@ -110,8 +111,6 @@ def test_lse_is_the_log_sum_exp():
 
 
 def test_blockwise_backward_never_holds_n_by_n():
-    import tracemalloc
-
     n, d, b = 1024, 8, 32
     rng = np.random.default_rng(0)
     Q, K, V, dY = (rng.standard_normal((n, d)) for _ in range(4))
@@ -123,8 +122,6 @@ def test_blockwise_backward_never_holds_n_by_n():
 
 
 def test_backward_record_meets_its_target():
-    from attention_graph import bench
-
     record = bench.record("backward")
     target = record["results"]["target"]
     assert record["quick"] is False and record["machine"]["cpus"] >= 1
@@ -152,3 +149,15 @@ def test_blockwise_backward_keeps_dtype(dtype):
     Q, K, V, dY, _ = _problem(4)
     out = blockwise_attention_backward(*(x.astype(dtype) for x in (Q, K, V, dY)), block_size=2)
     assert all(x.dtype == dtype for x in out)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["backward", "training"])
+def test_benchmark_cli_runs_quick(tmp_path, name):
+    out = tmp_path / f"{name}.json"
+    run = subprocess.run([sys.executable, "-m", "attention_graph.bench", name, "--quick",
+                          "--out", str(out)], capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    record = json.loads(out.read_text())
+    assert record["benchmark"] == name and record["quick"] is True
+    assert record["results"]["met"] if name == "training" else record["results"]["target"]["met"]
