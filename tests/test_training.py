@@ -170,6 +170,9 @@ def test_experiment_b_claims():
         assert g("acc_gcn_mean") > g(f"acc_{learned}_mean")
         assert g("acc_uniform_mean") > g(f"acc_{learned}_mean")
         assert g(f"acc_{learned}_std") > g("acc_gcn_std") and g(f"acc_{learned}_std") > g("acc_uniform_std")
+    # Untrained: the communities of both first layers are those of uniform attention.
+    for model in ("gat", "gt"):
+        assert g(f"{model}_l1_before_ari") == pytest.approx(g("uniform_ari"), abs=1e-12)
     # Graph Transformer: more mass on the own faction, in layer 1 and the rollout, above uniform.
     for view in ("l1", "ro"):
         assert g(f"gt_{view}_after_same_faction") > g(f"gt_{view}_before_same_faction")
