@@ -8,6 +8,7 @@ import pytest
 import booktools as bt
 import oracles
 from attention_graph import training
+from attention_graph.graph_tools import spectral_bipartition
 
 PAGE = "training"
 
@@ -195,6 +196,14 @@ def test_experiment_b_readouts_are_recomputed(club_runs):
                   for s in range(20)]
         assert bt.glued_float(PAGE, f"gt_l1_{when}_same_faction") == pytest.approx(np.mean(values),
                                                                                  abs=1e-12)
+
+
+def test_untrained_communities_are_those_of_uniform_attention(club_runs):
+    data, runs = club_runs
+    uniform = spectral_bipartition(data["mean"])
+    for kind in ("GAT", "Graph Transformer"):
+        for s in range(20):
+            assert np.array_equal(spectral_bipartition(runs[(kind, s)]["W_before"][0]), uniform)
 
 
 def test_exercises():
