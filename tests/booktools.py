@@ -22,6 +22,7 @@ HTML = BUILD / "html" / "book"
 # --------------------------------------------------------------------------------------------------
 
 # The source readers live in the package: the book's index of results is generated with them too.
+from attention_graph import registry  # noqa: E402
 from attention_graph.citable import FENCE, NON_PROSE, THEOREM_KINDS, blocks, labeled_equations, theorem_labels  # noqa: F401,E402
 
 
@@ -134,3 +135,13 @@ def glue_keys_used(text: str) -> set[str]:
     keys = {m.group(1).split(":")[0] for m in re.finditer(r"\{glue(?::\w+)?\}`([^`]+)`", text)}
     keys |= {arg.strip() for name, arg, *_ in blocks(text) if name.startswith("glue")}
     return keys
+
+
+@cache
+def verified(label: str) -> int:
+    """``registry.verify(label)``, run once per test session (a check that fails is not cached).
+
+    For tests that only need the check to hold; a test that breaks the package on purpose calls
+    ``registry.verify`` itself.
+    """
+    return registry.verify(label)

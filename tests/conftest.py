@@ -18,7 +18,7 @@ from attention_graph import plots
 _COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 settings.register_profile("check", max_examples=15, **_COMMON)
 settings.register_profile("dev", max_examples=100, **_COMMON)
-settings.register_profile("ci", max_examples=400, **_COMMON)
+settings.register_profile("ci", max_examples=250, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 plots.use_book_style()  # the tests draw the book's figures as the pages do

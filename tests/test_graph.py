@@ -12,7 +12,7 @@ import pytest
 
 import booktools as bt
 import oracles
-from attention_graph import graph, registry, tables
+from attention_graph import graph, tables
 from attention_graph.worked_example import PEOPLE
 
 PAGE = "graph"
@@ -214,7 +214,7 @@ def test_five_models_and_their_table():
 # --- The theorems: the registered SymPy check, then an independent numeric check -------------------
 
 def test_thm_attention_is_message_passing():
-    assert registry.verify("thm-attention-is-message-passing") >= 1
+    assert bt.verified("thm-attention-is-message-passing") >= 1
     rng = np.random.default_rng(11)
     Xr = rng.standard_normal((6, 4))  # (n, d)
     WQ, WK, WV = (rng.standard_normal((4, 4)) for _ in range(3))
@@ -237,7 +237,7 @@ def test_thm_attention_is_message_passing():
 
 
 def test_thm_constant_scores_mean_aggregation():
-    assert registry.verify("thm-constant-scores-mean-aggregation") >= 1
+    assert bt.verified("thm-constant-scores-mean-aggregation") >= 1
     rng = np.random.default_rng(12)
     for _ in range(5):
         A = random_graph(rng, 6)
@@ -256,7 +256,7 @@ def test_thm_constant_scores_mean_aggregation():
 
 
 def test_thm_masked_softmax_neighbours():
-    assert registry.verify("thm-masked-softmax-neighbours") >= 1
+    assert bt.verified("thm-masked-softmax-neighbours") >= 1
     rng = np.random.default_rng(13)
     S = rng.standard_normal((6, 6)) * 2
     allowed = random_graph(rng, 6) > 0
@@ -278,7 +278,7 @@ def test_thm_masked_softmax_neighbours():
 
 
 def test_thm_gat_is_masked_attention():
-    assert registry.verify("thm-gat-is-masked-attention") >= 1
+    assert bt.verified("thm-gat-is-masked-attention") >= 1
     rng = np.random.default_rng(14)
     A = random_graph(rng, 6)
     Xr = rng.standard_normal((6, 3))
@@ -296,7 +296,7 @@ def test_thm_gat_is_masked_attention():
 
 
 def test_thm_causal_mask_lower_triangular():
-    assert registry.verify("thm-causal-mask-lower-triangular") >= 1
+    assert bt.verified("thm-causal-mask-lower-triangular") >= 1
     rng = np.random.default_rng(15)
     for n in (1, 2, 5, 9):
         M = graph.causal_mask(n)
@@ -311,7 +311,7 @@ def test_thm_causal_mask_lower_triangular():
 
 
 def test_thm_permutation_equivariance():
-    assert registry.verify("thm-permutation-equivariance") >= 1
+    assert bt.verified("thm-permutation-equivariance") >= 1
     rng = np.random.default_rng(16)
     n = 6
     Xr = rng.standard_normal((n, 3))

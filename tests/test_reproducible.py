@@ -1,4 +1,4 @@
-"""``make reproducible`` (tests/reproducible.py): its comparison, shown to catch what it must.
+"""``make reproducible`` (tools/reproducible.py): its comparison, shown to catch what it must.
 
 The two full builds run in ``make reproducible`` (and in CI), not here: they take minutes.
 """

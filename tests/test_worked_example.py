@@ -252,7 +252,7 @@ def test_thm_worked_rotation_invariance():
     assert glued("rot_dW") < 1e-14 and glued("rot_dY") < 1e-14
     theta = np.random.default_rng(int(glued("rot_seed"))).uniform(0, 2 * np.pi)
     assert glued("rot_degrees") == pytest.approx(np.degrees(theta))
-    assert registry.verify("thm-worked-rotation-invariance") > 0
+    assert bt.verified("thm-worked-rotation-invariance") > 0
 
 
 def _gram(g, h, t):
@@ -303,7 +303,7 @@ def test_thm_worked_gram_recovered():
     assert glued("at_t_diego") == pytest.approx(-r2 * math.log(rest(0.539, g_of(0.141), r2 * 1.414)))
     # ... and the whole-number Gram matrix is the example's.
     np.testing.assert_array_equal(_gram(1, 2, 1), X_README @ X_README.T)
-    assert registry.verify("thm-worked-gram-recovered") > 0
+    assert bt.verified("thm-worked-gram-recovered") > 0
 
 
 def test_the_recovery_check_fails_on_other_published_numbers(monkeypatch):
@@ -371,7 +371,7 @@ def test_exact_weights_agree_with_numpy():
     for label in ("eq-worked-scores", "eq-worked-weights", "eq-worked-weight-ana-carla",
                   "eq-worked-asymmetry", "eq-worked-gram-plane", "eq-worked-recover-g",
                   "eq-worked-recover-t-bruno", "eq-worked-recover-t-diego"):
-        assert registry.verify(label) > 0
+        assert bt.verified(label) > 0
 
 
 # --- Figures --------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from .positional import laplacian_pe
 from .registry import derivation
 from .validation import as_int, as_matrix, as_rng, as_square, check_same
 
-__all__ = ["accuracy_up_to_relabelling", "adjusted_rand_index", "club_graph", "club_layout", "club_run",
+__all__ = ["accuracy_up_to_relabelling", "adjusted_rand_index", "club_graph", "club_run",
            "graph_transformer_layer", "init_projections", "random_split_scores", "standardised_pe"]
 
 FACTIONS: tuple[str, str] = ("Mr. Hi", "Officer")
@@ -252,10 +252,3 @@ def _check_gt_layer():
     yield bool(np.allclose(np.array(exact.evalf(30), dtype=float), Y, rtol=0, atol=1e-12))
     # Node 0 and node 2 are not friends: neither gives the other any weight, in any head.
     yield all(g.W[0, 2] == 0.0 and g.W[2, 0] == 0.0 for g in heads)
-
-
-def club_layout() -> np.ndarray:
-    """Deterministic 2-d positions of the 34 members for the figures (Kamada–Kawai). Shape (34, 2)."""
-    G = nx.karate_club_graph()
-    pos = nx.kamada_kawai_layout(G)
-    return np.array([pos[v] for v in sorted(G.nodes)])  # (34, 2)

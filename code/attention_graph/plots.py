@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import matplotlib
 import matplotlib.pyplot as plt
+import networkx as nx
 import numpy as np
 from matplotlib.patches import Circle, FancyArrowPatch, Polygon
 
@@ -47,7 +48,7 @@ def use_book_style() -> None:
     _styled = True
 
 
-__all__ = ["circle_layout", "plot_attention_graph", "plot_dot_product_variance", "plot_heatmap",
+__all__ = ["circle_layout", "club_layout", "plot_attention_graph", "plot_dot_product_variance", "plot_heatmap",
            "plot_model_adjacencies", "plot_plane_movement"]
 __all__ += ["plot_centrality_bars", "plot_club_split", "plot_fiedler_vector",
             "plot_head_graphs", "plot_laplacian_spectra", "plot_pagerank_vs_degree",
@@ -111,6 +112,13 @@ def circle_layout(n: int):
     """Positions of n nodes evenly on the unit circle, the first at the top, clockwise. (n, 2)."""
     angles = np.pi / 2 - 2 * np.pi * np.arange(n) / n  # (n,)
     return np.column_stack([np.cos(angles), np.sin(angles)])  # (n, 2)
+
+
+def club_layout() -> np.ndarray:
+    """Deterministic 2-d positions of the 34 members for the figures (Kamada–Kawai). Shape (34, 2)."""
+    G = nx.karate_club_graph()
+    pos = nx.kamada_kawai_layout(G)
+    return np.array([pos[v] for v in sorted(G.nodes)])  # (34, 2)
 
 
 def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, min_weight: float = 0.0,

@@ -90,15 +90,50 @@ def close_to_exact(exact, got, *, atol: float = 0.0, rtol: float = 0.0, reshape:
     return bool(want.shape == got.shape and np.allclose(got, want, rtol=rtol, atol=atol))
 
 
+def _sample_point(expr) -> dict | None:
+    """Values for the free symbols of ``expr`` that satisfy each symbol's assumptions, or None."""
+    point = {}
+    for k, x in enumerate(sorted(expr.free_symbols, key=str)):
+        if not isinstance(x, sp.Symbol):
+            return None  # an Indexed entry or the like: no point is chosen
+        value = sp.Integer(k % 3 + 2) if x.is_integer else sp.Rational(7 + 2 * k, 5 + k)
+        value = -value if x.is_negative or x.is_nonpositive else value
+        if any(getattr(value, f"is_{name}") is not held
+               for name, held in x.assumptions0.items() if held is not None and hasattr(value, f"is_{name}")):
+            return None
+        point[x] = value
+    return point
+
+
+def _clearly_nonzero(expr) -> bool:
+    """True when ``expr`` is nonzero at a point allowed by its symbols' assumptions.
+
+    An identity is zero at every allowed point, so this only speeds up the refutation of a false
+    statement (SymPy's ``simplify`` can take seconds to give up on one); it never proves anything.
+    """
+    point = _sample_point(expr)
+    if point is None:
+        return False
+    try:
+        value = expr.subs(point).doit().evalf(50)
+    except (TypeError, ValueError, ZeroDivisionError):  # pragma: no cover - fall back to simplify
+        return False
+    return bool(value.is_number and value.is_finite and abs(value) > 1e-30)
+
+
+def _is_zero(expr) -> bool:
+    expr = sp.expand(expr.doit())
+    return not _clearly_nonzero(expr) and sp.simplify(expr) == 0
+
+
 def _holds(statement) -> bool:
     if isinstance(statement, bool):
         return statement
     if isinstance(statement, sp.Equality):
         lhs, rhs = statement.lhs, statement.rhs
         if isinstance(lhs, sp.MatrixBase) or isinstance(rhs, sp.MatrixBase):
-            diff = sp.Matrix(lhs) - sp.Matrix(rhs)
-            return all(sp.simplify(sp.expand(e.doit())) == 0 for e in diff)
-        return sp.simplify(sp.expand((lhs - rhs).doit())) == 0
+            return all(_is_zero(e) for e in sp.Matrix(lhs) - sp.Matrix(rhs))
+        return _is_zero(lhs - rhs)
     if isinstance(statement, sp.Basic):
         return sp.simplify(statement.doit()) is sp.true
     raise TypeError(f"a check must return SymPy relations or bools; got {type(statement).__name__}")

@@ -73,8 +73,8 @@ def benchmark(quick: bool = False) -> dict:
     """Peak memory and time of dense against blockwise attention over n, and the memory target."""
     d, seed = 64, 2018
     if quick:
-        sizes, dense_max, block, target_n = [256, 512, 1024], 512, 64, 1024
-        sweep_n, sweep, repeat = 512, [16, 64, 256], 1
+        sizes, dense_max, block, target_n = [256], 256, 64, 256
+        sweep_n, sweep, repeat = 256, [16], 1
     else:
         sizes, dense_max, block, target_n = [1024, 2048, 4096, 8192, 16384], 8192, 256, 16384
         sweep_n, sweep, repeat = 4096, [32, 128, 512, 2048], 3
