@@ -367,3 +367,32 @@ def test_quick_benchmark_runs_and_reports_every_field():
     assert results["target"]["met"] and results["target"]["max_abs_diff_rows"] < 1e-12
     for case in results["cases"] + results["block_size_sweep"]["cases"]:
         assert case["rss_mb"] >= 0 and case["traced_mb"] > 0 and case["seconds"] > 0
+
+
+# --- Exercises -------------------------------------------------------------------------------------
+
+def test_exercise_reverse_order_needs_no_rescaling():
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])
+    s = X @ X[1] / np.sqrt(2)  # Ana's scores, in the order Carla, Ana, Bruno, Diego
+
+    def rises(order):
+        running = np.maximum.accumulate(s[order])
+        return int(np.sum(running[1:] > running[:-1]))
+
+    assert bt.glued_float("blockwise", "ex_moves_forward") == rises([0, 1, 2, 3]) == 1
+    assert bt.glued_float("blockwise", "ex_moves_reversed") == rises([3, 2, 1, 0]) == 0
+    assert bt.glued_plain("blockwise", "ex_reversed_same") == "True"
+
+
+def test_exercise_every_block_size_gives_the_dense_output():
+    assert bt.glued_plain("blockwise", "ex_sizes_all_equal") == "True"
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])
+    Y, _ = oracles.attention(X, X, X)
+    for b in range(1, 5):
+        np.testing.assert_allclose(blockwise_attention(X, X, X, b), Y, rtol=0, atol=1e-14)
+
+
+def test_exercise_block_memory():
+    n, b = int(bt.glued_float("blockwise", "ex_mem_n")), int(bt.glued_float("blockwise", "ex_mem_block"))
+    assert bt.glued_float("blockwise", "ex_mem_block_mib") == n * b * 8 / 2**20
+    assert bt.glued_float("blockwise", "ex_mem_full_mib") == n * n * 8 / 2**20

@@ -62,6 +62,16 @@ COLLECT_JS = r"""() => {
     ids: all("[id]").map(e => e.id).concat(all("a[name]").map(a => a.name)),
     pasted: all(".pasted-text").map(e => ({text: e.textContent.trim(), visible: visible(e),
       folded: !!e.closest(".toggle-hidden, details:not([open]), .dropdown")})),
+    marks: all(".pasted-text").map(e => {
+      const mark = e.closest(".glued"), style = mark && getComputedStyle(mark);
+      return {text: e.textContent.trim(), title: mark ? mark.getAttribute("title") : null,
+              line: style ? style.textDecorationLine : "", dotted: style ? style.textDecorationStyle : "",
+              weight: Number(getComputedStyle(e).fontWeight)};
+    }),
+    wide_code: all("main pre").filter(e => visible(e) && e.scrollWidth > e.clientWidth + 1)
+                              .map(e => ({over: e.scrollWidth - e.clientWidth,
+                                          line: e.textContent.split("\n").reduce(
+                                            (a, b) => b.length > a.length ? b : a, "").slice(0, 100)})),
     downloads: all(".dropdown-download-buttons a[href]").map(a => a.href),
     rendered: (document.querySelector("main") || document.body).innerText,
   };
@@ -73,6 +83,75 @@ RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{|\\end\{|\\(?:frac|sqrt
                      r"alpha|beta|mathcal|in|le|ge|quad|partial|nabla|infty)\b")
 
 
+# Open every collapsed solution as a reader would (its toggle button), then report what each shows.
+SOLUTIONS_JS = r"""async () => {
+  const solutions = Array.from(document.querySelectorAll(".solution"));
+  for (const s of solutions) {
+    const button = s.querySelector("button.toggle-button");
+    if (button && s.classList.contains("toggle-hidden")) button.click();
+  }
+  await new Promise(done => setTimeout(done, 400));
+  const visible = e => e.checkVisibility({opacityProperty: true, visibilityProperty: true});
+  return solutions.map(s => {
+    const body = Array.from(s.children).filter(c => !c.classList.contains("admonition-title"));
+    return {id: s.id, open: !s.classList.contains("toggle-hidden"),
+            body_visible: body.length > 0 && body.every(visible),
+            math: s.querySelectorAll(".math").length,
+            typeset: Array.from(s.querySelectorAll("mjx-container")).filter(visible).length,
+            pasted_hidden: Array.from(s.querySelectorAll(".pasted-text")).filter(e => !visible(e))
+                                .map(e => e.textContent),
+            text: s.innerText};
+  });
+}"""
+
+# Contrast of what a figure or an equation draws against what lies behind it, in the page's theme.
+# An equation's colour is MathJax's text colour; a figure draws black ink on its own background
+# (read from its top-left pixel) or, where that pixel is transparent, on the page's background.
+CONTRAST_JS = r"""async () => {
+  const rgb = c => (c.match(/[\d.]+/g) || ["0", "0", "0", "0"]).map(Number);
+  const lum = c => { const [r, g, b] = rgb(c).slice(0, 3).map(v => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const opaque = c => { const v = rgb(c); return v.length < 4 || v[3] > 0.5; };
+  const behind = e => { for (let x = e; x; x = x.parentElement) {
+      const c = getComputedStyle(x).backgroundColor; if (opaque(c)) return c; }
+    return "rgb(255, 255, 255)"; };
+  const ratio = (a, b) => { const [h, l] = [lum(a), lum(b)].sort((x, y) => y - x);
+    return (h + 0.05) / (l + 0.05); };
+  const visible = e => e.checkVisibility({opacityProperty: true, visibilityProperty: true});
+  const main = document.querySelector("main") || document.body;
+  const out = [];
+  for (const e of main.querySelectorAll("mjx-container")) {
+    if (!visible(e)) continue;
+    out.push({what: "equation", name: e.textContent.slice(0, 40),
+              ratio: ratio(getComputedStyle(e).color, behind(e))});
+  }
+  for (const img of main.querySelectorAll("img")) {
+    if (!visible(img) || !img.naturalWidth) continue;
+    const canvas = document.createElement("canvas");
+    canvas.width = Math.min(img.naturalWidth, 64); canvas.height = Math.min(img.naturalHeight, 64);
+    const ctx = canvas.getContext("2d");
+    ctx.drawImage(img, 0, 0);
+    const [r, g, b, a] = ctx.getImageData(1, 1, 1, 1).data;
+    const ground = a > 128 ? `rgb(${r}, ${g}, ${b})` : behind(img);
+    out.push({what: "figure", name: (img.getAttribute("alt") || "").slice(0, 40),
+              ratio: ratio("rgb(0, 0, 0)", ground)});
+  }
+  for (const cell of main.querySelectorAll("table td, table th")) {
+    if (!visible(cell) || !cell.textContent.trim()) continue;
+    out.push({what: "table", name: cell.textContent.trim().slice(0, 40),
+              ratio: ratio(getComputedStyle(cell).color, behind(cell))});
+  }
+  return out;
+}"""
+
+DARK_JS = """async () => {
+  document.documentElement.dataset.theme = "dark";
+  document.documentElement.dataset.mode = "dark";
+  await new Promise(done => setTimeout(done, 300));
+}"""
+
+
 @dataclass
 class Visit:
     page: str
@@ -82,6 +161,9 @@ class Visit:
     offsite: list[str]
     errors: list[str]
     screenshot: Path
+    solutions: list[dict]  # every collapsed solution, after opening it
+    contrast: dict[str, list[dict]]  # "light" and "dark": contrast of each equation, figure, table
+    dark_screenshot: Path
 
 
 def _open(context, site: str, rel: str, html: Path = bw.HTML, shots: Path = bw.SCREENSHOTS) -> Visit:
@@ -117,9 +199,16 @@ def _open(context, site: str, rel: str, html: Path = bw.HTML, shots: Path = bw.S
     shot = shots / Path(rel).with_suffix(".png")
     shot.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(shot), full_page=True)
+    solutions = page.evaluate(SOLUTIONS_JS)
+    contrast = {"light": page.evaluate(CONTRAST_JS)}
+    page.evaluate(DARK_JS)
+    contrast["dark"] = page.evaluate(CONTRAST_JS)
+    dark = shots / "dark" / Path(rel).with_suffix(".png")
+    dark.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(dark), full_page=True)
     url = page.url
     page.close()
-    return Visit(rel, url, mathjax, data, offsite, errors, shot)
+    return Visit(rel, url, mathjax, data, offsite, errors, shot, solutions, contrast, dark)
 
 
 @pytest.fixture(scope="session")
@@ -143,6 +232,8 @@ BROKEN_PAGE = """<!DOCTYPE html><html><head><title>broken</title></head><body>
 <img src="missing.png"><img src="http://127.0.0.2:9/elsewhere.png" alt="from another server">
 <figure id="fig-lost"><pre>&lt;Figure size 550x340 with 1 Axes&gt;</pre></figure>
 <a href="#nowhere">here</a> <a href="gone.html">gone</a> <a href="#fig-lost">fine</a>
+<main><pre>wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide </pre><p>a number: <span class="pasted-text">3</span></p>
+<div style="background:#111"><mjx-container style="color:#222">x</mjx-container></div></main>
 <script>throw new Error("boom")</script>
 </body></html>"""
 
@@ -160,6 +251,9 @@ def test_the_checks_catch_a_broken_page(browser, tmp_path):
         assert [i["src"] for i in v.data["images"] if i["width"] == 0] == [
             "missing.png", "http://127.0.0.2:9/elsewhere.png"]
         assert v.data["bare_figures"] == ["fig-lost"]
+        assert len(v.data["wide_code"]) == 1 and v.data["wide_code"][0]["line"].startswith("wide")
+        assert [m["title"] for m in v.data["marks"]] == [None]
+        assert [c["what"] for c in v.contrast["light"] if c["ratio"] < MIN_CONTRAST] == ["equation"]
         assert broken_links(v, site, lambda rel: v, html=tmp_path) == [
             "#nowhere: no #nowhere in page.html", "gone.html: no file gone.html"]
     context.close()
@@ -433,3 +527,60 @@ def test_worked_example_shows_its_glued_numbers(visit):
     test_glued_numbers_are_visible_as_formatted(page, visit)
     if page in MD_PAGES:
         test_numbers_of_glued_tables_are_visible(page, visit)
+
+
+# --- Reading: code width, marked numbers, solutions, dark mode ------------------------------------
+
+@pytest.mark.parametrize("page", PAGES)
+def test_code_fits_the_text_column(page, visit):
+    """At 1280 px no code block in the main column needs a horizontal scrollbar."""
+    assert visit(page).data["wide_code"] == [], f"{page}: code wider than the column"
+
+
+@pytest.mark.parametrize("page", GLUING_PAGES)
+def test_computed_numbers_are_marked_and_say_what_computed_them(page, visit):
+    marks = visit(page).data["marks"]
+    assert marks, f"{page}: pastes numbers but none is in the page"
+    bad = [m for m in marks if not (m["title"] or "").startswith("computed: ")
+           or "underline" not in m["line"] or m["dotted"] != "dotted" or m["weight"] >= 600]
+    assert bad == [], f"{page}: glued values not marked as computed (dotted, titled, not bold)"
+    keys = {m["title"].removeprefix("computed: ") for m in marks}
+    glued = set(json.loads((bw.BUILD / "jupyter_execute" / page.replace(".html", ".glue.json")).read_text()))
+    assert keys <= glued, f"{page}: titles name keys that were not glued: {keys - glued}"
+
+
+SOLUTION_PAGES = [p for p in PAGES if _source(p).exists() and ":{solution" in _source(p).read_text()
+                  or _source(p).exists() and "{solution-start}" in _source(p).read_text()]
+
+
+def test_chapters_have_exercises():
+    assert len(SOLUTION_PAGES) >= 11, SOLUTION_PAGES
+
+
+@pytest.mark.parametrize("page", SOLUTION_PAGES)
+def test_opened_solutions_are_visible_and_typeset(page, visit):
+    solutions = visit(page).solutions
+    assert len(solutions) >= 3, f"{page}: fewer than three solutions"
+    for s in solutions:
+        assert s["open"] and s["body_visible"], f"{page}: solution {s['id']} did not open"
+        assert s["typeset"] == s["math"], f"{page}: solution {s['id']}: math not typeset"
+        assert s["pasted_hidden"] == [], f"{page}: solution {s['id']}: numbers hidden"
+        raw = sorted({m.group(0) for m in RAW_TEX.finditer(s["text"])})
+        assert raw == [], f"{page}: solution {s['id']}: raw TeX {raw}"
+
+
+MIN_CONTRAST = 4.5  # WCAG AA for text
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_figures_equations_and_tables_keep_their_contrast(page, mode, visit):
+    low = [(c["what"], c["name"], round(c["ratio"], 2)) for c in visit(page).contrast[mode]
+           if c["ratio"] < MIN_CONTRAST]
+    assert low == [], f"{page} in {mode} mode: too little contrast"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_dark_screenshot_is_saved(page, visit):
+    shot = visit(page).dark_screenshot
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", shot

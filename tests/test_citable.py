@@ -37,7 +37,7 @@ def test_labels_are_readable():
 
 def test_label_prefix_matches_its_kind():
     prefix = {"equation": "eq", "figure": "fig", "theorem": "thm", "lemma": "lem",
-              "proposition": "prop", "corollary": "cor", "definition": "def"}
+              "proposition": "prop", "corollary": "cor", "definition": "def", "exercise": "ex"}
     assert [it.label for it in ITEMS if not it.label.startswith(prefix[it.kind] + "-")] == []
 
 

@@ -502,3 +502,49 @@ def test_glued_table_is_the_five_models_outputs():
 @pytest.mark.parametrize("key", ["fig-five-models", "fig-causal"])
 def test_figures_are_glued_as_images(key):
     assert "image/svg+xml" in bt.glue_data(PAGE)[key]["data"]
+
+
+# --- Exercises -------------------------------------------------------------------------------------
+
+def _rankings(e):
+    return {tuple(np.argsort(-row, kind="stable")) for row in np.asarray(e)}
+
+
+def _leaky(x, slope=0.2):
+    return np.where(x >= 0, x, slope * x)
+
+
+def test_exercise_gatv2_ranks_keys_per_query():
+    rng = np.random.default_rng(int(bt.glued_float(PAGE, "ex_gat_seed")))
+    Theta, a = graph.gat_parameters(2, 2, rng)
+    Theta2, a2 = rng.normal(size=(4, 4)), rng.normal(size=4)
+    H = X @ Theta
+    e_gat = _leaky((H @ a[:2])[:, None] + (H @ a[2:])[None, :])
+    e_v2 = np.array([[_leaky(np.concatenate([X[i], X[j]]) @ Theta2) @ a2 for j in range(4)]
+                     for i in range(4)])  # one pair at a time, the formula as written
+    np.testing.assert_allclose(graph.gatv2_scores(X, Theta2, a2), e_v2, rtol=0, atol=1e-14)
+    assert bt.glued_float(PAGE, "ex_gat_rankings") == len(_rankings(e_gat)) == 1  # static attention
+    assert bt.glued_float(PAGE, "ex_gatv2_rankings") == len(_rankings(e_v2)) > 1  # dynamic
+
+
+def test_gatv2_scores_refuses_mismatched_parameters():
+    with pytest.raises(ValueError, match="Theta must have 2 d_in rows"):
+        graph.gatv2_scores(X, np.ones((3, 4)), np.ones(4))
+    with pytest.raises(ValueError, match="a must have d_out entries"):
+        graph.gatv2_scores(X, np.ones((4, 4)), np.ones(3))
+
+
+def test_exercise_mean_weights_follow_the_receivers_degree():
+    deg = PATH.sum(axis=1) + 1  # neighbours and self
+    assert bt.glued_float(PAGE, "ex_mean_ana_carla") == pytest.approx(1 / deg[1], abs=1e-15)
+    assert bt.glued_float(PAGE, "ex_mean_bruno_diego") == pytest.approx(1 / deg[2], abs=1e-15)
+
+
+def test_exercise_path_and_causal_masks_intersect():
+    M = ((PATH + np.eye(4)) > 0) & np.tri(4, dtype=bool)
+    _, W = oracles.attention(X, X, X, M)
+    assert bt.glued_float(PAGE, "ex_pc_edges") == M.sum() == 7  # four loops, three edges back
+    assert bt.glued_float(PAGE, "ex_pc_carla") == W[0, 0] == 1.0
+    assert bt.glued_float(PAGE, "ex_pc_ana_carla") == pytest.approx(W[1, 0], abs=1e-15)
+    assert bt.glued_float(PAGE, "ex_pc_diego_bruno") == pytest.approx(W[3, 2], abs=1e-15)
+    assert np.count_nonzero(W[1]) == 2  # Ana: Carla and herself

@@ -421,3 +421,47 @@ def test_glued_rollout_of_the_worked_example():
     # "nearly identical rows" without the residual; the residual keeps the diagonal dominant
     assert spread < 0.05 and spread < 0.1 * np.diag(R).min()
     assert all(R[i, i] == R[i].max() for i in range(4))
+
+
+# --- Exercises -------------------------------------------------------------------------------------
+
+def _pagerank_by_power(W, alpha, steps=2000):
+    n = len(W)
+    r = np.full(n, 1 / n)
+    for _ in range(steps):
+        r = (1 - alpha) / n + alpha * r @ W
+    return r
+
+
+def _worked_weights(mask=None):
+    return oracles.attention(X_WORKED, X_WORKED, X_WORKED, mask)[1]
+
+
+def test_exercise_causal_pagerank_and_its_sink():
+    W = _worked_weights(np.tril(np.ones((4, 4), dtype=bool)))
+    r = _pagerank_by_power(W, 0.85)
+    names = ["Carla", "Ana", "Bruno", "Diego"]
+    assert bt.glued_plain("graph_tools", "ex_causal_top").strip("'") == names[int(np.argmax(r))] == "Carla"
+    assert bt.glued_float("graph_tools", "ex_causal_top_rank") == pytest.approx(r.max(), abs=1e-12)
+    assert bt.glued_float("graph_tools", "ex_causal_pi_first") == pytest.approx(1.0, abs=1e-12)
+    pi = np.linalg.matrix_power(W, 4000)[2]  # from Bruno, the walk ends at Carla
+    assert pi[0] == pytest.approx(1.0)
+
+
+def test_exercise_damping_moves_pagerank_between_uniform_and_stationary():
+    W = _worked_weights()
+    pi = np.linalg.matrix_power(W, 200)[0]
+    for name in ("half", "high"):
+        alpha = bt.glued_float("graph_tools", f"ex_damp_{name}")
+        gap = np.abs(_pagerank_by_power(W, alpha) - pi).max()
+        assert bt.glued_float("graph_tools", f"ex_damp_{name}_gap") == pytest.approx(gap, abs=1e-10)
+    assert bt.glued_float("graph_tools", "ex_damp_high_gap") < bt.glued_float("graph_tools", "ex_damp_half_gap")
+    assert bt.glued_float("graph_tools", "ex_damp_half_gap") < bt.glued_float("graph_tools", "ex_damp_uniform_gap")
+    assert bt.glued_float("graph_tools", "ex_damp_uniform_gap") == pytest.approx(np.abs(pi - 1 / 4).max())
+
+
+def test_exercise_doubly_stochastic_gives_uniform_pagerank():
+    W = (np.eye(4) + np.roll(np.eye(4), 1, axis=1)) / 2
+    for alpha in (0.1, 0.5, 0.85, 0.99):
+        np.testing.assert_allclose(_pagerank_by_power(W, alpha), 1 / 4, atol=1e-12)
+    assert bt.glued_plain("graph_tools", "ex_doubly_uniform") == "True"

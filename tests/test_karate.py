@@ -295,3 +295,58 @@ def test_glued_seed_sweep():
     # "sometimes helpful, more often harmful", "no better on the whole"
     assert 1 <= above < below
     assert np.median(sweep) <= base + 1e-12
+
+
+# --- Exercises -------------------------------------------------------------------------------------
+
+def _club():
+    import networkx as nx
+    G = nx.karate_club_graph()
+    A = nx.to_numpy_array(G, nodelist=sorted(G.nodes), weight=None)
+    club = np.array([G.nodes[v]["club"] for v in sorted(G.nodes)])
+    return A, club
+
+
+def test_exercise_the_two_hubs_lead_the_two_sides():
+    A, club = _club()
+    deg = A.sum(axis=1)
+    first, second = np.argsort(-deg, kind="stable")[:2]
+    assert bt.glued_plain("karate", "ex_deg_first").strip("'") == str(first)
+    assert bt.glued_plain("karate", "ex_deg_second").strip("'") == str(second)
+    assert bt.glued_float("karate", "ex_deg_first_n") == deg[first]
+    assert bt.glued_float("karate", "ex_deg_second_n") == deg[second]
+    assert club[first] != club[second]  # "the two leaders", one per side
+    data = bt.glue_data("karate")
+    assert data["ex_deg_first_side"]["data"]["text/markdown"] == club[first]
+    assert data["ex_deg_second_side"]["data"]["text/markdown"] == club[second]
+
+
+def test_exercise_ari_ignores_names_and_drops_when_a_member_moves():
+    from math import comb
+
+    def adjusted_rand_score(a, b):  # Hubert and Arabie, from the pair counts
+        pairs = sum(comb(int(np.sum((a == i) & (b == j))), 2) for i in (0, 1) for j in (0, 1))
+        rows = sum(comb(int(np.sum(a == i)), 2) for i in (0, 1))
+        cols = sum(comb(int(np.sum(b == j)), 2) for j in (0, 1))
+        expected = rows * cols / comb(len(a), 2)
+        return (pairs - expected) / ((rows + cols) / 2 - expected)
+
+    _, club = _club()
+    truth = (club == club[0]).astype(int)
+    moved = truth.copy()
+    moved[0] = 1 - moved[0]
+    assert bt.glued_float("karate", "ex_ari_swapped") == pytest.approx(1.0, abs=1e-15)
+    assert bt.glued_float("karate", "ex_ari_moved") == pytest.approx(adjusted_rand_score(truth, moved), abs=1e-12)
+
+
+def test_exercise_pagerank_of_friendships_follows_degree():
+    A, _ = _club()
+    n = len(A)
+    W = (A + np.eye(n)) / (A + np.eye(n)).sum(axis=1, keepdims=True)
+    r = np.full(n, 1 / n)
+    for _ in range(3000):
+        r = 0.15 / n + 0.85 * r @ W
+    top = ", ".join(str(i) for i in np.argsort(-r, kind="stable")[:3])
+    by_degree = ", ".join(str(i) for i in np.argsort(-A.sum(axis=1), kind="stable")[:3])
+    assert bt.glued_plain("karate", "ex_top_rank").strip("'") == top == by_degree
+    assert bt.glued_plain("karate", "ex_top_degree").strip("'") == by_degree

@@ -99,3 +99,39 @@ def test_math_is_typeset_in_the_pdf(book_pdf, doc):
     assert raw == [], f"{doc}: raw TeX in the PDF text"
     if facts["math"]:
         assert part["glyphs"], f"{doc}: has math, but no MathJax glyph is drawn on its pages"
+
+
+def _front(book_pdf):
+    reader, chapters, _ = book_pdf
+    return reader.pages[:chapters[0][2]]
+
+
+def test_the_first_page_is_a_title_page(book_pdf):
+    import yaml
+
+    config = yaml.safe_load((bw.ROOT / "_config.yml").read_text())
+    first = squash(_front(book_pdf)[0].extract_text())
+    assert config["title"] in first and config["author"] in first
+    assert "Contents" not in first  # the contents start on a page of their own
+
+
+def test_the_contents_give_each_chapter_the_page_it_starts_on(book_pdf):
+    reader, chapters, _ = book_pdf
+    offset = chapters[0][2]
+    contents = squash(" ".join(p.extract_text() for p in _front(book_pdf)[1:]))
+    assert contents.startswith("Contents")
+    for doc, title, start in chapters:
+        number = start - offset + 1
+        # Compared without spaces: text extraction puts spaces around some glyphs (Kᵀ, √).
+        tight = re.sub(r"\s+", "", contents)
+        assert re.search(re.escape(re.sub(r"\s+", "", title)) + str(number) + r"(?!\d)", tight), (doc, number)
+        printed = squash(reader.pages[start].extract_text())
+        assert printed.rstrip().endswith(str(number)), f"{doc}: page {number} does not say so"
+
+
+def test_every_page_after_the_contents_shows_its_number(book_pdf):
+    reader, chapters, _ = book_pdf
+    offset = chapters[0][2]
+    wrong = [k + 1 for k, p in enumerate(reader.pages[offset:])
+             if not re.search(rf"\b{k + 1}\s*$", p.extract_text())]
+    assert wrong == [], f"pages without their number at the foot: {wrong[:10]}"

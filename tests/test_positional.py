@@ -207,3 +207,41 @@ def test_eigenvalues_grow_with_m_up_to_half():
 def test_permutation_equivariance_gap_refuses_a_non_permutation():
     with pytest.raises(ValueError, match="permutation"):
         positional.permutation_equivariance_gap(path_adjacency(), 2, [0, 0, 1, 2])
+
+
+# --- Exercises -------------------------------------------------------------------------------------
+
+def _sym_normalized_laplacian(A):
+    d = A.sum(axis=1)
+    return np.eye(len(A)) - A / np.sqrt(np.outer(d, d))
+
+
+def test_exercise_path_spectrum_runs_from_zero_to_two():
+    A = np.diag(np.ones(3), 1) + np.diag(np.ones(3), -1)  # the path of four
+    lam = np.linalg.eigvalsh(_sym_normalized_laplacian(A))
+    assert bt.glued_float("positional", "ex_path_lam_min") < 1e-12
+    assert bt.glued_float("positional", "ex_path_lam_max") == pytest.approx(2.0, abs=1e-12)
+    assert lam[-1] == pytest.approx(2.0, abs=1e-12)
+    v = np.sqrt(A.sum(axis=1)) * np.array([1, -1, 1, -1])  # the kernel's, alternating in sign
+    np.testing.assert_allclose(_sym_normalized_laplacian(A) @ v, 2 * v, atol=1e-12)
+
+
+def test_exercise_cycle_frequencies_come_in_pairs():
+    n = 12
+    A = np.roll(np.eye(n), 1, axis=1) + np.roll(np.eye(n), -1, axis=1)
+    _, vecs = np.linalg.eigh(_sym_normalized_laplacian(A))
+    freqs = [int(np.argmax(np.abs(np.fft.rfft(vecs[:, c])))) for c in range(1, 5)]
+    assert bt.glued_plain("positional", "ex_cycle_freqs").strip("'") == ", ".join(map(str, freqs))
+    assert freqs == [1, 1, 2, 2]
+
+
+def test_exercise_star_has_a_repeated_eigenvalue():
+    n = 5
+    A = np.zeros((n, n))
+    A[0, 1:] = A[1:, 0] = 1
+    lam = np.linalg.eigvalsh(_sym_normalized_laplacian(A))
+    assert bt.glued_float("positional", "ex_star_multiplicity") == np.sum(np.isclose(lam, 1)) == n - 2
+    assert bt.glued_float("positional", "ex_star_leaves") == n - 1
+    assert bt.glued_float("positional", "ex_star_lam_max") == pytest.approx(lam[-1]) == pytest.approx(2)
+    v = np.array([0, 1, -1, 0, 0.0])  # zero on the centre, summing to zero over the leaves
+    np.testing.assert_allclose(_sym_normalized_laplacian(A) @ v, v, atol=1e-12)

@@ -107,3 +107,36 @@ def test_self_score_margins_match_a_direct_computation():
     np.testing.assert_allclose(scores.self_score_margins(Q, K), expected, rtol=1e-13)
     with pytest.raises(ValueError, match="same n >= 2 tokens"):
         scores.self_score_margins(Q[:1], K[:1])
+
+
+# --- Exercises -------------------------------------------------------------------------------------
+
+def test_exercise_self_scores_have_mean_sqrt_d():
+    seed, d, n = (int(bt.glued_float("scores", k)) for k in ("ex_seed", "ex_d", "ex_n"))
+    Q = np.random.default_rng(seed).standard_normal((n, d))
+    mean = float(((Q * Q).sum(axis=1) / np.sqrt(d)).mean())
+    assert bt.glued_float("scores", "ex_self_mean") == pytest.approx(mean, rel=1e-12)
+    assert bt.glued_float("scores", "ex_sqrt_d") == np.sqrt(d)
+    assert abs(mean - np.sqrt(d)) < 0.05 * np.sqrt(d)
+
+
+def test_exercise_uniform_entries_keep_unit_variance():
+    seed, d, n = (int(bt.glued_float("scores", k)) for k in ("ex_seed", "ex_d", "ex_n"))
+    rng = np.random.default_rng(seed)
+    q = rng.uniform(-np.sqrt(3), np.sqrt(3), size=(n, d))
+    k = rng.uniform(-np.sqrt(3), np.sqrt(3), size=(n, d))
+    var = float(((q * k).sum(axis=1) / np.sqrt(d)).var())
+    assert bt.glued_float("scores", "ex_var_uniform") == pytest.approx(var, rel=1e-12)
+    assert abs(var - 1) < 0.05  # "close to one": 20 000 samples give a standard error near 0.01
+
+
+def test_exercise_sigma_scale():
+    sigma, d = bt.glued_float("scores", "ex_sigma"), int(bt.glued_float("scores", "ex_d_sigma"))
+    seed, n = int(bt.glued_float("scores", "ex_seed")), int(bt.glued_float("scores", "ex_n"))
+    rng = np.random.default_rng(seed)
+    z, z2 = rng.standard_normal((n, d)), rng.standard_normal((n, d))
+    dots = sigma**2 * (z * z2).sum(axis=1)
+    assert bt.glued_float("scores", "ex_var_plain") == pytest.approx((dots / np.sqrt(d)).var(), rel=1e-9)
+    assert bt.glued_float("scores", "ex_var_sigma") == pytest.approx((dots / (sigma**2 * np.sqrt(d))).var(), rel=1e-9)
+    assert abs(bt.glued_float("scores", "ex_var_plain") - sigma**4) < 0.1 * sigma**4
+    assert abs(bt.glued_float("scores", "ex_var_sigma") - 1) < 0.05

@@ -369,3 +369,25 @@ def test_the_benchmark_runs_from_the_command_line(tmp_path):
     assert rec["quick"] is True and rec["results"]["sizes"]
     assert rec["results"]["flagship"]["finite"]
     assert sparse_benchmark_summary(rec)["quick"] is True
+
+
+# --- Exercises -------------------------------------------------------------------------------------
+
+def test_exercise_path_count():
+    n = int(bt.glued_float("sparse", "ex_path_n"))
+    assert bt.glued_float("sparse", "ex_path_E") == 3 * n - 2
+    assert bt.glued_float("sparse", "ex_path_factor") == pytest.approx(n**2 / (3 * n - 2))
+
+
+def test_exercise_cross_attention_is_bipartite_edge_attention():
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])
+    Qc = np.eye(2)
+    assert bt.glued_plain("sparse", "ex_cross_same") == "True"
+    y = oracles.attention(Qc[:1], X[:2], X[:2])[0][0]  # query 0 sees Carla and Ana only
+    assert bt.glued_float("sparse", "ex_cross_first") == pytest.approx(y[0], abs=1e-15)
+    assert bt.glued_float("sparse", "ex_cross_second") == pytest.approx(y[1], abs=1e-15)
+
+
+def test_exercise_isolated_query_is_refused():
+    msg = bt.glued_plain("sparse", "ex_isolated_message")
+    assert "every query must attend to at least one key" in msg and "[3]" in msg

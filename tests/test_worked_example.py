@@ -20,6 +20,7 @@ from attention_graph.plots import plot_attention_graph, plot_plane_movement
 from attention_graph.qkv import rotation
 
 PAGE = "worked_example"
+RECOVERY = "recovery"
 C, A, B, D = 0, 1, 2, 3  # Carla, Ana, Bruno, Diego: the order of the article's matrices
 # The vectors of ../shared/seed/README.md, recovered from the article's numbers.
 X_README = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])
@@ -27,6 +28,11 @@ X_README = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])
 
 def glued(key):
     return bt.glued_float(PAGE, key)
+
+
+def recovered(key):
+    """A number glued by the appendix that recovers the lost inputs (book/recovery.md)."""
+    return bt.glued_float(RECOVERY, key)
 
 
 def independent_layer(X):
@@ -249,9 +255,9 @@ def test_thm_worked_rotation_invariance():
             np.testing.assert_allclose(Y2, Y @ R, rtol=0, atol=1e-14)
             Y3, graph = we.attention_layer(X_README @ R)
             np.testing.assert_allclose(graph.W, W, rtol=0, atol=1e-14)
-    assert glued("rot_dW") < 1e-14 and glued("rot_dY") < 1e-14
-    theta = np.random.default_rng(int(glued("rot_seed"))).uniform(0, 2 * np.pi)
-    assert glued("rot_degrees") == pytest.approx(np.degrees(theta))
+    assert recovered("rot_dW") < 1e-14 and recovered("rot_dY") < 1e-14
+    theta = np.random.default_rng(int(recovered("rot_seed"))).uniform(0, 2 * np.pi)
+    assert recovered("rot_degrees") == pytest.approx(np.degrees(theta))
     assert bt.verified("thm-worked-rotation-invariance") > 0
 
 
@@ -295,12 +301,12 @@ def test_thm_worked_gram_recovered():
         assert [k for k in range(-5, 6) if lo <= k <= hi] == [whole]
     # ... the page's interval-arithmetic bounds contain these ranges and are as tight ...
     for key, (lo, hi) in [("g", g_rng), ("h", h_rng), ("t_bruno", tb_rng), ("t_diego", td_rng)]:
-        assert glued(f"lo_{key}") <= lo + 1e-12 and glued(f"hi_{key}") >= hi - 1e-12
-        assert (hi - lo) > 0.9 * (glued(f"hi_{key}") - glued(f"lo_{key}")) - 0.01
+        assert recovered(f"lo_{key}") <= lo + 1e-12 and recovered(f"hi_{key}") >= hi - 1e-12
+        assert (hi - lo) > 0.9 * (recovered(f"hi_{key}") - recovered(f"lo_{key}")) - 0.01
     # ... the values at the printed numbers agree ...
-    assert glued("at_g") == pytest.approx(g_of(0.141))
-    assert glued("at_t_bruno") == pytest.approx(r2 * math.log(rest(0.449, g_of(0.141), r2 * 1.414)))
-    assert glued("at_t_diego") == pytest.approx(-r2 * math.log(rest(0.539, g_of(0.141), r2 * 1.414)))
+    assert recovered("at_g") == pytest.approx(g_of(0.141))
+    assert recovered("at_t_bruno") == pytest.approx(r2 * math.log(rest(0.449, g_of(0.141), r2 * 1.414)))
+    assert recovered("at_t_diego") == pytest.approx(-r2 * math.log(rest(0.539, g_of(0.141), r2 * 1.414)))
     # ... and the whole-number Gram matrix is the example's.
     np.testing.assert_array_equal(_gram(1, 2, 1), X_README @ X_README.T)
     assert bt.verified("thm-worked-gram-recovered") > 0
@@ -355,10 +361,10 @@ def test_integer_search_finds_one_gram_matrix():
     symmetries = [np.array(P, dtype=float) * signs for P in ([[1, 0], [0, 1]], [[0, 1], [1, 0]])
                   for signs in itertools.product((1, -1), repeat=2)]
     assert all(any(np.array_equal(X_README @ Q, M) for Q in symmetries) for M in mine)
-    assert glued("n_candidates") == 5**8
-    assert glued("n_matches") == len(mine) == 8
-    assert glued("n_grams") == len(grams) == 1
-    assert glued("n_turned") == glued("n_symmetries") == 8
+    assert recovered("n_candidates") == 5**8
+    assert recovered("n_matches") == len(mine) == 8
+    assert recovered("n_grams") == len(grams) == 1
+    assert recovered("n_turned") == recovered("n_symmetries") == 8
 
 
 # --- The exact forms -------------------------------------------------------------------------------
@@ -451,3 +457,37 @@ def test_other_sources_self_score_box():
     assert Ssw[3, 3] == Ssw[3].min() and list(Ssw[3]).count(Ssw[3].min()) == 1  # Diego: the lowest
     assert bt.glued_float("worked_example", "diego_self_swap") == pytest.approx(Ssw[3, 3], rel=1e-12)
     assert bt.glued_float("worked_example", "diego_max_swap") == pytest.approx(Ssw[3].max(), rel=1e-12)
+
+
+# --- Exercises -------------------------------------------------------------------------------------
+
+def test_exercise_twins_share_their_weights():
+    X2 = X_README.copy()
+    X2[D] = X_README[B]
+    _, W2, _ = independent_layer(X2)
+    assert glued("ex_twins_bb") == pytest.approx(W2[B, B], abs=1e-15)
+    assert glued("ex_twins_bd") == pytest.approx(W2[B, D], abs=1e-15)
+    assert glued("ex_twins_bb") == glued("ex_twins_bd")  # "the same"
+    assert bt.glued_plain(PAGE, "ex_twins_rows_equal") == "True"
+    assert glued("w_bb") != glued("w_dd")
+
+
+def test_exercise_temperature_raises_anas_weight_on_carla():
+    S = X_README @ X_README.T / math.sqrt(2)
+    got = [glued(f"ex_tau_{k}") for k in ("half", "one", "two")]
+    for value, tau in zip(got, (0.5, 1.0, 2.0)):
+        e = np.exp(S[A] / tau)
+        assert value == pytest.approx(e[C] / e.sum(), abs=1e-15)
+        assert np.argmin(e) == C  # the smallest weight of Ana's row
+    assert got[0] < got[1] < got[2] < 1 / 4  # rises toward a quarter
+
+
+def test_exercise_entropy_of_the_rows():
+    _, W, _ = independent_layer(X_README)
+    H = -(W * np.log(W)).sum(axis=1)
+    names = ["Carla", "Ana", "Bruno", "Diego"]
+    assert bt.glued_plain(PAGE, "ex_entropy_most").strip("'") == names[int(np.argmax(H))]
+    assert bt.glued_plain(PAGE, "ex_entropy_least").strip("'") == names[int(np.argmin(H))]
+    assert int(np.argmin(H)) == np.unravel_index(np.argmax(W), W.shape)[0]  # the largest weight
+    assert glued("ex_entropy_max") == pytest.approx(H.max(), abs=1e-14)
+    assert glued("ex_entropy_uniform") == pytest.approx(math.log(4), abs=1e-15)

@@ -149,11 +149,50 @@ def plain_title(title: str) -> str:
     return re.sub(r"\\\((.*?)\\\)", math, title).strip()
 
 
-def print_pdf(browser, base: str, out: Path = PDF, html: Path = HTML) -> list[tuple[str, str, int]]:
-    """Print every page of the book, in ``_toc.yml`` order, into one PDF with an outline.
+PAGE_FORMAT = {"format": "A4", "print_background": True,
+               "margin": {"top": "16mm", "bottom": "16mm", "left": "14mm", "right": "14mm"}}
+# The page number, centred in the bottom margin of every page of the chapters.
+FOOTER = ('<div style="width:100%;text-align:center;font:9px sans-serif;color:#444">'
+          '<span class="pageNumber"></span></div>')
 
-    ``browser`` is a Playwright Chromium, ``base`` the URL that serves ``html``. Returns, per
-    document, (docname, title, index of its first page in the PDF).
+
+def _numbers(page, n: int):
+    """n pages, blank but for Chromium's page number in the footer: stamped onto the chapters."""
+    from pypdf import PdfReader
+
+    page.set_content('<div style="break-after:page">&#8203;</div>' * n)
+    data = page.pdf(**PAGE_FORMAT, display_header_footer=True, header_template="<div></div>",
+                    footer_template=FOOTER)
+    reader = PdfReader(io.BytesIO(data))
+    if len(reader.pages) < n:
+        raise RuntimeError(f"page numbers: Chromium printed {len(reader.pages)} pages, {n} needed")
+    return reader
+
+
+def front_matter_html(title: str, author: str, entries: list[tuple[str, int]]) -> str:
+    """The title page and the table of contents: (chapter title, first page) per document."""
+    from html import escape
+
+    rows = "".join(f'<tr><td>{escape(t)}</td><td class="n">{n}</td></tr>' for t, n in entries)
+    return f"""<!DOCTYPE html><html><head><meta charset="utf-8"><style>
+body {{ font-family: serif; color: #111; }}
+.title {{ height: 250mm; display: flex; flex-direction: column; justify-content: center;
+          text-align: center; break-after: page; }}
+.title h1 {{ font-size: 34pt; margin: 0 0 12mm; }} .title p {{ font-size: 14pt; }}
+h2 {{ font-size: 20pt; }} table {{ width: 100%; border-collapse: collapse; font-size: 12pt; }}
+td {{ padding: 1.2mm 0; border-bottom: 0.2mm dotted #999; }} td.n {{ text-align: right; }}
+</style></head><body>
+<section class="title"><h1>{escape(title)}</h1><p>{escape(author)}</p></section>
+<h2>Contents</h2><table>{rows}</table></body></html>"""
+
+
+def print_pdf(browser, base: str, out: Path = PDF, html: Path = HTML) -> list[tuple[str, str, int]]:
+    """Print the book, in ``_toc.yml`` order, into one PDF: a title page, a table of contents with
+    page numbers, then every document with its page number at the foot of each page.
+
+    Two passes: the chapters are printed first and their pages counted, then the contents page is
+    rendered with those numbers. ``browser`` is a Playwright Chromium, ``base`` the URL that serves
+    ``html``. Returns, per document, (docname, title, index of its first page in the PDF).
     """
     from pypdf import PdfReader, PdfWriter
 
@@ -162,22 +201,33 @@ def print_pdf(browser, base: str, out: Path = PDF, html: Path = HTML) -> list[tu
     if missing:
         raise FileNotFoundError(f"not built: {missing}; run `make book` first")
     out.parent.mkdir(parents=True, exist_ok=True)
-    writer = PdfWriter()
-    chapters = []
     page = browser.new_page(viewport=VIEWPORT)
+    printed = []  # (doc, title, reader)
     for doc in docs:
         page.goto(base + f"{doc}.html", wait_until="load")
         if settle(page) is None and page.locator(".math").count():
             raise RuntimeError(f"{doc}: MathJax did not start; the PDF would show raw TeX")
         page.add_style_tag(content=PRINT_CSS)
         title = plain_title(page.title().rsplit(" \u2014 ", 1)[0])
-        data = page.pdf(format="A4", print_background=True,
-                        margin={"top": "16mm", "bottom": "16mm", "left": "14mm", "right": "14mm"})
-        start = len(writer.pages)
-        writer.append(PdfReader(io.BytesIO(data)))
-        writer.add_outline_item(title=title, page_number=start)
-        chapters.append((doc, title, start))
+        printed.append((doc, title, PdfReader(io.BytesIO(page.pdf(**PAGE_FORMAT)))))
+    body_starts, n_body = [], 0
+    for *_, reader in printed:
+        body_starts.append(n_body)
+        n_body += len(reader.pages)
+    numbers = _numbers(page, n_body)
+    page.set_content(front_matter_html(_book_title(), _book_author(),
+                                       [(t, s + 1) for (_, t, _), s in zip(printed, body_starts)]))
+    front = PdfReader(io.BytesIO(page.pdf(**PAGE_FORMAT)))
     page.close()
+    writer = PdfWriter()
+    writer.append(front)
+    offset = len(front.pages)
+    chapters = []
+    for (doc, title, reader), start in zip(printed, body_starts):
+        for k, body_page in enumerate(reader.pages):
+            writer.add_page(body_page).merge_page(numbers.pages[start + k])
+        writer.add_outline_item(title=title, page_number=offset + start)
+        chapters.append((doc, title, offset + start))
     writer.add_metadata({"/Title": _book_title(), "/Creator": "make pdf: Chromium via Playwright"})
     with out.open("wb") as fh:
         writer.write(fh)
@@ -188,6 +238,12 @@ def _book_title() -> str:
     import yaml
 
     return yaml.safe_load((ROOT / "_config.yml").read_text()).get("title", "")
+
+
+def _book_author() -> str:
+    import yaml
+
+    return yaml.safe_load((ROOT / "_config.yml").read_text()).get("author", "")
 
 
 def main(argv: list[str]) -> int:

@@ -1,4 +1,4 @@
-"""What a reader can cite: every labeled equation, theorem, definition and figure of the book.
+"""What a reader can cite: every labeled equation, theorem, definition, figure and exercise of the book.
 
 The book's sources are read, not a hand-kept list: the index of results is generated from them, and the
 integrity tests use the same reader. ``CITATION.cff`` is the one source of the book's own citation.
@@ -22,7 +22,7 @@ NON_PROSE = {"code-cell", "math", "literalinclude", "code", "code-block", "raw",
 THEOREM_KINDS = ("theorem", "lemma", "proposition", "corollary")
 CITABLE_PROOF_KINDS = THEOREM_KINDS + ("definition",)
 # A public label: a kind prefix and lowercase words joined by hyphens.
-LABEL_PATTERN = re.compile(r"^(eq|thm|lem|prop|cor|def|fig)-[a-z0-9]+(-[a-z0-9]+)*$")
+LABEL_PATTERN = re.compile(r"^(eq|thm|lem|prop|cor|def|fig|ex)-[a-z0-9]+(-[a-z0-9]+)*$")
 
 
 def blocks(text: str):
@@ -81,7 +81,7 @@ def theorem_labels(text: str, kinds=THEOREM_KINDS) -> list[str]:
 
 @dataclass(frozen=True)
 class Citable:
-    kind: str  # equation, theorem, lemma, proposition, corollary, definition, figure
+    kind: str  # equation, theorem, lemma, proposition, corollary, definition, figure, exercise
     label: str
     title: str
     page: str  # the page's stem, e.g. "scores"
@@ -107,6 +107,8 @@ def citables(root: Path | str) -> list[Citable]:
                 out.append(Citable("equation", options["label"], "", page))
             elif name in ("figure", "glue:figure") and options.get("name"):
                 out.append(Citable("figure", options["name"], "", page))
+            elif name == "exercise" and label:
+                out.append(Citable("exercise", label, arg.strip(), page))
         for m in re.finditer(r"\$\$[\s\S]*?\$\$[ \t]*\(([\w:-]+)\)", text):
             out.append(Citable("equation", m.group(1), "", page))
     return out
@@ -114,7 +116,8 @@ def citables(root: Path | str) -> list[Citable]:
 
 def index_markdown(items: list[Citable]) -> str:
     """A MyST table of ``items`` with live references: each row links to its result."""
-    ref = {"equation": "Equation {{eq}}`{label}`", "figure": "{{numref}}`{label}`"}
+    ref = {"equation": "Equation {{eq}}`{label}`", "figure": "{{numref}}`{label}`",
+           "exercise": "{{numref}}`{label}`"}
     rows = ["| Result | Title | Label | Chapter |", "| --- | --- | --- | --- |"]
     for it in items:
         link = ref.get(it.kind, "{{prf:ref}}`{label}`").format(label=it.label)

@@ -214,7 +214,8 @@ def gat_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.nd
     X = as_matrix(X, "X", shape_doc="(n, d_in)")  # (n, d_in)
     Theta = as_matrix(Theta, "Theta", shape_doc="(d_in, d_out)")  # (d_in, d_out)
     a = as_matrix(np.reshape(a, (1, -1)), "a", shape_doc="(2 d_out,)")[0]  # (2 d_out,)
-    check_same(X.shape[1], Theta.shape[0], "X and Theta must share d_in (columns of X, rows of Theta)")
+    check_same(X.shape[1], Theta.shape[0],
+               "X and Theta must share d_in (columns of X, rows of Theta)")
     check_same(a.shape[0], 2 * Theta.shape[1], "a must have 2 d_out entries")
     H = X @ Theta  # (n, d_out)
     d_out = Theta.shape[1]
@@ -244,7 +245,8 @@ def complete_attention(Q, K, V, labels=None) -> tuple[np.ndarray, AttentionGraph
     return Y, AttentionGraph(W, _labels(labels, W.shape[0]))
 
 
-def masked_attention(Q, K, V, A, labels=None, *, self_loops: bool = True) -> tuple[np.ndarray, AttentionGraph]:
+def masked_attention(Q, K, V, A, labels=None, *,
+                     self_loops: bool = True) -> tuple[np.ndarray, AttentionGraph]:
     """Y = softmax(Q Kᵀ/√d, mask = A (+ I)) V: attention restricted to the graph  (eq-neighbour-softmax).
 
     The attention of a Graph Transformer layer (Dwivedi & Bresson 2020): node i attends only to its
@@ -268,7 +270,8 @@ def additive_mask_softmax(S, mask, fill: float = -1e9) -> np.ndarray:
     S = as_matrix(S, "S", shape_doc="(n_q, n_k)")  # (n_q, n_k)
     allowed = np.asarray(mask)
     if allowed.dtype != np.bool_ or allowed.shape != S.shape:
-        raise TypeError(f"mask must be a boolean array of shape {S.shape}; got {allowed.dtype} {allowed.shape}")
+        raise TypeError(f"mask must be a boolean array of shape {S.shape}; "
+                        f"got {allowed.dtype} {allowed.shape}")
     if fill == -np.inf:
         return softmax(S, allowed)  # (n_q, n_k)
     if not np.isfinite(fill) or fill >= 0:
@@ -285,7 +288,8 @@ def product_mask_softmax(S, mask) -> np.ndarray:
     S = as_matrix(S, "S", shape_doc="(n_q, n_k)")  # (n_q, n_k)
     allowed = np.asarray(mask)
     if allowed.dtype != np.bool_ or allowed.shape != S.shape:
-        raise TypeError(f"mask must be a boolean array of shape {S.shape}; got {allowed.dtype} {allowed.shape}")
+        raise TypeError(f"mask must be a boolean array of shape {S.shape}; "
+                        f"got {allowed.dtype} {allowed.shape}")
     return softmax(S * allowed)  # (n_q, n_k)
 
 
@@ -338,6 +342,37 @@ def five_models(X, A, rng: np.random.Generator, labels=None) -> dict[str, tuple[
         "attention": complete_attention(X, X, X, labels),
         "masked attention": masked_attention(X, X, X, A, labels),
     }
+
+
+# --------------------------------------------------------------------------------------------------
+# Exercises: GATv2, whose ranking of the keys depends on the query.
+# --------------------------------------------------------------------------------------------------
+
+def gatv2_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.ndarray:
+    """e_ij = aᵀ LeakyReLU([x_i ‖ x_j] Θ), GATv2 (Brody et al. 2022); shape (n, n).
+
+    ``X`` is (n, d_in), ``Theta`` (2 d_in, d_out), ``a`` (d_out,): the nonlinearity comes before a.
+    """
+    X = as_matrix(X, "X", shape_doc="(n, d_in)")  # (n, d_in)
+    Theta = as_matrix(Theta, "Theta", shape_doc="(2 d_in, d_out)")  # (2 d_in, d_out)
+    a = as_matrix(np.reshape(a, (1, -1)), "a", shape_doc="(d_out,)")[0]  # (d_out,)
+    check_same(Theta.shape[0], 2 * X.shape[1], "Theta must have 2 d_in rows")
+    check_same(a.shape[0], Theta.shape[1], "a must have d_out entries")
+    d_in = X.shape[1]
+    src, dst = X @ Theta[:d_in], X @ Theta[d_in:]  # (n, d_out), (n, d_out)
+    H = leaky_relu(src[:, None, :] + dst[None, :, :], negative_slope)  # (n, n, d_out)
+    return H @ a  # (n, n)
+
+
+def key_rankings(e) -> int:
+    """How many different orders of the keys the rows of the scores ``e`` give (1: static).
+
+    >>> key_rankings([[3.0, 1.0], [2.0, 0.0]])
+    1
+    """
+    e = as_matrix(e, "e", shape_doc="(n_q, n_k)")  # (n_q, n_k)
+    order = np.argsort(-e, axis=1, kind="stable")  # (n_q, n_k), best key first
+    return len({tuple(row) for row in order})
 
 
 # --------------------------------------------------------------------------------------------------

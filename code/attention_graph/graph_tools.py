@@ -86,8 +86,9 @@ def stationary_distribution(graph_or_W) -> np.ndarray:
     I_minus_W = np.eye(n) - graph.W  # (n, n)
     if np.linalg.matrix_rank(I_minus_W) < n - 1:
         raise ValueError(
-            "the walk on W has more than one stationary distribution (W has several closed classes "
-            "of nodes that never reach one another); use pagerank, whose damping makes it unique"
+            "the walk on W has more than one stationary distribution (W has several "
+            "closed classes of nodes that never reach one another); use pagerank, whose "
+            "damping makes it unique"
         )
     M = np.vstack([I_minus_W.T, np.ones((1, n))])  # (n + 1, n): π (I − W) = 0 and Σ π = 1
     b = np.zeros(n + 1)  # (n + 1,)
@@ -107,13 +108,16 @@ def pagerank(graph_or_W, damping: float = 0.85) -> np.ndarray:
     array([0.5, 0.5])
     """
     graph = _stochastic(graph_or_W, "pagerank")
-    if isinstance(damping, bool) or not isinstance(damping, (int, float, np.floating, np.integer)):
-        raise TypeError(f"damping must be a real number in [0, 1); got {type(damping).__name__}")
+    real = (int, float, np.floating, np.integer)
+    if isinstance(damping, bool) or not isinstance(damping, real):
+        raise TypeError(f"damping must be a real number in [0, 1); "
+                        f"got {type(damping).__name__}")
     alpha = float(damping)
     if not 0.0 <= alpha < 1.0:
         raise ValueError(
-            f"damping must be in [0, 1); got {damping!r} (at 1 the walk never jumps and PageRank is "
-            "the stationary distribution, which may not be unique: use stationary_distribution)"
+            f"damping must be in [0, 1); got {damping!r} (at 1 the walk never jumps and "
+            "PageRank is the stationary distribution, which may not be unique: use "
+            "stationary_distribution)"
         )
     n = graph.n
     rhs = np.full(n, (1.0 - alpha) / n)  # (n,)
@@ -181,15 +185,17 @@ def fiedler_vector(graph_or_W, tol: float = 1e-9) -> tuple[float, np.ndarray]:
         raise ValueError(f"a bipartition needs at least 2 nodes; got {n}")
     deg = A_s.sum(axis=1)  # (n,)
     if (deg <= 0).any():
-        raise ValueError(f"node {int(np.flatnonzero(deg <= 0)[0])} has no edge in (W + Wᵀ)/2")
+        lonely = int(np.flatnonzero(deg <= 0)[0])
+        raise ValueError(f"node {lonely} has no edge in (W + Wᵀ)/2")
     inv_sqrt = 1.0 / np.sqrt(deg)  # (n,)
     L_sym = normalized_laplacian(A_s)  # (n, n), I − D^{-1/2} A_s D^{-1/2}
     lam, V = np.linalg.eigh(L_sym)  # (n,), (n, n), ascending
     if lam[1] < tol:
-        raise ValueError("the symmetrised graph is disconnected (λ₂ = 0): its connected components "
-                         "are already its communities")
+        raise ValueError("the symmetrised graph is disconnected (λ₂ = 0): its connected "
+                         "components are already its communities")
     if n > 2 and lam[2] - lam[1] < tol:
-        raise ValueError(f"λ₂ = {lam[1]:.6g} is repeated: the spectral bipartition is not determined")
+        raise ValueError(f"λ₂ = {lam[1]:.6g} is repeated: the spectral bipartition is "
+                         "not determined")
     u = inv_sqrt * V[:, 1]  # (n,), the generalised eigenvector D^{-1/2} v
     pivot = int(np.argmax(np.abs(u) > np.abs(u).max() - 1e-12))
     return float(lam[1]), u * np.sign(u[pivot])  # (n,)
@@ -233,9 +239,11 @@ def multi_head_attention(Q, K, V, n_heads: int, labels: Sequence[str],
     Q = as_matrix(Q, "Q", shape_doc="(n, d)")  # (n, d)
     K = as_matrix(K, "K", shape_doc="(n, d)")  # (n, d)
     V = as_matrix(V, "V", shape_doc="(n, d_v)")  # (n, d_v)
-    check_same(Q.shape[0], K.shape[0], "self-attention: Q and K must have one row per node (n)")
+    check_same(Q.shape[0], K.shape[0],
+               "self-attention: Q and K must have one row per node (n)")
     outputs, graphs = [], []
-    for Q_h, K_h, V_h in zip(_split(Q, n_heads, "Q"), _split(K, n_heads, "K"), _split(V, n_heads, "V")):
+    parts = (_split(M, n_heads, name) for M, name in ((Q, "Q"), (K, "K"), (V, "V")))
+    for Q_h, K_h, V_h in zip(*parts):
         Y_h, W_h = attention(Q_h, K_h, V_h, mask=mask)  # (n, d_v/h), (n, n)
         outputs.append(Y_h)
         graphs.append(AttentionGraph(W_h, labels))
@@ -293,7 +301,8 @@ def _residual(residual) -> float:
     return float(residual)
 
 
-def attention_rollout(layers: Sequence[AttentionGraph], residual: float = 0.5) -> AttentionGraph:
+def attention_rollout(layers: Sequence[AttentionGraph],
+                      residual: float = 0.5) -> AttentionGraph:
     """R = Ã⁽ᴸ⁾ ⋯ Ã⁽¹⁾ with Ã⁽ˡ⁾ = ρ I + (1 − ρ) W⁽ˡ⁾, ρ = ``residual``  (eq-rollout).
 
     ``layers`` runs from the first layer to the last. R[i, j] is how much of input token j reaches

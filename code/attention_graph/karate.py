@@ -78,14 +78,17 @@ def graph_transformer_layer(A, P, params: dict, n_heads: int,
     check_same(P.shape[0], n, "P must have one row per node of A (n)")
     missing = {"C", "W_Q", "W_K", "W_V", "W_O"} - set(params)
     if missing:
-        raise ValueError(f"params lacks {sorted(missing)}; build it with init_projections")
+        raise ValueError(f"params lacks {sorted(missing)}; "
+                         "build it with init_projections")
     C = as_matrix(params["C"], "params['C']", shape_doc="(k, d)")  # (k, d)
-    check_same(C.shape[0], P.shape[1], "params['C'] must have one row per column of P (k)")
+    check_same(C.shape[0], P.shape[1],
+               "params['C'] must have one row per column of P (k)")
     mask = (A + np.eye(n)) > 0  # (n, n): friends and oneself
     labels = tuple(str(i) for i in range(n)) if labels is None else labels
     H = P @ C  # (n, d)
-    Y_heads, heads = multi_head_attention(H @ params["W_Q"], H @ params["W_K"], H @ params["W_V"],
-                                          n_heads, labels, mask=mask)  # (n, d), h × (n, n)
+    Q, K, V = H @ params["W_Q"], H @ params["W_K"], H @ params["W_V"]  # (n, d) each
+    Y_heads, heads = multi_head_attention(Q, K, V, n_heads, labels,
+                                          mask=mask)  # (n, d), h × (n, n)
     return H + Y_heads @ params["W_O"], heads  # (n, d)
 
 

@@ -58,6 +58,7 @@ __all__ += ["plot_cycle_encodings", "plot_sparse_benchmark"]
 __all__ += ["plot_softmax_peakedness", "convex_hull_2d", "plot_pull", "use_book_style", "STYLE"]
 __all__ += ["plot_backward_benchmark", "plot_learned_graphs", "plot_share_curves",
             "plot_club_accuracy"]
+__all__ += ["plot_fixed_and_computed"]
 
 
 def _finish(fig, own: bool = True):
@@ -657,3 +658,22 @@ def plot_club_accuracy(accuracies: dict):
     ax.set_xticks(range(len(accuracies)), list(accuracies), fontsize=8)
     ax.set_ylabel("accuracy, unlabelled members")
     return _finish(fig)
+
+
+def plot_fixed_and_computed(fixed, computed, *, titles=("fixed: the path", "computed: attention")):
+    """Two attention graphs of the same nodes side by side, at the same positions, weights printed.
+
+    The book's first figure: a GCN's fixed adjacency on the article's path (left) and the complete
+    graph whose weights one attention layer computes from the input (right).
+    """
+    if fixed.labels != computed.labels:
+        raise ValueError(f"fixed and computed must have the same nodes; got {fixed.labels} "
+                         f"and {computed.labels}")
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 4.6))  # two panels
+    pos = circle_layout(fixed.n)  # (n, 2), the same places in both panels
+    for ax, graph, title in zip(axes, (fixed, computed), titles):
+        plot_attention_graph(graph, ax, pos=pos, show_weights=True, min_weight=1e-12)
+        ax.text(0.5, -0.02, title, transform=ax.transAxes, ha="center", va="top", fontsize=11)
+    fig = _finish(fig, own=True)
+    fig.subplots_adjust(bottom=0.08)  # room for the captions under the panels
+    return fig

@@ -32,7 +32,8 @@ def normalized_laplacian(A) -> np.ndarray:
     if (A < 0).any():
         raise ValueError("A must be non-negative")
     if not np.allclose(A, A.T, rtol=0, atol=1e-12):
-        raise ValueError("A must be symmetric (an undirected graph) for its Laplacian eigenvectors")
+        raise ValueError("A must be symmetric (an undirected graph) "
+                         "for its Laplacian eigenvectors")
     deg = A.sum(axis=1)  # (n,)
     inv_sqrt = np.where(deg > 0, 1.0 / np.sqrt(np.where(deg > 0, deg, 1.0)), 0.0)  # (n,)
     return np.eye(A.shape[0]) - inv_sqrt[:, None] * A * inv_sqrt[None, :]  # (n, n)

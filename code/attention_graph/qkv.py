@@ -46,7 +46,8 @@ def project(X, W_Q, W_K, W_V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         V = X @ W_V  # (n, d_v)
     for name, M in (("Q", Q), ("K", K), ("V", V)):
         if not np.isfinite(M).all():
-            raise ValueError(f"{name} = X W_{name} overflowed {M.dtype}: rescale X or W_{name}")
+            raise ValueError(f"{name} = X W_{name} overflowed {M.dtype}: "
+                             f"rescale X or W_{name}")
     return Q, K, V
 
 

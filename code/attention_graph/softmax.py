@@ -35,11 +35,16 @@ def softmax(S, mask=None) -> np.ndarray:
     array([[1., 0.]])
     """
     S = as_matrix(S, "S", shape_doc="(n_q, n_k)")  # (n_q, n_k)
-    allowed = np.ones(S.shape, dtype=bool) if mask is None else as_mask(mask, "mask", S.shape)
+    if mask is None:
+        allowed = np.ones(S.shape, dtype=bool)  # (n_q, n_k)
+    else:
+        allowed = as_mask(mask, "mask", S.shape)  # (n_q, n_k)
     if S.shape[1] == 0 and S.shape[0] > 0:
-        raise ValueError("S has no columns: a query with no key to attend to has no softmax")
+        raise ValueError("S has no columns: "
+                         "a query with no key to attend to has no softmax")
     with np.errstate(over="ignore", invalid="ignore"):
-        m = np.max(np.where(allowed, S, -np.inf), axis=1, keepdims=True, initial=-np.inf)  # (n_q, 1)
+        S_allowed = np.where(allowed, S, -np.inf)  # (n_q, n_k)
+        m = np.max(S_allowed, axis=1, keepdims=True, initial=-np.inf)  # (n_q, 1)
         Z = np.where(allowed, S - m, -np.inf)  # (n_q, n_k), every entry <= 0
         E = np.exp(Z)  # (n_q, n_k), masked entries exactly 0
     return E / E.sum(axis=1, keepdims=True)  # (n_q, n_k)
@@ -133,12 +138,14 @@ def softmax_with_temperature(S, tau, mask=None) -> np.ndarray:
     S = as_matrix(S, "S", shape_doc="(n_q, n_k)")  # (n_q, n_k)
     allowed = np.ones(S.shape, dtype=bool) if mask is None else as_mask(mask, "mask", S.shape)  # (n_q, n_k)
     if S.shape[1] == 0 and S.shape[0] > 0:
-        raise ValueError("S has no columns: a query with no key to attend to has no softmax")
+        raise ValueError("S has no columns: "
+                         "a query with no key to attend to has no softmax")
     if np.isinf(tau):
         E = allowed.astype(S.dtype)  # (n_q, n_k): exp(0) on every allowed key
         return E / E.sum(axis=1, keepdims=True)  # (n_q, n_k)
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        m = np.max(np.where(allowed, S, -np.inf), axis=1, keepdims=True, initial=-np.inf)  # (n_q, 1)
+        S_allowed = np.where(allowed, S, -np.inf)  # (n_q, n_k)
+        m = np.max(S_allowed, axis=1, keepdims=True, initial=-np.inf)  # (n_q, 1)
         Z = np.where(allowed, S - m, -np.inf)  # (n_q, n_k), every entry <= 0
         if tau != 1.0:
             Z = Z / S.dtype.type(tau)  # (n_q, n_k), still <= 0; -inf where a gap/τ overflows
@@ -158,7 +165,8 @@ def hardmax(S, mask=None) -> np.ndarray:
     S = as_matrix(S, "S", shape_doc="(n_q, n_k)")  # (n_q, n_k)
     allowed = np.ones(S.shape, dtype=bool) if mask is None else as_mask(mask, "mask", S.shape)  # (n_q, n_k)
     if S.shape[1] == 0 and S.shape[0] > 0:
-        raise ValueError("S has no columns: a query with no key to attend to has no softmax")
+        raise ValueError("S has no columns: "
+                         "a query with no key to attend to has no softmax")
     masked = np.where(allowed, S, -np.inf)  # (n_q, n_k)
     top = masked == masked.max(axis=1, keepdims=True, initial=-np.inf)  # (n_q, n_k)
     E = top.astype(S.dtype)  # (n_q, n_k)
@@ -182,7 +190,8 @@ def softmax_jacobian(p) -> np.ndarray:
     if p.size == 0:
         raise ValueError("p is empty: a softmax row has at least one weight")
     if (p < 0).any():
-        raise ValueError(f"p must be non-negative; found {p[p < 0][0]} at index {int(np.argmax(p < 0))}")
+        first = int(np.argmax(p < 0))
+        raise ValueError(f"p must be non-negative; found {p[first]} at index {first}")
     total = float(p.sum())
     if abs(total - 1.0) > 1e-6:
         raise ValueError(f"p must sum to 1 (a softmax row); it sums to {total}")

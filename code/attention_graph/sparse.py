@@ -106,18 +106,21 @@ def segment_softmax(s, indptr) -> np.ndarray:
     s = np.asarray(s)  # (E,)
     indptr = np.asarray(indptr)  # (n_q + 1,)
     if s.dtype.kind not in "fiu" or indptr.dtype.kind not in "iu":
-        raise TypeError(f"s must be real scores and indptr integers; got {s.dtype} and {indptr.dtype}")
+        raise TypeError("s must be real scores and indptr integers; "
+                        f"got {s.dtype} and {indptr.dtype}")
     if s.ndim != 1 or indptr.ndim != 1 or indptr.size < 1:
-        raise ValueError("s must be 1-d (E,) and indptr 1-d (n_q + 1,) with at least one entry")
-    s = s.astype(np.result_type(s, np.float32) if s.dtype.kind == "f" else np.float64, copy=False)
+        raise ValueError("s must be 1-d (E,) and indptr 1-d (n_q + 1,) "
+                         "with at least one entry")
+    dtype = np.result_type(s, np.float32) if s.dtype.kind == "f" else np.float64
+    s = s.astype(dtype, copy=False)  # (E,), float32 stays float32
     if not np.isfinite(s).all():
         raise ValueError(f"s must be finite; found {s[~np.isfinite(s)][0]} at index "
                          f"{int(np.flatnonzero(~np.isfinite(s))[0])}")
     counts = np.diff(indptr)  # (n_q,)
     if indptr[0] != 0 or indptr[-1] != s.size or (counts < 1).any():
         raise ValueError(
-            "indptr must start at 0, end at E = len(s) and increase strictly: every query needs at "
-            "least one edge (an empty row has no softmax)"
+            "indptr must start at 0, end at E = len(s) and increase strictly: every "
+            "query needs at least one edge (an empty row has no softmax)"
         )
     if counts.size == 0:
         return s.copy()

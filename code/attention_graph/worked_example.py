@@ -120,12 +120,13 @@ def integer_search(values=range(-2, 3), decimals: int = PUBLISHED_DECIMALS) -> n
     """
     vals = np.asarray(list(values))
     if vals.ndim != 1 or vals.size == 0 or vals.dtype.kind not in "iu":
-        raise TypeError(f"values must be a non-empty sequence of integers; got {list(values)!r}")
+        raise TypeError("values must be a non-empty sequence of integers; "
+                        f"got {list(values)!r}")
     if len(set(vals.tolist())) != vals.size:
         raise ValueError(f"values must be distinct; got {vals.tolist()}")
     if vals.size > 7:
-        raise ValueError(f"values has {vals.size} entries: the search tries len(values)**8 choices; "
-                         "use at most 7")
+        raise ValueError(f"values has {vals.size} entries: the search tries "
+                         "len(values)**8 choices; use at most 7")
     vectors = np.array(list(itertools.product(vals, vals)), dtype=float)  # (k², 2)
     rest = np.array(list(itertools.product(range(len(vectors)), repeat=3)))  # (k⁶, 3)
     found = []

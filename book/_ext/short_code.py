@@ -1,0 +1,64 @@
+"""Code shown with ``literalinclude`` and ``:pyobject:`` keeps only the first line of its docstring.
+
+The package's docstrings carry shapes, errors and doctests for the API page; under a formula in a
+chapter the reader needs the formula's line and the code. Every ``:pyobject:`` include therefore
+shows the docstring's first line (the formula and its equation label) and then the body;
+``:docstring: full`` keeps the whole docstring.
+
+Enable it in ``_config.yml`` under ``sphinx.local_extensions``.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from docutils.parsers.rst import directives
+from sphinx.directives.code import LiteralInclude, LiteralIncludeReader
+
+QUOTES = '"""'
+WIDTH = 88  # the text column holds 90 characters of code (book.css)
+
+
+def short_docstring(lines: list[str]) -> list[str]:
+    """The lines of one function or class with its docstring cut to its first line.
+
+    >>> q = QUOTES
+    >>> src = ["def f(x):\\n", f"    {q}y = 2x.\\n", "\\n", "    More.\\n", f"    {q}\\n", "    return 2 * x\\n"]
+    >>> [line.strip() for line in short_docstring(src)] == ["def f(x):", f"{q}y = 2x.{q}", "return 2 * x"]
+    True
+    """
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError:
+        return lines
+    if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return lines
+    first = tree.body[0].body[0]
+    if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        return lines
+    start, end = first.lineno - 1, first.end_lineno  # the docstring's lines, end exclusive
+    if end - start <= 1:
+        return lines
+    indent = lines[start][:len(lines[start]) - len(lines[start].lstrip())]
+    summary = first.value.value.strip().splitlines()[0].strip()
+    wrapped = textwrap.wrap(f"{QUOTES}{summary}{QUOTES}", WIDTH - len(indent), break_long_words=False,
+                            break_on_hyphens=False)
+    return lines[:start] + [f"{indent}{part}\n" for part in wrapped] + lines[end:]
+
+
+_pyobject_filter = LiteralIncludeReader.pyobject_filter
+
+
+def _pyobject_filter_short(self, lines, location=None):
+    lines = _pyobject_filter(self, lines, location)
+    if self.options.get("pyobject") and self.options.get("docstring", "first-line") != "full":
+        lines = short_docstring(lines)
+    return lines
+
+
+def setup(app):
+    LiteralInclude.option_spec["docstring"] = directives.unchanged
+    LiteralIncludeReader.pyobject_filter = _pyobject_filter_short
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,82 @@
+"""The closing chapter: its numbers, recomputed from the worked example with plain NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import booktools as bt
+import oracles
+
+PAGE = "closing"
+PEOPLE = ("Carla", "Ana", "Bruno", "Diego")
+C, A, B, D = range(4)
+X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])  # (4, 2)
+
+
+def weights(X):
+    return oracles.attention(X, X, X)[1]  # (4, 4)
+
+
+def test_a_new_input_gives_a_new_graph_and_leaves_the_path_alone():
+    X2 = X.copy()
+    X2[C] = -X[A]
+    assert bt.glued_float(PAGE, "close_w_ac") == pytest.approx(weights(X)[A, C], abs=1e-15)
+    assert bt.glued_float(PAGE, "close_w_ac_turned") == pytest.approx(weights(X2)[A, C], abs=1e-15)
+    assert bt.glued_float(PAGE, "close_w_ac_turned") < bt.glued_float(PAGE, "close_w_ac")  # "falls"
+    assert bt.glued_float(PAGE, "close_path_change") == 0.0  # "do not move at all"
+
+
+def test_pagerank_and_communities_of_the_four():
+    W = weights(X)
+    alpha, n = 0.85, 4
+    r = np.full(n, 1 / n)
+    for _ in range(500):  # power iteration, independent of the package's linear solve
+        r = (1 - alpha) / n + alpha * r @ W
+    assert bt.glued_plain(PAGE, "close_top").strip("'\"") == PEOPLE[int(np.argmax(r))]
+    assert bt.glued_float(PAGE, "close_top_rank") == pytest.approx(r.max(), abs=1e-12)
+    assert bt.glued_float(PAGE, "close_uniform_rank") == 1 / n
+    As = (W + W.T) / 2
+    d = As.sum(axis=1)
+    L = np.eye(n) - As / np.sqrt(np.outer(d, d))
+    u = np.linalg.eigh(L)[1][:, 1] / np.sqrt(d)  # Fiedler vector of the random-walk form
+    same_as = {i: [PEOPLE[j] for j in range(n) if (u[j] > 0) == (u[i] > 0)] for i in (C, A)}
+    assert bt.glued_plain(PAGE, "close_with_carla").strip("'\"") == " and ".join(same_as[C])
+    assert bt.glued_plain(PAGE, "close_with_ana").strip("'\"") == " and ".join(same_as[A])
+
+
+# --- The appendices ---------------------------------------------------------------------------------
+
+def test_methodology_appendix_shows_the_records_and_targets():
+    from attention_graph import bench
+    from attention_graph.bench.sparse import TARGETS
+    from attention_graph.tables import sparse_benchmark_summary
+
+    summary = sparse_benchmark_summary(bench.record("sparse"))
+    for key in ["degree", "d", "repeat", "n_min", "n_max", "n_dense_max", "cpus"]:
+        assert bt.glued_float("methodology", f"bench_{key}") == summary[key]
+    target = bench.record("blockwise")["results"]["target"]
+    assert bt.glued_float("methodology", "target_mb") == target["target_mb"]
+    assert bt.glued_float("methodology", "target_dense_mb") == target["dense_matrix_mb"] > target["target_mb"]
+    assert bt.glued_float("methodology", "target_slope") == TARGETS["slope"]
+    assert bt.glued_float("methodology", "target_ratio") == TARGETS["ratio"]
+
+
+# --- The intro's figure ----------------------------------------------------------------------------
+
+def test_intro_figure_counts_the_edges_of_both_graphs():
+    path = np.array([[0, 1, 0, 0], [1, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 0]])
+    assert bt.glued_float("intro", "intro_path_edges") == (path + np.eye(4)).astype(bool).sum() == 10
+    assert bt.glued_float("intro", "intro_attention_edges") == (weights(X) > 0).sum() == 16
+    svg = bt.glue_data("intro")["fig-intro-fixed-computed"]["data"]["image/svg+xml"]
+    assert svg.lstrip().startswith("<?xml") and all(name in svg for name in PEOPLE)
+
+
+def test_plot_fixed_and_computed_refuses_graphs_of_other_nodes():
+    from attention_graph import AttentionGraph
+    from attention_graph.plots import plot_fixed_and_computed
+
+    a = AttentionGraph(np.eye(2), ("a", "b"))
+    b = AttentionGraph(np.eye(2), ("a", "c"))
+    with pytest.raises(ValueError, match="same nodes"):
+        plot_fixed_and_computed(a, b)
