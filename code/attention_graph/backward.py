@@ -95,6 +95,7 @@ def central_difference(loss, X, h: float = 1e-6) -> np.ndarray:
 # Sizes: n_q = 2 queries, n_k = 3 keys, d = d_v = 2 (verified for these sizes, not in general).
 # --------------------------------------------------------------------------------------------------
 N_Q, N_K, D, D_V = 2, 3, 2, 2
+_SIZES = "for n_q = 2, n_k = 3, d = d_v = 2, every entry a symbol"
 
 
 def _sym(name: str, rows: int, cols: int) -> sp.Matrix:
@@ -184,13 +185,15 @@ _i, _j, _l = sp.symbols("i j l", integer=True)
 _n_k, _d = sp.symbols("n_k d", positive=True)
 
 
-@derivation("eq-grad-v", display=lambda: sp.Eq(_dM["V"], _M["W"].T * _dM["Y"], evaluate=False))
+@derivation("eq-grad-v", display=lambda: sp.Eq(_dM["V"], _M["W"].T * _dM["Y"], evaluate=False),
+            strength="verified", scope=_SIZES)
 def _check_grad_v():
     Q, K, V, G, W, L = _layer()
     yield from _zero(_grad(L, V) - _formulas(Q, K, V, G, W)[0])
 
 
-@derivation("eq-grad-w", display=lambda: sp.Eq(_dM["W"], _dM["Y"] * _M["V"].T, evaluate=False))
+@derivation("eq-grad-w", display=lambda: sp.Eq(_dM["W"], _dM["Y"] * _M["V"].T, evaluate=False),
+            strength="verified", scope=_SIZES)
 def _check_grad_w():
     # With W held as free symbols, L = Σ G ∘ (W V): its derivative in W is G Vᵀ.
     _, _, V, G, _, _ = _layer()
@@ -206,7 +209,7 @@ def _display_grad_s():
     return sp.Eq(dS[_i, _j], sp.Mul(W[_i, _j], inner, evaluate=False), evaluate=False)
 
 
-@derivation("eq-grad-s", display=_display_grad_s)
+@derivation("eq-grad-s", display=_display_grad_s, strength="verified", scope=_SIZES)
 def _check_grad_s():
     # Scores S free: L(S) = Σ G ∘ (softmax(S) V); its derivative in S is the formula's dS.
     _, _, V, G, _, _ = _layer()
@@ -221,7 +224,7 @@ def _display_grad_q():
                  evaluate=False)
 
 
-@derivation("eq-grad-q", display=_display_grad_q)
+@derivation("eq-grad-q", display=_display_grad_q, strength="verified", scope=_SIZES)
 def _check_grad_q():
     Q, K, V, G, W, L = _layer()
     yield from _zero(_grad(L, Q) - _formulas(Q, K, V, G, W)[3])
@@ -233,7 +236,7 @@ def _display_grad_k():
                  evaluate=False)
 
 
-@derivation("eq-grad-k", display=_display_grad_k)
+@derivation("eq-grad-k", display=_display_grad_k, strength="verified", scope=_SIZES)
 def _check_grad_k():
     Q, K, V, G, W, L = _layer()
     yield from _zero(_grad(L, K) - _formulas(Q, K, V, G, W)[4])
@@ -242,7 +245,8 @@ def _check_grad_k():
 _ALLOWED = [[True, False, True], [True, True, False]]  # query 0 may not see key 1, query 1 not key 2
 
 
-@derivation("thm-masked-gradient")
+@derivation("thm-masked-gradient", strength="verified",
+            scope="for n_q = 2, n_k = 3, d = d_v = 2 with two forbidden pairs, every entry a symbol")
 def _check_masked_gradient():
     # The masked layer (forbidden entries left out of the softmax) differentiated exactly: the same
     # formulas hold, and the score of a forbidden pair gets gradient 0.

@@ -436,7 +436,8 @@ def _display_lse_weights():
     return sp.Eq(W[i, _j], sp.exp(shifted, evaluate=False), evaluate=False)
 
 
-@derivation("eq-lse-weights", display=_display_lse_weights)
+@derivation("eq-lse-weights", display=_display_lse_weights,
+            strength="verified", scope="for 5 symbolic scores split 2 + 3 and 4 + 1")
 def _check_lse_weights():
     # lse = m + log ℓ of the merged state of two blocks (2 + 3 and 4 + 1 symbolic scores):
     # e^{s_j − lse} is the softmax weight of key j among all five.
@@ -464,7 +465,8 @@ def _display_flash_delta():
                  evaluate=False)
 
 
-@derivation("eq-flash-delta", display=_display_flash_delta)
+@derivation("eq-flash-delta", display=_display_flash_delta,
+            strength="verified", scope="for n_k = 1, …, 4 keys and d_v = 1, 2, 3, every entry a symbol")
 def _check_flash_delta():
     # For one query with any weights w_j (free symbols), values v_j and upstream g:
     # y = Σ_j w_j v_j and dW_j = g · v_j, so Σ_c g_c y_c = Σ_j dW_j w_j. Verified for
