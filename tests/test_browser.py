@@ -232,10 +232,10 @@ BROKEN_PAGE = """<!DOCTYPE html><html><head><title>broken</title></head><body>
 <img src="missing.png"><img src="http://127.0.0.2:9/elsewhere.png" alt="from another server">
 <figure id="fig-lost"><pre>&lt;Figure size 550x340 with 1 Axes&gt;</pre></figure>
 <a href="#nowhere">here</a> <a href="gone.html">gone</a> <a href="#fig-lost">fine</a>
-<main><pre>wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide wide </pre><p>a number: <span class="pasted-text">3</span></p>
+<main><pre>WIDE_LINE</pre><p>a number: <span class="pasted-text">3</span></p>
 <div style="background:#111"><mjx-container style="color:#222">x</mjx-container></div></main>
 <script>throw new Error("boom")</script>
-</body></html>"""
+</body></html>""".replace("WIDE_LINE", "wide " * 80)
 
 
 def test_the_checks_catch_a_broken_page(browser, tmp_path):

@@ -548,3 +548,30 @@ def test_exercise_path_and_causal_masks_intersect():
     assert bt.glued_float(PAGE, "ex_pc_ana_carla") == pytest.approx(W[1, 0], abs=1e-15)
     assert bt.glued_float(PAGE, "ex_pc_diego_bruno") == pytest.approx(W[3, 2], abs=1e-15)
     assert np.count_nonzero(W[1]) == 2  # Ana: Carla and herself
+
+# --- The orientation in PyG / DGL terms and the two masking idioms ---------------------------------
+
+def test_message_edge_index_puts_the_message_source_in_row_0():
+    W = np.array([[0.0, 0.7, 0.3], [0.0, 1.0, 0.0], [0.5, 0.0, 0.5]])
+    index = graph.message_edge_index(graph.AttentionGraph(W, "abc"))
+    assert index.shape == (2, 5) and index.dtype == np.int64
+    # Scatter-add of the messages V[source] * weight into the targets, the way PyG aggregates,
+    # is the book's Y = W V.
+    V = np.arange(6.0).reshape(3, 2)
+    src, dst = index
+    Y = np.zeros_like(V)
+    np.add.at(Y, dst, W[dst, src][:, None] * V[src])
+    np.testing.assert_allclose(Y, W @ V, rtol=0, atol=1e-15)
+
+
+def test_the_replacing_idiom_leaks_only_when_allowed_scores_reach_the_constant():
+    allowed = np.array([[True, True, False]])
+    replace = lambda S: ref_softmax(np.where(allowed, S, -1e9))  # noqa: E731, masked_fill(~M, -1e9)
+    # A forbidden score far above the allowed ones: replacing removes it exactly, adding leaks.
+    S = np.array([[0.0, 1.0, 2e9]])
+    assert replace(S)[0, 2] == 0.0
+    assert ref_softmax(S + np.where(allowed, 0.0, -1e9))[0, 2] > 0.5
+    # Allowed scores down at the constant's size: replacing leaks.
+    assert replace(np.array([[-1e9, -1e9, 5.0]]))[0, 2] > 0.3
+    # An empty row: replacing spreads the attention uniformly over every key.
+    np.testing.assert_allclose(ref_softmax(np.full((1, 3), -1e9)), np.full((1, 3), 1 / 3), rtol=1e-15)

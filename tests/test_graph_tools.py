@@ -367,7 +367,11 @@ def test_glued_laplacian_spectrum():
     d = np.exp(X_WORKED @ X_WORKED.T / np.sqrt(2)).sum(axis=1)
     dev = np.abs(np.linalg.matrix_power(worked_W(), t) - d / d.sum()).max()
     assert bt.glued_float(PAGE, "mix_dev") == pytest.approx(dev, rel=1e-9)
-    assert dev < 2 * (1 - lam[1]) ** t  # "roughly like (1 − λ₂)^t"
+    gamma = np.abs(1 - np.sort_complex(sl.eigvals(np.eye(4) - worked_W()))[1:]).max()
+    assert bt.glued_float(PAGE, "mix_rate") == pytest.approx(gamma, abs=1e-12)
+    assert gamma == pytest.approx(1 - lam[1], abs=1e-12)  # "set by λ₂" on this real spectrum in [0, 1]
+    assert lam[-1] <= 1  # "lies in [0, 1]"
+    assert dev < 2 * gamma**t  # "roughly like γ^t"
 
 
 def test_glued_communities_of_the_worked_example():

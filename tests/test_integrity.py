@@ -76,9 +76,71 @@ def test_labels_are_unique_across_the_book():
     assert len(seen) == len(set(seen)), sorted(lab for lab in seen if seen.count(lab) > 1)
 
 
+# A labeled equation typed by hand ({math} or $$ ... $$ (label)) is tied to its check only by the
+# label. None is allowed unless listed here with the reason it cannot be a glued SymPy object.
+TYPED_BY_HAND: dict[str, str] = {}
+
+
+def typed_equations(text: str) -> list[str]:
+    return [lab for lab, kind, _ in bt.labeled_equations(text) if kind == "math"]
+
+
+def test_rule1_catches_a_labeled_equation_typed_by_hand():
+    assert typed_equations(BROKEN_PAGE) == ["eq-not-backed", "eq-dollar-label"]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
+def test_labeled_equations_are_glued_sympy_objects(page):
+    typed = [lab for lab in typed_equations(page.read_text()) if lab not in TYPED_BY_HAND]
+    assert typed == [], f"{page.name}: glue these from their checks' SymPy objects: {typed}"
+
+
+def test_every_registered_equation_has_a_display():
+    for label in registry.labels():
+        if label.startswith("eq-") and label not in TYPED_BY_HAND:
+            assert registry.latex(label), label
+
+
 @pytest.mark.parametrize("label", registry.labels())
 def test_sympy_check_holds(label):
     assert bt.verified(label) >= 1
+
+
+def test_a_registration_must_say_how_strong_it_is():
+    with pytest.raises(TypeError):
+        registry.derivation("eq-unclassified")  # strength and scope are required
+    with pytest.raises(ValueError, match="strength"):
+        registry.derivation("eq-unclassified", strength="plausible", scope="for n = 2")
+    with pytest.raises(ValueError, match="scope"):
+        registry.derivation("eq-unclassified", strength="verified", scope=" ")
+
+
+def test_every_registration_names_its_strength_and_scope():
+    for label in registry.labels():
+        kind, scope = registry.strength(label)
+        assert kind in registry.STRENGTHS and scope, label
+    counts = registry.strength_counts()
+    assert sum(counts.values()) == len(registry.labels())
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
+def test_every_result_shows_its_strength_on_its_page(page):
+    """The line under each equation and theorem (book/_ext/check_strength.py) is in the HTML."""
+    labels = [lab for lab, *_ in bt.labeled_equations(page.read_text())] + bt.theorem_labels(page.read_text())
+    if not labels:
+        pytest.skip("no labeled result on this page")
+    html = (bt.HTML / f"{page.stem}.html").read_text()
+    for label in labels:
+        badge = re.search(rf'id="check-{re.escape(label)}"[^>]*><em>([^<]*)</em>', html)
+        assert badge, f"{page.stem}: no strength line under {label}"
+        assert badge.group(1) == __import__("html").escape(registry.badge(label), quote=False), label
+
+
+def test_the_index_and_the_intro_count_the_strengths():
+    counts = registry.strength_counts()
+    for page in ("intro", "derivations"):
+        for kind, count in counts.items():
+            assert bt.glued_float(page, f"n_{kind}") == count, (page, kind)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)

@@ -245,3 +245,21 @@ def test_exercise_star_has_a_repeated_eigenvalue():
     assert bt.glued_float("positional", "ex_star_lam_max") == pytest.approx(lam[-1]) == pytest.approx(2)
     v = np.array([0, 1, -1, 0, 0.0])  # zero on the centre, summing to zero over the leaves
     np.testing.assert_allclose(_sym_normalized_laplacian(A) @ v, v, atol=1e-12)
+
+def test_thm_path_cosines():
+    assert bt.verified("thm-path-cosines") >= 1
+    # Independently: the cosines √d_k cos(π m k/(n − 1)) are eigenvectors of I − D^-1/2 A D^-1/2.
+    for n in (2, 4, 7):
+        A = np.diag(np.ones(n - 1), 1) + np.diag(np.ones(n - 1), -1)
+        d = A.sum(axis=1)
+        L = np.eye(n) - A / np.sqrt(np.outer(d, d))
+        for m in range(n):
+            theta = np.pi * m / (n - 1)
+            v = np.sqrt(d) * np.cos(theta * np.arange(n))
+            np.testing.assert_allclose(L @ v, (1 - np.cos(theta)) * v, atol=1e-12)
+    # The worked example's path: the encoding's columns are the first non-trivial cosine modes.
+    P = laplacian_pe(path_adjacency(), 3)
+    lam, V = positional.path_modes(4)
+    np.testing.assert_allclose(np.abs(P), np.abs(V[:, 1:]), atol=1e-12)
+    assert bt.glued_float(PAGE, "path_cosine_dev") < 1e-12
+    assert bt.glued_float(PAGE, "path_mode_residual") < 1e-12

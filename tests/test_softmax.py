@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import booktools as bt
 import oracles
 from attention_graph import hardmax, registry, softmax, softmax_jacobian, softmax_with_temperature
-from attention_graph.softmax import naive_breaking_points, naive_softmax, peakedness
+from attention_graph.softmax import exp_overflow_point, naive_breaking_points, naive_softmax, peakedness
 from strategies import EDGE, MANY, assert_close, assert_equal, edge_matrices, masks, matrices
 
 
@@ -166,6 +166,7 @@ def test_one_hot_row_has_zero_jacobian():
     (lambda: softmax_jacobian([1.5, -0.5]), ValueError, "p must be non-negative"),
     (lambda: softmax_jacobian([]), ValueError, "p is empty"),
     (lambda: naive_breaking_points(np.float16), TypeError, "float32 or float64"),
+    (lambda: exp_overflow_point("float8"), ValueError, "fmt must be one of"),
     (lambda: peakedness([4], 16, 10, rng=0), TypeError, "rng must be"),
     (lambda: peakedness([4], 1, 10, np.random.default_rng(0)), ValueError, "n_k must be an integer >= 2"),
 ])
@@ -273,3 +274,18 @@ def test_exercise_3_uniform_jacobian():
     assert bt.glued_float(PAGE, "ex3_off") == -1 / 16
     assert bt.glued_float(PAGE, "ex3_eig_large") == pytest.approx(1 / 4, abs=1e-15)
     assert bt.glued_float(PAGE, "ex3_eig_small") < 1e-12
+
+
+def test_glued_overflow_points_of_the_accelerator_formats():
+    # ln of the largest finite number; for the NumPy types also the searched breaking point.
+    for fmt, dtype in (("float16", np.float16), ("float32", np.float32)):
+        largest = float(np.finfo(dtype).max)
+        assert exp_overflow_point(fmt) == pytest.approx(np.log(largest), rel=1e-12)
+        assert bt.glued_float(PAGE, f"exp_over_{fmt}") == pytest.approx(np.log(largest), rel=1e-12)
+    # float32: the searched first failure of the literal formula is at that point
+    assert abs(naive_breaking_points(np.float32)["overflow"] - exp_overflow_point("float32")) < 1e-4
+    bf16_largest = float.fromhex("0x1.fep127")  # bfloat16: 8 bits of precision, float32's exponents
+    assert bt.glued_float(PAGE, "exp_over_bfloat16") == pytest.approx(np.log(bf16_largest), rel=1e-12)
+    # "bfloat16 overflows where float32 does, float16 far earlier"
+    assert abs(bt.glued_float(PAGE, "exp_over_bfloat16") - bt.glued_float(PAGE, "exp_over_float32")) < 0.01
+    assert bt.glued_float(PAGE, "exp_over_float16") < bt.glued_float(PAGE, "exp_over_float32") / 7

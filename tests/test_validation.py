@@ -76,6 +76,7 @@ BAD = [
     ("causal_mask", lambda: ag.causal_mask(2.5), TypeError, "n must be a positive integer"),
     ("message_passing", lambda: ag.message_passing(ag.AttentionGraph(np.eye(3), "abc"), np.ones((4, 2))), ValueError, "V must have one row per node"),
     ("message_passing", lambda: ag.message_passing(np.eye(3), ok), TypeError, "graph must be an AttentionGraph"),
+    ("message_edge_index", lambda: ag.message_edge_index(np.eye(3)), TypeError, "graph must be an AttentionGraph"),
     ("gcn_propagation", lambda: ag.gcn_propagation(-path), ValueError, "A must be non-negative"),
     ("mean_propagation", lambda: ag.mean_propagation(np.ones((2, 3))), ValueError, "A must be square"),
     ("gcn", lambda: ag.gcn(path, np.ones((4, 2))), ValueError, "one row per node"),

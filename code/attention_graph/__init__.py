@@ -21,6 +21,7 @@ from .graph import (
                     masked_attention,
                     mean_aggregation,
                     mean_propagation,
+                    message_edge_index,
                     message_passing,
                     permutation_matrix,
                     product_mask_softmax,
@@ -51,7 +52,7 @@ __all__ = ["AttentionGraph", "DerivationError", "attention", "attention_exact", 
            "weighted_sum"]
 __all__ += ["additive_mask_softmax", "causal_mask", "complete_attention", "five_models", "gat",
             "gat_parameters", "gat_scores", "gcn", "gcn_propagation", "graph_mask",
-            "masked_attention", "mean_aggregation", "mean_propagation", "message_passing",
+            "masked_attention", "mean_aggregation", "mean_propagation", "message_edge_index", "message_passing",
             "permutation_matrix", "product_mask_softmax", "relabel"]
 __all__ += ["worked_example"]
 __all__ += ["adjusted_rand_index", "attention_rollout", "club_graph", "graph_transformer_layer",

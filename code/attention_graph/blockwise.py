@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import sympy as sp
 
+from . import registry
 from .registry import derivation
 from .scores import scaled_scores
 from .validation import as_int, as_matrix, as_qkv, check_same
@@ -206,16 +207,34 @@ def _shifted():
     return sp.exp(sp.Add(_s[_j], -m_, evaluate=False), evaluate=False)
 
 
+def _merge_shown(display, a: BlockState, b: BlockState, merged: BlockState, column: int | None = None):
+    """A displayed merge formula with the symbols of two states (and of their merge) put in."""
+    values = {m_a: a.m, m_b: b.m, ell_a: a.ell, ell_b: b.ell, m_: merged.m, ell_: merged.ell}
+    if column is not None:
+        values.update({o_a: a.o[column], o_b: b.o[column]})
+    return display.rhs.subs(values)
+
+
+def _block_shown(display, s, v=None, column: int = 0, **values):
+    """A displayed block formula summed out over the scores ``s`` (and the rows ``v``, one column)."""
+    e = display.rhs.subs(_n, len(s)).doit().subs({_s[k + 1]: x for k, x in enumerate(s)})
+    if v is not None:
+        e = e.subs({_v[k + 1]: row[column] for k, row in enumerate(v)})
+    return e.subs(values)
+
+
 _SPLITS = [(2, 3), (4, 1)]  # blocks A = s_1..s_p and B = the rest, of five symbolic scores
 
 
 @derivation("eq-block-normaliser",
-            display=lambda: sp.Eq(ell_, sp.Sum(_shifted(), (_j, 1, _n)), evaluate=False))
+            display=lambda: sp.Eq(ell_, sp.Sum(_shifted(), (_j, 1, _n)), evaluate=False),
+            strength="verified", scope="for a block of 3 symbolic scores and a symbolic shift")
 def _check_block_normaliser():
     # Shifting every score by m divides the normaliser by e^{m}: the weights e^{s_j − m}/ℓ do not move.
     s = _scores("s1:4")
     t = sp.Symbol("t", real=True)
     ell_m = sum(sp.exp(sj - t) for sj in s)
+    yield sp.Eq(_block_shown(registry.display("eq-block-normaliser"), s).subs(m_, t), ell_m)
     yield sp.Eq(ell_m * sp.exp(t), sum(sp.exp(sj) for sj in s))
     for sj in s:
         yield sp.Eq(sp.exp(sj - t) / ell_m, sp.exp(sj) / sum(sp.exp(x) for x in s))
@@ -230,11 +249,16 @@ def _display_block_output():
     return sp.Eq(o_, sp.Mul(1 / ell_, sp.Sum(term, (_j, 1, _n)), evaluate=False), evaluate=False)
 
 
-@derivation("eq-block-output", display=_display_block_output)
+@derivation("eq-block-output", display=_display_block_output,
+            strength="verified", scope="for a block of 3 symbolic scores and values")
 def _check_block_output():
     # The state's o is the softmax-weighted sum of the block's values, whatever m is.
     s, v = _scores("s1:4"), _values(3)
     yield from _matrix_zero(_sym_block_state(s, v).o - _softmax_sum(s, v))
+    state = _sym_block_state(s, v)
+    for c in range(2):  # the display, summed out with m and ℓ of the block, column by column
+        shown = _block_shown(registry.display("eq-block-output"), s, v, c).subs({m_: state.m, ell_: state.ell})
+        yield sp.Eq(shown, _softmax_sum(s, v)[c])
     # The package's block_state gives the exact value on a small example.
     S, Vi = [[sp.Integer(2), sp.Integer(0), sp.Integer(-1)]], [[1, 2], [0, -1], [3, 1]]
     exact = _softmax_sum(S[0], [sp.Matrix([row]) for row in Vi])
@@ -242,20 +266,23 @@ def _check_block_output():
     yield bool(np.allclose(np.array(exact.evalf(30), dtype=float), got, rtol=0, atol=1e-15))
 
 
-@derivation("eq-merge-max", display=lambda: sp.Eq(m_, sp.Max(m_a, m_b), evaluate=False))
+@derivation("eq-merge-max", display=lambda: sp.Eq(m_, sp.Max(m_a, m_b), evaluate=False),
+            strength="verified", scope="for 5 symbolic scores split 2 + 3 and 4 + 1")
 def _check_merge_max():
     # The maximum of the union is the larger of the two blocks' maxima.
     s, v = _scores("s1:6"), _values(5)
     for p, _ in _SPLITS:
         A, B = _sym_block_state(s[:p], v[:p]), _sym_block_state(s[p:], v[p:])
         yield sp.Eq(merge(A, B, **_SYM).m - sp.Max(*s), 0)
+        yield sp.Eq(_merge_shown(registry.display("eq-merge-max"), A, B, merge(A, B, **_SYM)) - sp.Max(*s), 0)
 
 
 def _display_merge_normaliser():
     return sp.Eq(ell_, sp.exp(m_a - m_) * ell_a + sp.exp(m_b - m_) * ell_b, evaluate=False)
 
 
-@derivation("eq-merge-normaliser", display=_display_merge_normaliser)
+@derivation("eq-merge-normaliser", display=_display_merge_normaliser,
+            strength="verified", scope="for 5 symbolic scores split 2 + 3 and 4 + 1")
 def _check_merge_normaliser():
     # Rescaling by e^{m_a − m} moves every term of block a to the common reference m ...
     s_j, t = sp.symbols("s_j t", real=True)
@@ -264,7 +291,9 @@ def _check_merge_normaliser():
     s, v = _scores("s1:6"), _values(5)
     for p, _ in _SPLITS:
         A, B = _sym_block_state(s[:p], v[:p]), _sym_block_state(s[p:], v[p:])
-        yield sp.Eq(merge(A, B, **_SYM).ell, sum(sp.exp(sj - sp.Max(*s)) for sj in s))
+        M = merge(A, B, **_SYM)
+        yield sp.Eq(M.ell, sum(sp.exp(sj - sp.Max(*s)) for sj in s))
+        yield sp.Eq(_merge_shown(registry.display("eq-merge-normaliser"), A, B, M), M.ell)
 
 
 def _display_merge_output():
@@ -272,7 +301,8 @@ def _display_merge_output():
     return sp.Eq(o_, sp.Mul(num, 1 / ell_, evaluate=False), evaluate=False)
 
 
-@derivation("eq-merge-output", display=_display_merge_output)
+@derivation("eq-merge-output", display=_display_merge_output,
+            strength="proved", scope="for two general states (m real, ℓ > 0, symbolic o)")
 def _check_merge_output():
     # The merged o is the union's weighted average Σ e^{s_j − m} v_j / ℓ ...
     s, v = _scores("s1:6"), _values(5)
@@ -285,12 +315,27 @@ def _check_merge_output():
     w_b = sp.exp(b.m - M.m) * b.ell / M.ell
     yield sp.Eq(w_a + w_b, 1)
     yield from _matrix_zero(M.o - (w_a * a.o + w_b * b.o))
+    for c in range(2):  # the display, with the symbols of the two states, is merge's o
+        yield sp.Eq(_merge_shown(registry.display("eq-merge-output"), a, b, M, c), M.o[c])
     yield bool(w_a.is_positive)
     yield bool(w_b.is_positive)
 
 
-@derivation("thm-merge-is-union")
+@derivation("thm-merge-is-union",
+            strength="proved", scope="for blocks of any size (their sums as symbols); "
+                                      "exactly for 5 scores split 2 + 3 and 4 + 1")
 def _check_merge_is_union():
+    # Blocks of any size: write a block's sums as symbols, Z = Σ e^{s_j} > 0 and U = Σ e^{s_j} v_j,
+    # so its state is (m, Z e^{-m}, U / Z) whatever its size. Over a disjoint union both sums add:
+    # the merged state must have ℓ e^{m} = Z_a + Z_b and o = (U_a + U_b) / (Z_a + Z_b).
+    Z_a, Z_b = sp.symbols("Z_a Z_b", positive=True)
+    U_a, U_b = (sp.Matrix([[sp.Symbol(f"U_{x}{c}", real=True) for c in (1, 2)]]) for x in "ab")
+    m_a_, m_b_ = sp.symbols("m_a m_b", real=True)
+    A = BlockState(m_a_, Z_a * sp.exp(-m_a_), U_a / Z_a)
+    B = BlockState(m_b_, Z_b * sp.exp(-m_b_), U_b / Z_b)
+    M = merge(A, B, **_SYM)
+    yield sp.Eq(M.ell * sp.exp(M.m), Z_a + Z_b)
+    yield from _matrix_zero(M.o - (U_a + U_b) / (Z_a + Z_b))
     # Two blocks of symbolic scores and values (2 + 3 and 4 + 1 of five keys): merging their states
     # gives the state of the union, whose o is the softmax-weighted sum of all five values.
     s, v = _scores("s1:6"), _values(5)
@@ -303,7 +348,8 @@ def _check_merge_is_union():
         yield sp.Eq(M.ell * sp.exp(M.m), sum(sp.exp(sj) for sj in s))
 
 
-@derivation("thm-merge-order")
+@derivation("thm-merge-order",
+            strength="proved", scope="for three general states (m real, ℓ > 0, symbolic o)")
 def _check_merge_order():
     # Arbitrary states (m real, ℓ > 0, o a row of two): merge is commutative and associative.
     a, b, c = _general_state("a"), _general_state("b"), _general_state("c")

@@ -114,15 +114,21 @@ def citables(root: Path | str) -> list[Citable]:
     return out
 
 
-def index_markdown(items: list[Citable]) -> str:
-    """A MyST table of ``items`` with live references: each row links to its result."""
+def index_markdown(items: list[Citable], checks: dict[str, str] | None = None) -> str:
+    """A MyST table of ``items`` with live references: each row links to its result.
+
+    ``checks`` maps a label to how strongly its check establishes it (``registry.badge``); a result
+    without a check (a definition, a figure, an exercise) shows a dash.
+    """
+    checks = checks or {}
     ref = {"equation": "Equation {{eq}}`{label}`", "figure": "{{numref}}`{label}`",
            "exercise": "{{numref}}`{label}`"}
-    rows = ["| Result | Title | Label | Chapter |", "| --- | --- | --- | --- |"]
+    rows = ["| Result | Title | Label | Chapter | Check |", "| --- | --- | --- | --- | --- |"]
     for it in items:
         link = ref.get(it.kind, "{{prf:ref}}`{label}`").format(label=it.label)
         title = it.title.replace("|", "\\|")
-        rows.append(f"| {link} | {title} | `{it.label}` | {{doc}}`{it.page}` |")
+        check = checks.get(it.label, "—").replace("|", "\\|")
+        rows.append(f"| {link} | {title} | `{it.label}` | {{doc}}`{it.page}` | {check} |")
     return "\n".join(rows)
 
 

@@ -13,11 +13,13 @@ checks behind the chapter's equations and theorems are registered at the end of 
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import sympy as sp
 
 from .attention import AttentionGraph, attention
-from .registry import close_to_exact, derivation
+from .registry import close_to_exact, derivation, evaluate
 from .scores import scaled_scores
 from .softmax import softmax
 from .validation import as_int, as_matrix, as_rng, as_square, check_same
@@ -26,7 +28,7 @@ from .worked_example import PEOPLE, embeddings, path_adjacency
 __all__ = ["additive_mask_softmax", "causal_mask", "complete_attention",
            "five_models", "GAT_NEGATIVE_SLOPE", "gat", "gat_parameters", "gat_scores", "gcn", "gcn_propagation",
            "graph_mask", "leaky_relu", "masked_attention", "mean_aggregation", "mean_propagation",
-           "MODEL_NAMES", "message_passing", "permutation_matrix", "product_mask_softmax",
+           "MODEL_NAMES", "message_edge_index", "message_passing", "permutation_matrix", "product_mask_softmax",
            "relabel"]
 
 
@@ -123,6 +125,24 @@ def message_passing(graph: AttentionGraph, V) -> np.ndarray:
     return Y
 
 
+def message_edge_index(graph: AttentionGraph) -> np.ndarray:
+    """The edges as messages: column (j, i) for each edge i → j, PyG's ``edge_index`` layout.
+
+    Edge i → j (W_ij > 0: i attends to j) carries the message v_j from j to i (eq-message-passing),
+    so row 0 holds the message's source j and row 1 its target i: PyTorch Geometric's
+    ``edge_index``, and DGL's ``(src, dst) = (row 0, row 1)``. Shape (2, n_edges), int64, in the order of
+    ``graph.edges()``; ``graph.W[row 1, row 0]`` are the edge weights.
+
+    >>> message_edge_index(AttentionGraph([[0.0, 1.0], [0.5, 0.5]], ["a", "b"]))
+    array([[1, 0, 1],
+           [0, 1, 1]])
+    """
+    if not isinstance(graph, AttentionGraph):
+        raise TypeError(f"graph must be an AttentionGraph; got {type(graph).__name__}")
+    pairs = [(j, i) for i, j, _w in graph.edges()]  # (|E|, 2): (source j, target i)
+    return np.array(pairs, dtype=np.int64).reshape(-1, 2).T  # (2, |E|)
+
+
 def gcn_propagation(A) -> np.ndarray:
     """Â = D̃^{-1/2} (A + I) D̃^{-1/2}, D̃_ii = Σ_j (A + I)_ij  (eq-gcn-propagation).
 
@@ -207,7 +227,7 @@ def gat_parameters(d_in: int, d_out: int, rng: np.random.Generator) -> tuple[np.
 
 
 def gat_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.ndarray:
-    """e_ij = LeakyReLU(aᵀ [Θᵀx_i ‖ Θᵀx_j]) = LeakyReLU(a₁·h_i + a₂·h_j), h = XΘ  (eq-gat-scores).
+    """e_ij = LeakyReLU([x̃_i ‖ x̃_j] a) = LeakyReLU(x̃_i a₁ + x̃_j a₂), rows x̃_i of XΘ  (eq-gat-scores).
 
     ``X`` is (n, d_in), ``Theta`` (d_in, d_out), ``a`` (2 d_out,). Scores for every pair, shape (n, n).
     """
@@ -225,10 +245,10 @@ def gat_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.nd
 
 def gat(A, X, Theta, a, labels=None, *,
         negative_slope: float = GAT_NEGATIVE_SLOPE) -> tuple[np.ndarray, AttentionGraph]:
-    """y_i = Σ_{j ∈ N(i) ∪ {i}} α_ij Θᵀx_j, α = softmax of e over the neighbours and self  (eq-gat-scores).
+    """y_i = Σ_{j ∈ N̄(i)} W_ij x̃_j, W the softmax of e over N̄(i) = N(i) ∪ {i}, x̃ = XΘ  (eq-gat-scores).
 
     One attention head of a GAT layer (Veličković et al. 2018), without the output nonlinearity.
-    Returns (Y, graph of α); Y is (n, d_out), in the space of h = XΘ.
+    Returns (Y, graph of W; the paper's α); Y is (n, d_out), in the space of X̃ = XΘ.
     """
     e = gat_scores(X, Theta, a, negative_slope)  # (n, n)
     alpha = softmax(e, graph_mask(A, self_loops=True))  # (n, n)
@@ -415,22 +435,77 @@ def _raises(fn, *args, **kwargs) -> bool:
     return False
 
 
-@derivation("eq-message-passing")
+# The displayed equations, as SymPy objects (glued by book/graph.md, evaluated by the checks).
+_i, _j, _l = sp.symbols("i j l", integer=True, positive=True)
+_n, _d = sp.symbols("n d", integer=True, positive=True)
+_A_, _M_, _S_, _W_ = (sp.IndexedBase(x) for x in ("A", "M", "S", "W"))
+_y_, _v_, _e_ = (sp.IndexedBase(x) for x in ("y", "v", "e"))
+_z_ = sp.IndexedBase(r"\tilde{x}")  # row i of X Θ, the transformed features of GAT
+_a1, _a2 = sp.IndexedBase("a_{1}"), sp.IndexedBase("a_{2}")
+LeakyReLU = sp.Function(r"\operatorname{LeakyReLU}")
+_Am, _Im = sp.MatrixSymbol("A", _n, _n), sp.MatrixSymbol("I", _n, _n)
+_Dt = sp.MatrixSymbol(r"\tilde{D}", _n, _n)
+
+
+def _at(expr, values: dict):
+    """Replace each indexed x[a, b] of a display (indices from 1) by values[x.base](a − 1, b − 1)."""
+    return expr.replace(lambda x: isinstance(x, sp.Indexed) and x.base in values,
+                        lambda x: values[x.base](*[int(k) - 1 for k in x.indices]))
+
+
+def _entries(display, n: int, values: dict, shape) -> sp.Matrix:
+    """The display's right side for every (i, j) of ``shape``, its indexed symbols from ``values``."""
+    rows, cols = shape
+    return sp.Matrix(rows, cols, lambda r, c: _at(display.rhs.subs({_n: n, _i: r + 1, _j: c + 1}).doit(),
+                                                  values))
+
+
+def _display_message_passing():
+    return sp.Eq(_y_[_i], sp.Sum(sp.Mul(_A_[_i, _j], _v_[_j], evaluate=False), (_j, 1, _n)), evaluate=False)
+
+
+def _display_gcn():
+    half = sp.MatPow(_Dt, sp.Rational(-1, 2), evaluate=False)
+    return sp.Eq(sp.MatrixSymbol(r"\hat{A}", _n, _n), sp.MatMul(half, sp.MatAdd(_Am, _Im), half, evaluate=False),
+                 evaluate=False)
+
+
+def _display_mean_aggregation():
+    inverse = sp.MatPow(_Dt, -1, evaluate=False)
+    return sp.Eq(sp.MatrixSymbol(r"\bar{A}", _n, _n), sp.MatMul(inverse, sp.MatAdd(_Am, _Im), evaluate=False),
+                 evaluate=False)
+
+
+def _display_gat_scores():
+    src = sp.Sum(sp.Mul(_z_[_i, _l], _a1[_l], evaluate=False), (_l, 1, _d))
+    dst = sp.Sum(sp.Mul(_z_[_j, _l], _a2[_l], evaluate=False), (_l, 1, _d))
+    return sp.Eq(_e_[_i, _j], LeakyReLU(sp.Add(src, dst, evaluate=False)), evaluate=False)
+
+
+def _display_neighbour_softmax():
+    num = sp.Mul(_M_[_i, _j], sp.exp(_S_[_i, _j]), evaluate=False)
+    den = sp.Sum(sp.Mul(_M_[_i, _l], sp.exp(_S_[_i, _l]), evaluate=False), (_l, 1, _n))
+    return sp.Eq(_W_[_i, _j], num / den, evaluate=False)
+
+
+@derivation("eq-message-passing", display=_display_message_passing,
+            strength="verified", scope="for a symbolic weighted graph on 3 nodes")
 def _check_message_passing():
-    # Summing the messages A_ij v_j edge by edge over a sparse directed graph is the product A V.
+    # The display, summed out on a sparse directed graph with symbolic weights (the zero terms are
+    # the non-edges), is row i of the product A V, column by column.
     w = sp.symbols("w_0:4", positive=True)
     A = sp.Matrix([[w[0], w[1], 0], [0, 0, w[2]], [w[3], 0, 0]])
     V = _real("v", 3, 2)
-    Y = sp.zeros(3, 2)
-    for i, j in [(i, j) for i in range(3) for j in range(3) if A[i, j] != 0]:
-        Y[i, :] += A[i, j] * V[j, :]
-    yield sp.Eq(Y, A * V, evaluate=False)
+    for c in range(2):
+        values = {_A_: lambda a, b: A[a, b], _v_: lambda b, c=c: V[b, c]}
+        yield sp.Eq(_entries(_display_message_passing(), 3, values, (3, 1)), (A * V)[:, c], evaluate=False)
     # The package's edge-by-edge sum equals the exact product on an integer example.
     Ai, Vi = [[0, 2, 0], [1, 0, 3], [0, 0, 1]], [[1, -1], [2, 0], [0, 3]]
     yield close_to_exact(sp.Matrix(Ai) * sp.Matrix(Vi), message_passing(AttentionGraph(Ai, "abc"), Vi), atol=0)
 
 
-@derivation("thm-attention-is-message-passing")
+@derivation("thm-attention-is-message-passing",
+            strength="verified", scope="for symbolic Q, K, V with n = 3, d = 2, d_v = 1")
 def _check_attention_is_message_passing():
     # General Q, K (n = 3, d = 2) and V (d_v = 1), real symbols.
     Q, K, V = _real("q", 3, 2), _real("k", 3, 2), _real("v", 3, 1)
@@ -463,89 +538,110 @@ def _check_attention_is_message_passing():
     yield close_to_exact(We * Xs, Y_pkg, atol=1e-13)
 
 
-@derivation("eq-gcn-propagation")
+def _with_degrees(A: sp.Matrix, self_loops: bool = True) -> dict:
+    """Values for the displays: A, I and D̃ = diag((A + I) 1); without self-loops I = 0, D̃ = diag(A 1)."""
+    n = A.rows
+    At = A + sp.eye(n) if self_loops else A
+    return {_Am: A, _Im: sp.eye(n) if self_loops else sp.zeros(n, n), _n: n,
+            _Dt: sp.diag(*[sum(At.row(r)) for r in range(n)])}
+
+
+@derivation("eq-gcn-propagation", display=_display_gcn,
+            strength="verified", scope="for a symbolic weighted graph on 3 nodes and the path on 4")
 def _check_gcn_propagation():
-    # General symmetric weights on three nodes: Â = D̃^{-1/2}(A + I)D̃^{-1/2} has eigenvalue 1 with
-    # eigenvector D̃^{1/2} 1 (so propagating does not blow up), and it is symmetric.
+    # General symmetric weights on three nodes: the displayed Â has eigenvalue 1 with eigenvector
+    # D̃^{1/2} 1 (so propagating does not blow up), and it is symmetric.
     a, b, c = sp.symbols("a b c", positive=True)
-    At = sp.Matrix([[0, a, b], [a, 0, c], [b, c, 0]]) + sp.eye(3)
-    deg = [sum(At.row(i)) for i in range(3)]
-    A_hat = sp.diag(*[1 / sp.sqrt(x) for x in deg]) * At * sp.diag(*[1 / sp.sqrt(x) for x in deg])
-    u = sp.Matrix([sp.sqrt(x) for x in deg])
+    values = _with_degrees(sp.Matrix([[0, a, b], [a, 0, c], [b, c, 0]]))
+    A_hat = evaluate(_display_gcn().rhs, values)
+    u = sp.Matrix([sp.sqrt(values[_Dt][r, r]) for r in range(3)])
     yield sp.Eq(A_hat * u, u, evaluate=False)
     yield sp.Eq(A_hat, A_hat.T, evaluate=False)
-    # The worked example's path: the matrix power D̃^{-1/2} is the entrywise 1/√(d_i d_j) and the
-    # package computes it.
+    # The worked example's path: the display is the entrywise (A + I)_ij / √(d_i d_j), and the package
+    # computes it.
     _, A, _ = _example()
-    At = sp.Matrix(A.astype(int)) + sp.eye(4)
-    D = sp.diag(*[sum(At.row(i)) for i in range(4)])
-    A_hat = D ** sp.Rational(-1, 2) * At * D ** sp.Rational(-1, 2)
-    yield sp.Eq(A_hat, sp.Matrix(4, 4, lambda i, j: At[i, j] / sp.sqrt(D[i, i] * D[j, j])),
-                evaluate=False)
+    values = _with_degrees(sp.Matrix(A.astype(int)))
+    A_hat, At, D = evaluate(_display_gcn().rhs, values), values[_Am] + sp.eye(4), values[_Dt]
+    yield sp.Eq(A_hat, sp.Matrix(4, 4, lambda i, j: At[i, j] / sp.sqrt(D[i, i] * D[j, j])), evaluate=False)
     yield close_to_exact(A_hat, gcn_propagation(A), atol=1e-13)
 
 
-@derivation("eq-mean-aggregation")
+@derivation("eq-mean-aggregation", display=_display_mean_aggregation,
+            strength="verified", scope="for a symbolic weighted graph on 3 nodes and the path on 4")
 def _check_mean_aggregation():
-    # Weighted rows, general: D̃^{-1}(A + I) has rows summing to 1.
+    # Weighted rows, general: the displayed D̃^{-1}(A + I) has rows summing to 1.
     w = sp.symbols("w_0:3", positive=True)
-    At = sp.Matrix([[0, w[0], w[1]], [w[0], 0, 0], [w[1], 0, w[2]]]) + sp.eye(3)
-    M = sp.diag(*[1 / sum(At.row(i)) for i in range(3)]) * At
+    A = sp.Matrix([[0, w[0], w[1]], [w[0], 0, 0], [w[1], 0, w[2]]])
+    A_bar = evaluate(_display_mean_aggregation().rhs, _with_degrees(A))
     for i in range(3):
-        yield sp.Eq(sum(M.row(i)), 1)
+        yield sp.Eq(sum(A_bar.row(i)), 1)
     # The path, with and without self-loops, exactly; an isolated node is refused without them.
     _, A, _ = _example()
-    for At in (sp.Matrix(A.astype(int)) + sp.eye(4), sp.Matrix(A.astype(int))):
-        M = sp.diag(*[sp.Rational(1, sum(At.row(i))) for i in range(4)]) * At
-        yield close_to_exact(M, mean_propagation(A, self_loops=At[0, 0] == 1), atol=1e-15)
+    for loops in (True, False):
+        A_bar = evaluate(_display_mean_aggregation().rhs, _with_degrees(sp.Matrix(A.astype(int)), loops))
+        yield close_to_exact(A_bar, mean_propagation(A, self_loops=loops), atol=1e-15)
     yield _raises(mean_propagation, np.zeros((2, 2)), self_loops=False)
 
 
-@derivation("eq-gat-scores")
+@derivation("eq-gat-scores", display=_display_gat_scores,
+            strength="verified", scope="on the path on 4 nodes with rational Θ and a")
 def _check_gat_scores():
-    # aᵀ[u ‖ v] = a₁·u + a₂·v: the concatenation splits into a query part and a key part.
-    a_, u, v = _real("a", 4, 1), _real("u", 2, 1), _real("v", 2, 1)
-    yield sp.Eq((a_.T * u.col_join(v))[0], (a_[:2, :].T * u)[0] + (a_[2:, :].T * v)[0])
-    # Exact GAT on the worked example's path with rational parameters, by the paper's formula:
-    # α_ij = exp(e_ij) / Σ_{k ∈ N(i) ∪ {i}} exp(e_ik), e = LeakyReLU(...) = max(x, x/5).
+    # In row-vector form, [x̃_i ‖ x̃_j] a = x̃_i a_1 + x̃_j a_2: the concatenation splits into a query
+    # part and a key part (d = 2, symbolic).
+    a_, u, v = _real("a", 4, 1), _real("u", 1, 2), _real("v", 1, 2)
+    yield sp.Eq((u.row_join(v) * a_)[0], (u * a_[:2, :])[0] + (v * a_[2:, :])[0])
+    # The display, with LeakyReLU(x) = max(x, x/5), on the worked example's path with X̃ = X Θ: the
+    # package's scores; normalised over N̄(i) as the GAT paper does, the package's GAT layer.
     X, A, names = _example()
     Theta = sp.Matrix([[1, sp.Rational(-1, 2)], [sp.Rational(1, 3), 2]])
     a = sp.Matrix([sp.Rational(1, 2), -1, sp.Rational(3, 4), sp.Rational(1, 5)])
-    H = sp.Matrix(X.astype(int)) * Theta
-    src, dst = H * a[:2, :], H * a[2:, :]  # a₁·h_i and a₂·h_j
-    e = sp.Matrix(4, 4, lambda i, j: sp.Max(src[i] + dst[j], (src[i] + dst[j]) / 5))
+    Z = sp.Matrix(X.astype(int)) * Theta
+    values = {_z_: lambda r, c: Z[r, c], _a1: lambda c: a[c], _a2: lambda c: a[2 + c]}
+    x = sp.Dummy("x")
+    e = _entries(_display_gat_scores().subs(_d, 2), 4, values, (4, 4))
+    e = e.replace(LeakyReLU, sp.Lambda(x, sp.Max(x, x / 5)))
     near = [[j for j in range(4) if A[i, j] > 0 or i == j] for i in range(4)]
-    alpha = sp.Matrix(4, 4, lambda i, j: sp.exp(e[i, j]) / sum(sp.exp(e[i, k]) for k in near[i])
-                      if j in near[i] else 0)
+    W = sp.Matrix(4, 4, lambda i, j: sp.exp(e[i, j]) / sum(sp.exp(e[i, k]) for k in near[i])
+                  if j in near[i] else 0)
     Th, av = np.array(Theta, dtype=float), np.array(a, dtype=float).ravel()
     yield sp.nsimplify(GAT_NEGATIVE_SLOPE) == sp.Rational(1, 5)
     yield close_to_exact(e, gat_scores(X, Th, av, GAT_NEGATIVE_SLOPE), atol=1e-13)
     Y_pkg, graph = gat(A, X, Th, av, names)
-    yield close_to_exact(alpha, graph.W, atol=1e-13)
-    yield close_to_exact(alpha * H, Y_pkg, atol=1e-13)
+    yield close_to_exact(W, graph.W, atol=1e-13)
+    yield close_to_exact(W * Z, Y_pkg, atol=1e-13)
 
 
-@derivation("eq-neighbour-softmax")
+@derivation("eq-neighbour-softmax", display=_display_neighbour_softmax,
+            strength="verified", scope="for symbolic scores on the path on 4 nodes")
 def _check_neighbour_softmax():
-    # On the worked example masked to the path (self-loops included), the package's weights are the
-    # exact neighbour softmax; each row sums to 1 over the neighbours.
+    # The display, summed out with M = A + I of the worked example's path and symbolic scores, is the
+    # masked softmax: each row sums to 1 over N̄(i) and is 0 elsewhere. The package computes it.
     X, A, names = _example()
     allowed = graph_mask(A)
-    Xs = sp.Matrix(X.astype(int))
-    W = _sym_softmax(_sym_scores(Xs, Xs), allowed.tolist())
+    M = sp.Matrix(allowed.astype(int))
+    S = _real("s", 4, 4)
+    values = {_M_: lambda r, c: M[r, c], _S_: lambda r, c: S[r, c]}
+    W = _entries(_display_neighbour_softmax(), 4, values, (4, 4))
+    yield sp.Eq(W, _sym_softmax(S, allowed.tolist()), evaluate=False)
     for i in range(4):
         yield sp.Eq(sum(W[i, j] for j in range(4) if allowed[i, j]), 1)
+    Xs = sp.Matrix(X.astype(int))
+    exact = W.subs(dict(zip(S, _sym_scores(Xs, Xs))))
     _, graph = masked_attention(X, X, X, A, names)
-    yield close_to_exact(W, graph.W, atol=1e-13)
+    yield close_to_exact(exact, graph.W, atol=1e-13)
     yield bool((graph.W[~allowed] == 0.0).all())
 
 
-@derivation("thm-constant-scores-mean-aggregation")
+@derivation("thm-constant-scores-mean-aggregation",
+            strength="verified", scope="for symbolic per-row constants on three 4-node masks")
 def _check_constant_scores():
     # One row with k allowed keys, all scored c: each gets 1/k whatever c is.
+    # The softmax of k equal scores c, written as a sum over k keys (k symbolic), is 1/k.
     c = sp.Symbol("c", real=True)
-    k = sp.Symbol("k", integer=True, positive=True)
-    yield sp.Eq(sp.exp(c) / (k * sp.exp(c)), 1 / k)
+    k, l = sp.Symbol("k", integer=True, positive=True), sp.Symbol("l", integer=True, positive=True)
+    s = sp.IndexedBase("s")
+    weight = sp.exp(s[1]) / sp.Sum(sp.exp(s[l]), (l, 1, k))
+    yield sp.Eq(weight.replace(lambda x: isinstance(x, sp.Indexed), lambda x: c).doit(), 1 / k)
     # Whole matrices: a different constant per row, on three masks (path with and without
     # self-loops, causal). The forbidden entries hold other values: they must not matter.
     _, A, _ = _example()
@@ -566,7 +662,8 @@ def _check_constant_scores():
     yield bool(np.allclose(Y_zero_q, mean_aggregation(A, X)[0], rtol=0, atol=1e-15))
 
 
-@derivation("thm-masked-softmax-neighbours")
+@derivation("thm-masked-softmax-neighbours",
+            strength="verified", scope="for a row of 3 symbolic scores, and on the path on 4")
 def _check_masked_softmax():
     s = sp.symbols("s_0:3", real=True)
     t = sp.Symbol("t", positive=True)
@@ -598,10 +695,11 @@ def _check_masked_softmax():
     yield close_to_exact(Wh, product_mask_softmax(scaled_scores(X, X), allowed), atol=1e-13)
 
 
-@derivation("thm-gat-is-masked-attention")
+@derivation("thm-gat-is-masked-attention",
+            strength="verified", scope="for symbolic scores and features on the path on 3 nodes")
 def _check_gat_is_masked_attention():
     # Symbolic GAT with a general score matrix e on the path (n = 3): the paper's per-neighbourhood
-    # normalisation equals the masked softmax of e with mask A + I, and the GAT output Σ α_ij h_j is
+    # normalisation equals the masked softmax of e with mask A + I, and the GAT output Σ W_ij x̃_j is
     # the masked attention layer with values H.
     e, H = _real("e", 3, 3), _real("h", 3, 2)
     A = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]])
@@ -621,7 +719,8 @@ def _check_gat_is_masked_attention():
     yield bool(np.allclose(Y_gat, W_pkg @ (X @ Theta), rtol=0, atol=1e-14))
 
 
-@derivation("thm-causal-mask-lower-triangular")
+@derivation("thm-causal-mask-lower-triangular",
+            strength="verified", scope="for n = 3 symbolic scores; the mask for n up to 6")
 def _check_causal():
     n = 3
     M = causal_mask(n)
@@ -640,20 +739,22 @@ def _check_causal():
     yield _raises(masked_attention, X, X, X, causal_mask(4) & ~np.eye(4, dtype=bool), self_loops=False)
 
 
-@derivation("thm-permutation-equivariance")
+@derivation("thm-permutation-equivariance",
+            strength="verified", scope="for independent symbolic Q, K, V (n = 3) and every permutation of 3")
 def _check_permutation():
-    X = _real("x", 3, 2)
-    order = [2, 0, 1]
-    P = sp.Matrix(permutation_matrix(order).astype(int))
-    W = _sym_softmax(_sym_scores(X, X))
-    W_perm = _sym_softmax(_sym_scores(P * X, P * X))
-    yield sp.Eq(W_perm, P * W * P.T, evaluate=False)
-    yield sp.Eq(W_perm * (P * X), P * (W * X), evaluate=False)
-    # With a mask, the mask is relabelled too: P M Pᵀ.
+    # Independent symbolic Q, K, V (n = 3, d = 2, d_v = 2) and every permutation of the three tokens.
+    Q, K, V = _real("q", 3, 2), _real("k", 3, 2), _real("v", 3, 2)
+    W = _sym_softmax(_sym_scores(Q, K))
     M = np.array([[1, 1, 0], [1, 1, 1], [0, 1, 1]])
-    Mp = (np.array(P, dtype=int) @ M @ np.array(P, dtype=int).T).tolist()
-    yield sp.Eq(_sym_softmax(_sym_scores(P * X, P * X), Mp), P * _sym_softmax(_sym_scores(X, X), M.tolist()) * P.T,
-                evaluate=False)
+    W_masked = _sym_softmax(_sym_scores(Q, K), M.tolist())
+    for order in itertools.permutations(range(3)):
+        P = sp.Matrix(permutation_matrix(list(order)).astype(int))
+        W_perm = _sym_softmax(_sym_scores(P * Q, P * K))
+        yield sp.Eq(W_perm, P * W * P.T, evaluate=False)
+        yield sp.Eq(W_perm * (P * V), P * (W * V), evaluate=False)
+        # With a mask, the mask is relabelled too: P M Pᵀ.
+        Mp = (np.array(P, dtype=int) @ M @ np.array(P, dtype=int).T).tolist()
+        yield sp.Eq(_sym_softmax(_sym_scores(P * Q, P * K), Mp), P * W_masked * P.T, evaluate=False)
     # The package on the worked example: relabelling the people relabels the graph.
     Xn, A, names = _example()
     order4 = [3, 1, 0, 2]

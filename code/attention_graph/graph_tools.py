@@ -16,10 +16,11 @@ import networkx as nx
 import numpy as np
 import sympy as sp
 
+from . import registry
 from .attention import AttentionGraph, attention
 from .positional import normalized_laplacian
-from .registry import close_to_exact, derivation
-from .softmax import softmax
+from .registry import close_to_exact, derivation, evaluate
+from .softmax import RowSoftmax, softmax
 from .validation import as_int, as_matrix, check_same
 
 __all__ = ["as_graph", "attention_rollout", "fiedler_vector", "head_graphs", "laplacian_spectrum",
@@ -351,6 +352,43 @@ _alpha = sp.Symbol(r"\alpha")
 _W = sp.IndexedBase("W")
 _pi = sp.IndexedBase(r"\pi")
 _r = sp.IndexedBase("r")
+# Matrix symbols of the displayed equations (glued by book/graph_tools.md, evaluated by the checks).
+_Wm, _Dm, _Im = (sp.MatrixSymbol(x, _n, _n) for x in ("W", "D", "I"))
+_Lm = sp.MatrixSymbol("L", _n, _n)
+_u = sp.MatrixSymbol("u", _n, 1)
+_lam = sp.Symbol(r"\lambda")
+_d_h = sp.Symbol("d_h", integer=True, positive=True)
+_Qh, _Kh = sp.MatrixSymbol("Q_h", _n, _d_h), sp.MatrixSymbol("K_h", _n, _d_h)
+_rho = sp.Symbol(r"\rho")
+_R_now, _R_before = sp.MatrixSymbol("R^{(l)}", _n, _n), sp.MatrixSymbol("R^{(l-1)}", _n, _n)
+_W_layer = sp.MatrixSymbol("W^{(l)}", _n, _n)
+
+
+def _display_rw_laplacian():
+    inverse = sp.MatPow(_Dm, -1, evaluate=False)
+    return sp.Eq(sp.MatrixSymbol(r"L_{\mathrm{rw}}", _n, _n),
+                 sp.MatAdd(_Im, sp.MatMul(-1, inverse, _Wm, evaluate=False), evaluate=False), evaluate=False)
+
+
+def _display_spectral_bipartition():
+    return sp.Eq(sp.MatMul(_Lm, _u, evaluate=False), sp.MatMul(_lam, _Dm, _u, evaluate=False), evaluate=False)
+
+
+def _display_head_weights():
+    scores = sp.MatMul(sp.Pow(sp.sqrt(_d_h), -1, evaluate=False), _Qh, _Kh.T, evaluate=False)
+    return sp.Eq(sp.MatrixSymbol("W^{(h)}", _n, _n), RowSoftmax(scores), evaluate=False)
+
+
+def _display_rollout():
+    step = sp.MatAdd(sp.MatMul(_rho, _Im, evaluate=False), sp.MatMul(1 - _rho, _W_layer, evaluate=False),
+                     evaluate=False)
+    return sp.Eq(_R_now, sp.MatMul(step, _R_before, evaluate=False), evaluate=False)
+
+
+def _rollout_step(W, R, rho):
+    """One step of the displayed recursion R⁽ˡ⁾ = (ρI + (1 − ρ)W⁽ˡ⁾) R⁽ˡ⁻¹⁾, exactly (for the checks)."""
+    n = sp.Matrix(W).rows
+    return evaluate(_display_rollout().rhs, {_W_layer: W, _R_before: R, _Im: sp.eye(n), _rho: rho, _n: n})
 
 
 def _stochastic_symbols(n: int, name: str = "w") -> sp.Matrix:
@@ -367,8 +405,23 @@ _EXAMPLE = sp.Matrix([[sp.Rational(1, 2), sp.Rational(1, 3), sp.Rational(1, 6)],
 
 
 
-@derivation("thm-in-strength-sums-to-n")
+@derivation("thm-in-strength-sums-to-n",
+            strength="proved", scope="for every n (finite sums exchanged); exactly for symbolic W of size 2, 3, 4")
 def _check_in_strength():
+    # For every n: Σ_j s_in(j) = Σ_j Σ_i W_ij; exchanging the two finite sums gives Σ_i Σ_j W_ij, and
+    # the hypothesis (each row of W sums to 1) turns each inner sum into 1.
+    Wb, n = sp.IndexedBase("W"), sp.Symbol("n", integer=True, positive=True)
+    i, j = sp.symbols("i j", integer=True, positive=True)
+    total = sp.Sum(Wb[i, j], (i, 1, n), (j, 1, n))  # Σ_j (Σ_i W_ij)
+    row_sum = sp.Sum(Wb[i, j], (j, 1, n))
+    yield sp.Eq(total.reorder((0, 1)), sp.Sum(row_sum, (i, 1, n)), evaluate=False)
+
+    def rows_are_one(e):  # the innermost sum over j of W_ij is a row sum: 1 by hypothesis
+        return sp.Sum(1, *e.limits[1:]) if len(e.limits) > 1 else sp.Integer(1)
+
+    swapped = total.reorder((0, 1))
+    is_row_sum = lambda e: isinstance(e, sp.Sum) and e.limits[0][0] == j and e.function == Wb[i, j]  # noqa: E731
+    yield sp.Eq(swapped.replace(is_row_sum, rows_are_one).doit(), n)
     # Σ_j s_in(j) = Σ_j Σ_i W_ij = Σ_i Σ_j W_ij = Σ_i 1 = n, for symbolic stochastic W of size 2..4.
     for n in (2, 3, 4):
         W = _stochastic_symbols(n)
@@ -379,13 +432,20 @@ def _check_in_strength():
 
 
 @derivation("eq-stationary",
-            display=lambda: sp.Eq(_pi[_j], sp.Sum(_pi[_i] * _W[_i, _j], (_i, 1, _n)), evaluate=False))
+            display=lambda: sp.Eq(_pi[_j], sp.Sum(_pi[_i] * _W[_i, _j], (_i, 1, _n)), evaluate=False),
+            strength="verified", scope="for the general two-state chain and one 3-state chain")
 def _check_stationary():
     # Two states: π = (b, a)/(a + b) is stationary for [[1 − a, a], [b, 1 − b]].
     a, b = sp.symbols("a b", positive=True)
     W2 = sp.Matrix([[1 - a, a], [b, 1 - b]])
     pi2 = sp.Matrix([[b, a]]) / (a + b)
     yield sp.Eq(pi2 * W2, pi2)
+    # ... the displayed equation, summed out for n = 2, holds for it entry by entry.
+    shown = registry.display("eq-stationary")
+    for c in range(2):
+        e = shown.rhs.subs({_n: 2, _j: c + 1}).doit()
+        e = e.subs({_pi[r + 1]: pi2[r] for r in range(2)}).subs({_W[r + 1, c + 1]: W2[r, c] for r in range(2)})
+        yield sp.Eq(e, pi2[c])
     # The package's π on an exact 3-state example is the exact left null vector of I − W, summing to 1.
     null = (sp.eye(3) - _EXAMPLE).T.nullspace()
     yield sp.Eq(len(null), 1)
@@ -395,17 +455,26 @@ def _check_stationary():
 
 @derivation("eq-pagerank", display=lambda: sp.Eq(
     _r[_j], sp.Add((1 - _alpha) / _n, _alpha * sp.Sum(_r[_i] * _W[_i, _j], (_i, 1, _n)), evaluate=False),
-    evaluate=False))
+    evaluate=False),
+            strength="verified", scope="for one 3-state chain with damping 17/20")
 def _check_pagerank():
     alpha = sp.Rational(17, 20)
     r = sp.Matrix(sp.symbols("r0:3"))
     sol = sp.solve(list(r - (1 - alpha) / 3 * sp.ones(3, 1) - alpha * _EXAMPLE.T * r), list(r), dict=True)
     yield sp.Eq(len(sol), 1)
     exact = r.subs(sol[0])
+    # The displayed equation, summed out for n = 3 with this α, holds for the solution.
+    shown = registry.display("eq-pagerank")
+    for c in range(3):
+        e = shown.rhs.subs({_n: 3, _j: c + 1, _alpha: alpha}).doit()
+        e = e.subs({_r[k + 1]: exact[k] for k in range(3)}).subs({_W[k + 1, c + 1]: _EXAMPLE[k, c]
+                                                                   for k in range(3)})
+        yield sp.Eq(e, exact[c])
     yield close_to_exact(exact, pagerank(np.array(_EXAMPLE, dtype=float), damping=0.85), atol=1e-12, reshape=True)
 
 
-@derivation("thm-pagerank-unique")
+@derivation("thm-pagerank-unique",
+            strength="verified", scope="for the general two-state chain and symbolic α; one 3-state chain")
 def _check_pagerank_unique():
     a, b = sp.symbols("a b", nonnegative=True)
     al = sp.Symbol("alpha", nonnegative=True)
@@ -428,7 +497,8 @@ def _check_pagerank_unique():
     yield bool(max(abs(x) for x in (exact - partial).evalf()) < 1e-15)
 
 
-@derivation("thm-symmetric-scores-reversible")
+@derivation("thm-symmetric-scores-reversible",
+            strength="verified", scope="for symbolic symmetric positive E of size 3")
 def _check_reversible():
     # E_ij = exp(S_ij) > 0 with S = Sᵀ, so E = Eᵀ; W = D⁻¹E with d_i = Σ_j E_ij.
     e = {}
@@ -452,25 +522,42 @@ def _check_reversible():
     yield bool(np.allclose(stationary_distribution(softmax(S)), dd / dd.sum(), rtol=0, atol=1e-12))
 
 
-@derivation("eq-rw-laplacian")
+@derivation("eq-rw-laplacian", display=_display_rw_laplacian,
+            strength="verified", scope="for symbolic row-stochastic W of size 3 and one weighted 3-node graph")
 def _check_rw_laplacian():
-    # I − D⁻¹W: for a row-stochastic W, D = I and L_rw 1 = 0.
+    # The display with D = diag(W 1): for a row-stochastic W, D = I and L_rw 1 = 0.
     W = _stochastic_symbols(3)
-    yield sp.Eq((sp.eye(3) - W) * sp.ones(3, 1), sp.zeros(3, 1))
+    L = evaluate(_display_rw_laplacian().rhs, {_Wm: W, _Dm: sp.diag(*list(W * sp.ones(3, 1))),
+                                               _Im: sp.eye(3), _n: 3})
+    yield sp.Eq(L, sp.eye(3) - W)
+    yield sp.Eq(L * sp.ones(3, 1), sp.zeros(3, 1))
+    # On unnormalised weights, the display is what the package computes.
     A = sp.Matrix([[0, 2, 1], [1, 0, 0], [3, 3, 2]])
-    exact = sp.eye(3) - sp.diag(*[1 / sum(A.row(a)) for a in range(3)]) * A
+    exact = evaluate(_display_rw_laplacian().rhs, {_Wm: A, _Dm: sp.diag(*[sum(A.row(a)) for a in range(3)]),
+                                                   _Im: sp.eye(3), _n: 3})
     yield close_to_exact(exact, random_walk_laplacian(np.array(A, dtype=float)), atol=1e-12, reshape=True)
     got = random_walk_laplacian(np.array(_EXAMPLE, dtype=float))  # (3, 3)
     yield close_to_exact(sp.eye(3) - _EXAMPLE, got, atol=1e-12, reshape=True)
 
 
-@derivation("thm-laplacian-disc")
+@derivation("thm-laplacian-disc",
+            strength="verified",
+            scope="for symbolic row-stochastic W with positive entries of size 3 (Gershgorin discs),"
+                  " and of size 2")
 def _check_laplacian_disc():
     W = _stochastic_symbols(3)
     yield sp.Eq((sp.eye(3) - W) * sp.ones(3, 1), sp.zeros(3, 1))  # λ = 0, eigenvector 1
-    # Gershgorin: μ lies within 1 − w of w = W_ii ∈ [0, 1], so |μ| ≤ (1 − w) + w = 1.
-    w = sp.Symbol("w", nonnegative=True)
-    yield sp.Eq((1 - w) + sp.Abs(w), 1)
+    # Gershgorin on I − W, from the symbolic W: disc i has centre c_i = 1 − W_ii and radius
+    # r_i = Σ_{j≠i} |W_ij|. The row sums make r_i = c_i, and a disc |λ − c| ≤ c with 0 ≤ c ≤ 1 lies
+    # inside |λ − 1| ≤ 1: its farthest point from 1 is at distance |1 − c| + c = 1. W is written
+    # W_ij = a_ij / Σ_l a_il with a_ij > 0, so that SymPy knows its entries are non-negative.
+    a = sp.Matrix(3, 3, lambda r, c: sp.Symbol(f"a_{r}{c}", positive=True))
+    W = sp.Matrix(3, 3, lambda r, c: a[r, c] / sum(a.row(r)))
+    for i in range(3):
+        centre = (sp.eye(3) - W)[i, i]
+        radius = sum(sp.Abs(W[i, j]) for j in range(3) if j != i)
+        yield sp.Eq(radius, centre)
+        yield sp.Eq(sp.Abs(1 - centre) + radius, 1)
     # Two states: the eigenvalues of I − W are 0 and a + b, inside |λ − 1| ≤ 1 for a, b ∈ [0, 1].
     a, b, lam = sp.symbols("a b lambda")
     W2 = sp.Matrix([[1 - a, a], [b, 1 - b]])
@@ -486,9 +573,11 @@ def _path_weights() -> sp.Matrix:
     return sp.Matrix([[0, 1, 0, 0], [1, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 0]])
 
 
-@derivation("eq-spectral-bipartition")
+@derivation("eq-spectral-bipartition", display=_display_spectral_bipartition,
+            strength="verified", scope="for a symbolic weighted triangle and the path on 4 nodes")
 def _check_spectral_bipartition():
-    # If D^{-1/2} L D^{-1/2} v = λ v then u = D^{-1/2} v solves L u = λ D u: D^{1/2} L_sym = L D^{-1/2}.
+    # If D^{-1/2} L D^{-1/2} v = λ v then u = D^{-1/2} v solves the display L u = λ D u:
+    # D^{1/2} L_sym = L D^{-1/2}, with L = D − A.
     a, b, c = sp.symbols("a b c", positive=True)
     A = sp.Matrix([[0, a, b], [a, 0, c], [b, c, 0]])
     deg = [sum(A.row(k)) for k in range(3)]
@@ -502,6 +591,9 @@ def _check_spectral_bipartition():
     lam2 = sorted(sp.solve((Dp - P - sp.Symbol("x") * Dp).det(), sp.Symbol("x")))[1]
     yield sp.Eq(lam2, sp.Rational(1, 2))
     u = ((Dp - P) - lam2 * Dp).nullspace()[0]
+    shown = _display_spectral_bipartition()
+    values = {_Lm: Dp - P, _Dm: Dp, _u: u, _n: 4}
+    yield sp.Eq(evaluate(shown.lhs, values), evaluate(shown.rhs, values).subs(_lam, lam2))
     lam_pkg, u_pkg = fiedler_vector(np.array(P, dtype=float))
     yield bool(np.isclose(lam_pkg, 0.5, atol=1e-12))
     u_exact = np.array(u.evalf(), dtype=float).ravel()  # (4,)
@@ -510,31 +602,34 @@ def _check_spectral_bipartition():
     yield spectral_bipartition(np.array(P, dtype=float)).tolist() == [0, 0, 1, 1]
 
 
-@derivation("eq-head-weights")
+@derivation("eq-head-weights", display=_display_head_weights,
+            strength="measured", scope="to 1e-12 against the display, for d_model = 4 and H = 2 heads")
 def _check_head_weights():
-    # Each head is softmax of its own block of columns, scaled by √d_h (exact, for d = 4, h = 2).
+    # Head h is the displayed softmax of its own block of d_h = d_model / H columns (exact, d_model = 4,
+    # H = 2); the package's floats agree.
     Q = sp.Matrix([[1, 0, 2, -1], [0, 1, 1, 1], [1, 1, 0, 2]])
     K = sp.Matrix([[0, 1, 1, 0], [2, 0, -1, 1], [1, 1, 1, 1]])
     got = head_graphs(np.array(Q, dtype=float), np.array(K, dtype=float), 2, "abc")
     for h in range(2):
-        Qh, Kh = Q[:, 2 * h:2 * h + 2], K[:, 2 * h:2 * h + 2]
-        E = (Qh * Kh.T / sp.sqrt(2)).applyfunc(sp.exp)
-        exact = sp.Matrix(3, 3, lambda a, b, E=E: E[a, b] / sum(E.row(a)))
-        yield close_to_exact(exact, got[h].W, atol=1e-12, reshape=True)
+        values = {_Qh: Q[:, 2 * h:2 * h + 2], _Kh: K[:, 2 * h:2 * h + 2], _d_h: 2, _n: 3}
+        yield close_to_exact(evaluate(_display_head_weights().rhs, values), got[h].W, atol=1e-12, reshape=True)
     # One head is plain attention.
     one = head_graphs(np.array(Q, dtype=float), np.array(K, dtype=float), 1, "abc")[0].W
     yield bool(np.allclose(one, attention(np.array(Q, dtype=float), np.array(K, dtype=float),
                                           np.array(K, dtype=float))[1], rtol=0, atol=1e-15))
 
 
-@derivation("eq-rollout")
+@derivation("eq-rollout", display=_display_rollout,
+            strength="verified", scope="for symbolic stochastic 2 × 2 layers; one 3-state example to 1e-12")
 def _check_rollout():
+    # The displayed recursion from R⁽⁰⁾ = I, two layers, is what the package's rollout computes.
     rho = sp.Rational(1, 2)
     W1 = _EXAMPLE
     W2 = sp.Matrix([[sp.Rational(1, 5), sp.Rational(3, 5), sp.Rational(1, 5)],
                     [sp.Rational(1, 3), sp.Rational(1, 3), sp.Rational(1, 3)],
                     [sp.Rational(1, 2), sp.Rational(0), sp.Rational(1, 2)]])
-    exact = (rho * sp.eye(3) + (1 - rho) * W2) * (rho * sp.eye(3) + (1 - rho) * W1)
+    exact = _rollout_step(W2, _rollout_step(W1, sp.eye(3), rho), rho)
+    yield sp.Eq(exact, (rho * sp.eye(3) + (1 - rho) * W2) * (rho * sp.eye(3) + (1 - rho) * W1))
     got = attention_rollout([np.array(W1, dtype=float), np.array(W2, dtype=float)], residual=0.5)
     yield close_to_exact(exact, got.W, atol=1e-12, reshape=True)
     # Products of row-stochastic matrices are row-stochastic.
@@ -542,7 +637,8 @@ def _check_rollout():
     yield sp.Eq((A2 * A1) * sp.ones(2, 1), sp.ones(2, 1))
 
 
-@derivation("thm-rollout-exact")
+@derivation("thm-rollout-exact",
+            strength="verified", scope="for two layers of symbolic stochastic 2 × 2 W and symbolic ρ")
 def _check_rollout_exact():
     # Two layers, symbolic stochastic W⁽¹⁾, W⁽²⁾ and symbolic X⁽⁰⁾: the residual stack is R X⁽⁰⁾.
     rho = sp.Symbol("rho")

@@ -18,7 +18,7 @@ import sympy as sp
 from .attention import AttentionGraph
 from .graph_tools import mean_graph, multi_head_attention, spectral_bipartition
 from .positional import laplacian_pe
-from .registry import derivation
+from .registry import derivation, evaluate
 from .validation import as_int, as_matrix, as_rng, as_square, check_same
 
 __all__ = ["accuracy_up_to_relabelling", "adjusted_rand_index", "club_graph", "club_run",
@@ -196,27 +196,64 @@ def _exact_ari(a, b) -> sp.Rational:
     return (_pair_count(a, b) - expected) / (sp.Rational(together_a + together_b, 2) - expected)
 
 
+# The displayed equations (glued by book/karate.md, evaluated by the checks).
+_r, _c, _n = sp.symbols("r c n", integer=True, positive=True)  # groups of a, groups of b, members
+_gi, _gj = sp.symbols("i j", integer=True, positive=True)
+_N, _a, _b = sp.IndexedBase(r"\nu"), sp.IndexedBase("a"), sp.IndexedBase("b")
+_k, _d_model, _d_h = sp.symbols("k d_model d_h", integer=True, positive=True)
+_Phi, _C = sp.MatrixSymbol(r"\Phi", _n, _k), sp.MatrixSymbol("C", _k, _d_model)
+_Wh = [sp.MatrixSymbol(f"W^{{({h})}}", _n, _n) for h in (1, 2)]
+_Vh = [sp.MatrixSymbol(f"V_{h}", _n, _d_h) for h in (1, 2)]
+_W_O = sp.MatrixSymbol("W_O", 2 * _d_h, _d_model)
+
+
+def _display_ari():
+    pairs = sp.Sum(sp.binomial(_N[_gi, _gj], 2), (_gi, 1, _r), (_gj, 1, _c))
+    pa = sp.Sum(sp.binomial(_a[_gi], 2), (_gi, 1, _r))
+    pb = sp.Sum(sp.binomial(_b[_gj], 2), (_gj, 1, _c))
+    chance = sp.Mul(pa, pb, 1 / sp.binomial(_n, 2), evaluate=False)
+    top = sp.Add(pairs, -chance, evaluate=False)
+    bottom = sp.Add(sp.Mul(sp.Rational(1, 2), sp.Add(pa, pb, evaluate=False), evaluate=False), -chance,
+                    evaluate=False)
+    return sp.Eq(sp.Symbol(r"\mathrm{ARI}"), sp.Mul(top, sp.Pow(bottom, -1, evaluate=False), evaluate=False),
+                 evaluate=False)
+
+
+def _display_gt_layer():
+    heads = sp.BlockMatrix([[sp.MatMul(_Wh[0], _Vh[0]), sp.MatMul(_Wh[1], _Vh[1])]])
+    return sp.Eq(sp.MatrixSymbol("Y", _n, _d_model),
+                 sp.MatAdd(sp.MatMul(_Phi, _C), sp.MatMul(heads, _W_O), evaluate=False), evaluate=False)
+
+
+def _ari_from_display(a, b) -> sp.Expr:
+    """The displayed ARI, summed out on the contingency table of the splits a and b."""
+    N = sp.Matrix(_contingency(a, b).tolist())
+    rows, cols = [sum(N.row(x)) for x in range(N.rows)], [sum(N.col(x)) for x in range(N.cols)]
+    shown = _display_ari().rhs.subs({_r: N.rows, _c: N.cols, _n: len(a)}).doit()
+    values = {_N: lambda x, y: N[x, y], _a: lambda x: rows[x], _b: lambda y: cols[y]}
+    return shown.replace(lambda e: isinstance(e, sp.Indexed) and e.base in values,
+                         lambda e: values[e.base](*[int(k) - 1 for k in e.indices]))
+
+
 _SPLITS = [([0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 1, 1]),
            ([0, 1, 0, 1, 0, 1], [0, 0, 0, 1, 1, 1]),
            ([0, 0, 1, 1, 2, 2], [0, 0, 1, 1, 1, 0]),
            ([1, 1, 0, 0, 0, 0], [0, 0, 1, 1, 1, 1])]
 
 
-@derivation("eq-ari")
+@derivation("eq-ari", display=_display_ari,
+            strength="verified", scope="on four pairs of splits of six nodes")
 def _check_ari():
-    # The contingency-table formula equals the definition with the exact permutation expectation,
-    # and the package's float equals that exact value.
+    # The displayed contingency-table formula equals the definition (the index corrected by its exact
+    # mean over every relabelling), and the package's float equals that exact value.
     for a, b in _SPLITS:
         exact = _exact_ari(a, b)
-        N = sp.Matrix(_contingency(a, b).tolist())
-        s = lambda xs: sum(sp.binomial(x, 2) for x in xs)  # noqa: E731
-        pa, pb = s([sum(N.row(r)) for r in range(N.rows)]), s([sum(N.col(c)) for c in range(N.cols)])
-        E = pa * pb / sp.binomial(len(a), 2)
-        yield sp.Eq((s(list(N)) - E) / ((pa + pb) / 2 - E), exact)
+        yield sp.Eq(_ari_from_display(a, b), exact)
         yield bool(abs(adjusted_rand_index(a, b) - float(exact)) < 1e-15)
 
 
-@derivation("thm-ari-random-zero")
+@derivation("thm-ari-random-zero",
+            strength="verified", scope="over every relabelling, on three pairs of splits of six nodes")
 def _check_ari_random_zero():
     # Over every relabelling of b (a random split with b's group sizes), the mean pair count is the
     # E of eq-ari, Σ C(a_i,2) Σ C(b_j,2) / C(n,2); so the mean ARI is 0. The package agrees.
@@ -229,7 +266,8 @@ def _check_ari_random_zero():
         yield bool(abs(np.mean([adjusted_rand_index(a, list(p)) for p in perms])) < 1e-12)
 
 
-@derivation("eq-gt-layer")
+@derivation("eq-gt-layer", display=_display_gt_layer,
+            strength="measured", scope="to 1e-12 against the exact layer on the path on 3 nodes")
 def _check_gt_layer():
     # The path 0 – 1 – 2, small integer projections: the package's layer equals the exact formula.
     A = sp.Matrix([[0, 1, 0], [1, 0, 1], [0, 1, 0]])
@@ -249,6 +287,14 @@ def _check_gt_layer():
         Wh = sp.Matrix(3, 3, lambda r, c, E=E: E[r, c] / sum(E.row(r)))
         blocks.append(Wh * V[:, 2 * h:2 * h + 2])
     exact = H + sp.Matrix.hstack(*blocks) * W_O
+    Wh = []  # the masked per-head weights, as in eq-neighbour-softmax
+    for h in range(2):
+        S = Q[:, 2 * h:2 * h + 2] * K[:, 2 * h:2 * h + 2].T / sp.sqrt(2)
+        E = sp.Matrix(3, 3, lambda r, c, S=S: sp.exp(S[r, c]) if mask[r, c] else 0)
+        Wh.append(sp.Matrix(3, 3, lambda r, c, E=E: E[r, c] / sum(E.row(r))))
+    values = {_Phi: P, _C: C, _W_O: W_O, _Wh[0]: Wh[0], _Wh[1]: Wh[1],
+              _Vh[0]: V[:, 0:2], _Vh[1]: V[:, 2:4], _n: 3, _k: 2, _d_model: 4, _d_h: 2}
+    yield sp.Eq(evaluate(_display_gt_layer().rhs, values), exact)
     f = lambda M: np.array(M, dtype=float)  # noqa: E731
     params = {"C": f(C), "W_Q": f(W_Q), "W_K": f(W_K), "W_V": f(W_V), "W_O": f(W_O)}
     Y, heads = graph_transformer_layer(f(A), f(P), params, n_heads=2)

@@ -11,11 +11,12 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .registry import derivation
+from .registry import derivation, evaluate
 from .validation import as_int, as_matrix, as_square
 
 __all__ = ["normalized_laplacian", "laplacian_pe", "cycle_adjacency", "fourier_modes",
-           "cycle_eigenvalue", "fourier_coefficients", "fourier_frequency", "fit_sinusoids",
+           "cycle_eigenvalue", "path_adjacency_n", "path_modes", "path_mode_residual",
+           "fourier_coefficients", "fourier_frequency", "fit_sinusoids",
            "cycle_mode_residual", "span_residual", "permutation_equivariance_gap"]
 
 
@@ -119,6 +120,38 @@ def cycle_mode_residual(n: int) -> float:
                for m in range(n))
 
 
+def path_adjacency_n(n: int) -> np.ndarray:
+    """A of the path graph P_n: node k is joined to k − 1 and k + 1 (no wrap-around). Shape (n, n).
+
+    >>> path_adjacency_n(3).astype(int)
+    array([[0, 1, 0],
+           [1, 0, 1],
+           [0, 1, 0]])
+    """
+    n = as_int(n, "n", low=2, what="an integer >= 2 (a path needs two nodes)")
+    k = np.arange(n - 1)  # (n − 1,)
+    A = np.zeros((n, n))  # (n, n)
+    A[k, k + 1] = A[k + 1, k] = 1.0
+    return A
+
+
+def path_modes(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """λ_m = 1 − cos θ_m and the unit vectors v_m ∝ √d_k cos(θ_m k), θ_m = π m/(n − 1)  (thm-path-cosines).
+
+    Returns (λ of shape (n,), V of shape (n, n), column m = v_m), m = 0..n−1 by increasing λ.
+    """
+    A = path_adjacency_n(n)  # (n, n)
+    theta = np.pi * np.arange(n) / (n - 1)  # (n,), one angle per mode m
+    V = np.sqrt(A.sum(axis=1))[:, None] * np.cos(np.outer(np.arange(n), theta))  # (n, n)
+    return 1 - np.cos(theta), V / np.linalg.norm(V, axis=0)  # (n,), (n, n)
+
+
+def path_mode_residual(n: int) -> float:
+    """max over m of |L v_m − λ_m v_m| on the path P_n, with the package's L  (thm-path-cosines)."""
+    lam, V = path_modes(n)  # (n,), (n, n)
+    return float(np.abs(normalized_laplacian(path_adjacency_n(n)) @ V - V * lam).max())
+
+
 def span_residual(P, B) -> float:
     """max |B − P Pᵀ B|: how far the columns of B are from the span of the orthonormal columns of P."""
     P = as_matrix(P, "P", shape_doc="(n, k)")  # (n, k)
@@ -144,14 +177,20 @@ def permutation_equivariance_gap(A, k: int, perm) -> np.ndarray:
 # The derivations, in SymPy
 # --------------------------------------------------------------------------------------------------
 _n = sp.Symbol("n", integer=True, positive=True)
-_L, _A, _D = (sp.MatrixSymbol(x, _n, _n) for x in "LAD")
+_L, _A, _D = (sp.MatrixSymbol(x, _n, _n) for x in (r"\mathcal{L}", "A", "D"))
 _ONE = sp.MatrixSymbol(r"\mathbf{1}", _n, 1)
+_I = sp.MatrixSymbol("I", _n, _n)
 
 
 def _display_normalized_laplacian():
     D_half = sp.MatPow(_D, sp.Rational(-1, 2))
-    return sp.Eq(_L, sp.MatAdd(sp.Identity(_n), -sp.MatMul(D_half, _A, D_half, evaluate=False),
+    return sp.Eq(_L, sp.MatAdd(_I, -sp.MatMul(D_half, _A, D_half, evaluate=False),
                                evaluate=False), evaluate=False)
+
+
+def _laplacian_kernel_display():
+    return sp.Eq(sp.MatMul(_L, sp.MatPow(_D, sp.Rational(1, 2)), _ONE, evaluate=False),
+                 sp.ZeroMatrix(_n, 1), evaluate=False)
 
 
 def _symbolic_graph():
@@ -163,12 +202,16 @@ def _symbolic_graph():
     return A, deg, sp.eye(3) - D_inv_half * A * D_inv_half
 
 
-@derivation("eq-normalized-laplacian", display=_display_normalized_laplacian)
+@derivation("eq-normalized-laplacian", display=_display_normalized_laplacian,
+            strength="verified", scope="for a symbolic weighted triangle and the path on 4 nodes")
 def _check_normalized_laplacian():
     # The matrix formula is the entrywise one: L_ij = δ_ij − a_ij / √(d_i d_j).
     A, deg, L = _symbolic_graph()
     entrywise = sp.Matrix(3, 3, lambda r, c: sp.KroneckerDelta(r, c) - A[r, c] / sp.sqrt(deg[r] * deg[c]))
     yield sp.Eq(L, entrywise, evaluate=False)
+    # ... and the displayed matrix formula, computed, is that Laplacian.
+    shown = evaluate(_display_normalized_laplacian().rhs, {_A: A, _D: sp.diag(*deg), _I: sp.eye(3), _n: 3})
+    yield sp.Eq(shown, L, evaluate=False)
     # The package's floats equal the exact Laplacian of the path on four nodes.
     P4 = sp.Matrix(4, 4, lambda r, c: 1 if abs(r - c) == 1 else 0)
     d4 = [sum(P4.row(r)) for r in range(4)]
@@ -178,12 +221,14 @@ def _check_normalized_laplacian():
 
 
 @derivation("eq-laplacian-kernel",
-            display=lambda: sp.Eq(sp.MatMul(_L, sp.MatPow(_D, sp.Rational(1, 2)), _ONE, evaluate=False),
-                                  sp.ZeroMatrix(_n, 1), evaluate=False))
+            display=lambda: _laplacian_kernel_display(),
+            strength="verified", scope="for a symbolic weighted triangle")
 def _check_laplacian_kernel():
     # L D^{1/2} 1 = D^{1/2} 1 − D^{-1/2} A 1 = D^{1/2} 1 − D^{-1/2} d = 0, on the symbolic triangle.
     A, deg, L = _symbolic_graph()
-    yield sp.Eq(L * sp.Matrix([sp.sqrt(x) for x in deg]), sp.zeros(3, 1), evaluate=False)
+    shown = _laplacian_kernel_display()
+    values = {_L: L, _D: sp.diag(*deg), _ONE: sp.ones(3, 1), _n: 3}
+    yield sp.Eq(evaluate(shown.lhs, values), sp.zeros(3, 1), evaluate=False)
     # ... and numerically: the package's L has smallest eigenvalue 0 with eigenvector ∝ √degree.
     A5 = cycle_adjacency(5)  # (5, 5)
     A5[0, 2] = A5[2, 0] = 1.0  # a chord, so the degrees differ
@@ -204,7 +249,44 @@ def _check_cycle_rows():
         yield sp.Eq(v(k + _n), v(k))
 
 
-@derivation("thm-cycle-fourier")
+@derivation("thm-path-cosines",
+            strength="proved", scope="for every n ≥ 2 and every integer m (rows for symbolic k, both ends)")
+def _check_path_cosines():
+    # Nodes 0..N of the path (N = n − 1 edges), θ = π m / N, u_k = cos(θ k). Rows of the random-walk
+    # Laplacian I − D⁻¹A: inside, degree 2; at both ends, degree 1.
+    N = sp.Symbol("N", integer=True, positive=True)
+    k, m = sp.symbols("k m", integer=True)
+    theta = sp.pi * m / N
+    lam = 1 - sp.cos(theta)
+
+    def u(kk):
+        return sp.cos(sp.expand(theta * kk))
+
+    rows = {"interior": (u(k) - (u(k - 1) + u(k + 1)) / 2, u(k)),
+            "first": (u(0) - u(1), u(0)),
+            "last": (u(N) - u(N - 1), u(N))}
+    for got, entry in rows.values():
+        yield sp.Eq(sp.simplify(sp.expand_trig(got - lam * entry)), 0)
+    # The eigenvalues 1 − cos θ_m increase strictly with θ_m = π m/(n − 1) ∈ [0, π]: their derivative,
+    # sin θ, is positive on (0, π) (SymPy finds no point of (0, π) where it is <= 0), so they are distinct.
+    x = sp.Symbol("x", real=True)
+    yield sp.solveset(sp.diff(1 - sp.cos(x), x) <= 0, x, sp.Interval.open(0, sp.pi)) == sp.S.EmptySet
+    # So L_rw u = λ u; the normalised L = D^{1/2} L_rw D^{-1/2} then has v = D^{1/2} u: exactly on
+    # the paths of 4 and 5 nodes, for every m, with L from its definition.
+    for n in (4, 5):
+        A = sp.Matrix(n, n, lambda r, c: 1 if abs(r - c) == 1 else 0)
+        deg = [sum(A.row(r)) for r in range(n)]
+        L = sp.eye(n) - sp.diag(*[1 / sp.sqrt(x) for x in deg]) * A * sp.diag(*[1 / sp.sqrt(x) for x in deg])
+        for mm in range(n):
+            th = sp.pi * mm / (n - 1)
+            v = sp.Matrix([sp.sqrt(deg[r]) * sp.cos(th * r) for r in range(n)])
+            yield sp.Eq(sp.simplify(L * v - (1 - sp.cos(th)) * v), sp.zeros(n, 1))
+    # The package's Laplacian of a longer path, numerically.
+    yield path_mode_residual(12) < 1e-12
+
+
+@derivation("thm-cycle-fourier",
+            strength="proved", scope="for every n and every mode m (row by row, symbolic k)")
 def _check_cycle_fourier():
     yield from _check_cycle_rows()
     # Exactly, on C_6: L c = λ c and L s = λ s for every m, with L from the definition.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .registry import derivation, symbol_matrix
+from .registry import derivation, evaluate, symbol_matrix
 from .scores import scaled_scores
 from .validation import as_int, as_matrix, as_rng, check_same
 
@@ -99,19 +99,37 @@ _X_INT = [[1, 2], [0, -1], [3, 1]]  # (3, 2), an exact example for the package c
 _WQ_INT, _WK_INT, _WV_INT = [[1, 0, 2], [-1, 1, 0]], [[0, 1, 1], [2, 0, -1]], [[1, 1], [0, 2]]
 
 
-@derivation("eq-qkv")
+_n, _d_model, _d, _d_v = sp.symbols("n d_model d d_v", integer=True, positive=True)
+_Xm = sp.MatrixSymbol("X", _n, _d_model)
+_Qm, _Km, _Vm = sp.MatrixSymbol("Q", _n, _d), sp.MatrixSymbol("K", _n, _d), sp.MatrixSymbol("V", _n, _d_v)
+_WQm, _WKm = sp.MatrixSymbol("W_Q", _d_model, _d), sp.MatrixSymbol("W_K", _d_model, _d)
+_WVm = sp.MatrixSymbol("W_V", _d_model, _d_v)
+
+
+def _display_qkv():
+    """[Q K V] = X [W_Q W_K W_V]: the three projections side by side, as one product."""
+    return sp.Eq(sp.BlockMatrix([[_Qm, _Km, _Vm]]),
+                 sp.MatMul(_Xm, sp.BlockMatrix([[_WQm, _WKm, _WVm]]), evaluate=False), evaluate=False)
+
+
+@derivation("eq-qkv", display=_display_qkv,
+            strength="verified", scope="for symbolic X (3 × 2) and projections")
 def _check_qkv():
     X, W_Q = symbol_matrix("x", 3, 2), symbol_matrix("a", 2, 3)
     W_K, W_V = symbol_matrix("b", 2, 3), symbol_matrix("c", 2, 2)
-    # Row i of Q is x_i W_Q: the query of element i depends on element i alone (likewise K, V).
-    for W in (W_Q, W_K, W_V):
-        P = X * W
+    sizes = {_n: 3, _d_model: 2, _d: 3, _d_v: 2}
+    shown = evaluate(_display_qkv().rhs, {_Xm: X, _WQm: W_Q, _WKm: W_K, _WVm: W_V, **sizes})
+    # The displayed block product is the three products side by side, columns 0-2, 3-5, 6-7 ...
+    yield sp.Eq(shown, (X * W_Q).row_join(X * W_K).row_join(X * W_V), evaluate=False)
+    # ... and row i of each is x_i W: the query of element i depends on element i alone.
+    for W, cols in ((W_Q, slice(0, 3)), (W_K, slice(3, 6)), (W_V, slice(6, 8))):
         for i in range(3):
-            yield sp.Eq(P[i, :], X[i, :] * W, evaluate=False)
+            yield sp.Eq(shown[i, cols], X[i, :] * W, evaluate=False)
     # The package computes the same products, exactly, on an integer example.
     got = project(_X_INT, _WQ_INT, _WK_INT, _WV_INT)
-    for W, M in zip((_WQ_INT, _WK_INT, _WV_INT), got):
-        yield bool(np.array_equal(np.array(sp.Matrix(_X_INT) * sp.Matrix(W), dtype=float), M))
+    values = {_Xm: sp.Matrix(_X_INT), _WQm: sp.Matrix(_WQ_INT), _WKm: sp.Matrix(_WK_INT),
+              _WVm: sp.Matrix(_WV_INT), **sizes}
+    yield bool(np.array_equal(np.array(evaluate(_display_qkv().rhs, values), dtype=float), np.hstack(got)))
     # Shapes: (n, d_model)(d_model, d) = (n, d), as the page's shape table says.
     yield got[0].shape == (3, 3) and got[1].shape == (3, 3) and got[2].shape == (3, 2)
 
@@ -122,7 +140,8 @@ def _display_identity():
     return sp.Eq(sp.MatMul(X, sp.Identity(d_model), evaluate=False), X, evaluate=False)
 
 
-@derivation("eq-identity-projections", display=_display_identity)
+@derivation("eq-identity-projections", display=_display_identity,
+            strength="proved", scope="for a matrix symbol X of any shape")
 def _check_identity():
     X = symbol_matrix("x", 3, 2)
     yield sp.Eq(X * sp.eye(2), X, evaluate=False)
@@ -134,8 +153,18 @@ def _check_identity():
     yield bool(np.array_equal(Q, X_num) and np.array_equal(K, X_num) and np.array_equal(V, X_num))
 
 
-@derivation("thm-symmetric-scores")
+@derivation("thm-symmetric-scores",
+            strength="proved", scope="for matrix symbols X, W_Q, W_K of any shape; exactly for 3 × 2 entries")
 def _check_symmetric_scores():
+    # For matrix symbols of any shape: S − Sᵀ = X (W_QK − W_QKᵀ) Xᵀ / √d with W_QK = W_Q W_Kᵀ, so
+    # S is symmetric whenever W_QK is (SymPy expands both sides and subtracts).
+    S = _Xm * _WQm * (_Xm * _WKm).T / sp.sqrt(_d)
+    W_QK = _WQm * _WKm.T
+    gap = sp.expand((S - S.T).doit() - (_Xm * (W_QK - W_QK.T) * _Xm.T / sp.sqrt(_d)).doit())
+    yield bool(gap == 0 or gap == sp.ZeroMatrix(_n, _n))
+    shared = sp.expand((_Xm * _WQm * (_Xm * _WQm).T - (_Xm * _WQm * (_Xm * _WQm).T).T).doit())
+    yield bool(shared == 0 or shared == sp.ZeroMatrix(_n, _n))  # W_Q = W_K: symmetric
+    # Exactly, on symbolic 3 × 2 inputs:
     # S = X W_Q W_Kᵀ Xᵀ / √d. If W_Q W_Kᵀ is symmetric (in particular W_Q = W_K), S is symmetric.
     X, W = symbol_matrix("x", 3, 2), symbol_matrix("w", 2, 2)
     d = sp.Symbol("d", positive=True)

@@ -29,12 +29,23 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-__all__ = ["Derivation", "DerivationError", "close_to_exact", "derivation", "display", "labels", "latex",
-           "math", "verify", "verify_statements", "symbol_matrix"]
+__all__ = ["Derivation", "DerivationError", "STRENGTHS", "badge", "close_to_exact", "derivation", "display",
+           "evaluate", "labels", "latex", "math", "strength", "strength_counts", "verify", "verify_statements",
+           "symbol_matrix"]
 
 
 class DerivationError(AssertionError):
     """A registered SymPy statement does not hold."""
+
+
+# How strongly a check establishes its statement, strongest first. The scope says for what:
+# "proved" (symbolic, general symbols; scope says what is general), "verified" (exact, for the sizes
+# or distributions the scope names), "measured" (floating point, the scope names the tolerance).
+STRENGTHS = {
+    "proved": "Proved in SymPy",
+    "verified": "Verified exactly",
+    "measured": "Measured",
+}
 
 
 @dataclass(frozen=True)
@@ -42,21 +53,53 @@ class Derivation:
     label: str
     check: Callable[[], Iterable]
     display: Callable[[], sp.Basic] | None = None
+    strength: str = "verified"
+    scope: str = ""
 
 
 _REGISTRY: dict[str, Derivation] = {}
 
 
-def derivation(label: str, display: Callable[[], sp.Basic] | None = None):
-    """Register the decorated function as the check behind ``label``."""
+def derivation(label: str, display: Callable[[], sp.Basic] | None = None, *, strength: str, scope: str):
+    """Register the decorated function as the check behind ``label``.
+
+    ``strength`` is one of ``STRENGTHS`` and ``scope`` says for what it holds: what is general for
+    "proved", the sizes or distributions for "verified", the tolerance for "measured".
+    """
+    if strength not in STRENGTHS:
+        raise ValueError(f"strength of {label!r} must be one of {sorted(STRENGTHS)}; got {strength!r}")
+    if not scope.strip():
+        raise ValueError(f"{label!r}: say for what the check holds (scope)")
 
     def register(check: Callable[[], Iterable]) -> Callable[[], Iterable]:
         if label in _REGISTRY:
             raise ValueError(f"label {label!r} is registered twice")
-        _REGISTRY[label] = Derivation(label, check, display)
+        _REGISTRY[label] = Derivation(label, check, display, strength, scope.strip())
         return check
 
     return register
+
+
+def strength(label: str) -> tuple[str, str]:
+    """(strength, scope) of the check under ``label``."""
+    entry = _REGISTRY.get(label)
+    if entry is None:
+        raise KeyError(f"no SymPy check registered under label {label!r}")
+    return entry.strength, entry.scope
+
+
+def badge(label: str) -> str:
+    """The line the book shows under a result: "Verified exactly for n = 2, 3." and the like."""
+    kind, scope = strength(label)
+    return f"{STRENGTHS[kind]} {scope}."
+
+
+def strength_counts() -> dict[str, int]:
+    """How many registered results are proved, verified and measured."""
+    counts = {kind: 0 for kind in STRENGTHS}
+    for entry in _REGISTRY.values():
+        counts[entry.strength] += 1
+    return counts
 
 
 def labels() -> list[str]:
@@ -75,6 +118,55 @@ def display(label: str) -> sp.Basic:
 def symbol_matrix(name: str, rows: int, cols: int) -> sp.Matrix:
     """A rows × cols matrix of real symbols ``name_rc``, for exact checks on small cases."""
     return sp.Matrix(rows, cols, lambda r, c: sp.Symbol(f"{name}_{r}{c}", real=True))
+
+
+def evaluate(expr, values: dict):
+    """A displayed matrix expression, computed: each symbol of ``values`` replaced by its value.
+
+    ``values`` maps matrix symbols to explicit matrices and scalar symbols to numbers or symbols;
+    products, sums, powers, transposes, block matrices and ``softmax`` rows are then carried out
+    exactly, so a check compares the displayed formula itself with what it claims.
+
+    >>> n = sp.Symbol("n")
+    >>> A, B = sp.MatrixSymbol("A", n, n), sp.MatrixSymbol("B", n, n)
+    >>> evaluate(A * B.T, {A: sp.Matrix([[1, 2], [0, 1]]), B: sp.eye(2), n: 2})
+    Matrix([
+    [1, 2],
+    [0, 1]])
+    """
+    mats = {k: v for k, v in values.items() if isinstance(k, sp.MatrixSymbol)}
+    scalars = {k: v for k, v in values.items() if not isinstance(k, sp.MatrixSymbol)}
+
+    def ev(x):
+        if isinstance(x, sp.MatrixSymbol):
+            if x not in mats:
+                raise KeyError(f"no value for the matrix symbol {x}")
+            return sp.Matrix(mats[x])
+        if isinstance(x, sp.MatrixBase):
+            return sp.Matrix(x).subs(scalars)
+        if isinstance(x, sp.MatMul):
+            factors = [ev(f) for f in x.args]
+            out = factors[0]
+            for f in factors[1:]:
+                out = out * f
+            return out
+        if isinstance(x, sp.MatAdd):
+            terms = [ev(t) for t in x.args]
+            return sum(terms[1:], terms[0])
+        if isinstance(x, sp.MatPow):
+            return ev(x.base) ** sp.sympify(x.exp).subs(scalars)
+        if isinstance(x, sp.Transpose):
+            return ev(x.arg).T
+        if isinstance(x, sp.BlockMatrix):
+            return sp.Matrix.vstack(*[sp.Matrix.hstack(*[ev(b) for b in row])
+                                      for row in x.blocks.tolist()])
+        if isinstance(x, (sp.Identity, sp.ZeroMatrix)):
+            return sp.Matrix(x.subs(scalars).as_explicit())
+        if getattr(x, "is_Matrix", False) and x.args and hasattr(x, "doit"):  # softmax rows and the like
+            return type(x)(*[ev(a) if getattr(a, "is_Matrix", False) else a for a in x.args]).doit()
+        return sp.sympify(x).subs(scalars)
+
+    return ev(expr)
 
 
 def close_to_exact(exact, got, *, atol: float = 0.0, rtol: float = 0.0, reshape: bool = False) -> bool:

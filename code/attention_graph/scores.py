@@ -12,6 +12,7 @@ import numpy as np
 import sympy as sp
 from sympy import stats
 
+from . import registry
 from .registry import derivation
 from .softmax import softmax
 from .validation import as_int, as_matrix, as_rng, check_same
@@ -104,13 +105,23 @@ def _display_scaled_scores():
                  evaluate=False)
 
 
-@derivation("eq-scaled-scores", display=_display_scaled_scores)
+@derivation("eq-scaled-scores", display=_display_scaled_scores, strength="verified",
+            scope="for n_q = 2, n_k = 3, d = 3 with symbolic entries")
 def _check_scaled_scores():
     # The matrix formula equals the sum formula entry by entry (n_q = 2, n_k = 3, d = 3) ...
     Qs = sp.Matrix(2, 3, lambda r, c: sp.Symbol(f"q_{r}{c}"))
     Ks = sp.Matrix(3, 3, lambda r, c: sp.Symbol(f"k_{r}{c}"))
     by_sum = sp.Matrix(2, 3, lambda r, c: sum(Qs[r, m] * Ks[c, m] for m in range(3)) / sp.sqrt(3))
     yield sp.Eq(Qs * Ks.T / sp.sqrt(3), by_sum, evaluate=False)
+    # ... and the displayed S_ij, summed out, is that entry.
+    rhs = _display_scaled_scores().rhs
+    qv, kv = sp.IndexedBase("q"), sp.IndexedBase("k")
+    for r in range(2):
+        for c in range(3):
+            e = rhs.subs({d: 3, i: r + 1, j: c + 1}).doit()
+            e = e.subs({qv[r + 1, m + 1]: Qs[r, m] for m in range(3)}).subs({kv[c + 1, m + 1]: Ks[c, m]
+                                                                             for m in range(3)})
+            yield sp.Eq(e, by_sum[r, c])
     # ... and the package's floats equal the exact values on an integer example.
     Qi = [[1, -2, 0], [2, 1, 1]]
     Ki = [[0, 1, 1], [1, 1, -1], [2, 0, 1]]
@@ -119,38 +130,92 @@ def _check_scaled_scores():
     yield bool(np.allclose(np.array(exact.evalf(30), dtype=float), got, rtol=0, atol=1e-14))
 
 
-@derivation("eq-mean-qk", display=lambda: sp.Eq(Ex(_dot), 0, evaluate=False))
+# Independence, as SymPy works with it: q and k are independent, so the expectation of a product
+# q^a k^b is the product of their moments, E[q^a] E[k^b]. The moments are symbols; the hypotheses of
+# the chapter (mean 0, variance 1) are a substitution applied only at the end.
+mq, mk = sp.IndexedBase("m_q"), sp.IndexedBase("m_k")  # m_q[a] = E[q^a], m_k[b] = E[k^b]
+_qs, _ks = sp.symbols("q k", real=True)
+HYPOTHESES = {mq[1]: 0, mk[1]: 0, mq[2]: 1, mk[2]: 1}  # E[q] = E[k] = 0, E[q²] = E[k²] = 1
+
+
+def _expect(expr) -> sp.Expr:
+    """E[expr] for a polynomial in independent q, k: each monomial q^a k^b becomes m_q[a] m_k[b]."""
+    poly = sp.Poly(sp.expand(expr), _qs, _ks)
+    return sum(coeff * (mq[a] if a else 1) * (mk[b] if b else 1) for (a, b), coeff in poly.terms())
+
+
+def _term_moments():
+    """E[q_l k_l] and E[(q_l k_l)²] from the independence rule, in the symbolic moments."""
+    return _expect(_qs * _ks), _expect((_qs * _ks) ** 2)
+
+
+def _sum_moments():
+    """E[Σ_l X_l] and Var[Σ_l X_l] for general d, X_l = q_l k_l independent across l.
+
+    E[X_l X_m] is E[X²] on the diagonal and E[X]² off it (independence across l ≠ m); SymPy sums the
+    d² terms with a Kronecker delta, for symbolic d.
+    """
+    mean, second = _term_moments()
+    m_ = sp.Symbol("m", integer=True, positive=True)
+    delta = sp.KroneckerDelta(l, m_)
+    pair = delta * second + (1 - delta) * mean**2  # E[X_l X_m]
+    inner = sp.refine(sp.Sum(pair, (m_, 1, d)).doit(), sp.Q.le(l, d))  # l is one of 1..d
+    square = sp.Sum(inner, (l, 1, d)).doit()  # E[(Σ X_l)²]
+    total = sp.Sum(mean, (l, 1, d)).doit()  # E[Σ X_l]
+    return total, sp.simplify(square - total**2)
+
+
+@derivation("eq-mean-qk", display=lambda: sp.Eq(Ex(_dot), 0, evaluate=False),
+            strength="proved", scope="for every d, from independence and zero means (moments as symbols); "
+                                     "exactly also for d = 1, 2, 3 on two discrete laws and on the normal law")
 def _check_mean():
-    # Linearity and independence: E[q_l k_l] = E[q_l] E[k_l] = 0 for every l, so the sum is 0.
-    Eq_l, Ek_l = sp.Integer(0), sp.Integer(0)
-    yield sp.Eq(sp.Sum(Eq_l * Ek_l, (l, 1, d)).doit(), 0)
+    total, _ = _sum_moments()
+    yield sp.Eq(total, d * mq[1] * mk[1])  # linearity and independence, before the hypotheses
+    shown = registry.display("eq-mean-qk")  # E of the modelled sum, and its value
+    yield shown.lhs.args[0] == _dot
+    yield sp.Eq(total.subs(HYPOTHESES), shown.rhs)
     for _d, dot in _concrete_dots():
         yield sp.Eq(stats.E(dot), 0)
 
 
-@derivation("eq-var-term", display=lambda: sp.Eq(Var(sp.Mul(q[l], k[l], evaluate=False)), 1, evaluate=False))
+@derivation("eq-var-term", display=lambda: sp.Eq(Var(sp.Mul(q[l], k[l], evaluate=False)), 1, evaluate=False),
+            strength="proved", scope="from independence, zero means and unit variances (moments as symbols); "
+                                     "exactly also on two discrete laws")
 def _check_var_term():
-    # Var[q k] = E[q²] E[k²] − E[q]² E[k]² for independent q, k; with mean 0 and variance 1 that is 1.
-    m1, m2 = sp.symbols("m1 m2")  # first and second moments of each entry
-    term = (m2 * m2 - m1**2 * m1**2).subs({m1: 0, m2: 1})
-    yield sp.Eq(term, 1)
+    mean, second = _term_moments()
+    var = second - mean**2
+    yield sp.Eq(var, mq[2] * mk[2] - mq[1] ** 2 * mk[1] ** 2)  # independence alone
+    yield sp.Eq(var.subs(HYPOTHESES), registry.display("eq-var-term").rhs)
     for dist in _zero_mean_unit_variance("a"):
         other = stats.FiniteRV("b", dict(stats.density(dist).dict))
         yield sp.Eq(stats.variance(dist * other), 1)
 
 
-@derivation("eq-var-qk", display=lambda: sp.Eq(Var(_dot), d, evaluate=False))
+@derivation("eq-var-qk", display=lambda: sp.Eq(Var(_dot), d, evaluate=False),
+            strength="proved", scope="for every d, from independence, zero means and unit variances; "
+                                     "exactly also for d = 1, 2, 3 on two discrete laws")
 def _check_var_qk():
-    # Independent terms: the variance of the sum is the sum of the d unit variances.
-    yield sp.Eq(sp.Sum(1, (l, 1, d)).doit(), d)
+    _, var = _sum_moments()
+    mean, second = _term_moments()
+    yield sp.Eq(var, d * (second - mean**2))  # independent terms: the variances add up
+    shown = registry.display("eq-var-qk")
+    yield shown.lhs.args[0] == _dot
+    yield sp.Eq(var.subs(HYPOTHESES), shown.rhs)
     for d_, dot in _concrete_dots():
         yield sp.Eq(stats.variance(dot), d_)
 
 
-@derivation("eq-var-scaled", display=lambda: sp.Eq(Var(_dot / sp.sqrt(d)), 1, evaluate=False))
+@derivation("eq-var-scaled", display=lambda: sp.Eq(Var(_dot / sp.sqrt(d)), 1, evaluate=False),
+            strength="proved", scope="for every d, from independence, zero means and unit variances; "
+                                     "exactly also for d = 1, 2, 3 on two discrete laws")
 def _check_var_scaled():
-    # Var[c X] = c² Var[X] with c = 1/√d and Var[X] = d.
-    yield sp.Eq((1 / sp.sqrt(d)) ** 2 * d, 1)
+    # Var[c X] = E[c² X²] − E[c X]² = c² Var[X], with c = 1/√d: computed, not assumed.
+    total, var = _sum_moments()
+    c = 1 / sp.sqrt(d)
+    _, second_of_sum = total, var + total**2
+    shown = registry.display("eq-var-scaled")
+    yield shown.lhs.args[0] == _dot * c
+    yield sp.Eq((c**2 * second_of_sum - (c * total) ** 2).subs(HYPOTHESES), shown.rhs)
     for d_, dot in _concrete_dots():
         yield sp.Eq(stats.variance(dot / sp.sqrt(d_)), 1)
 
@@ -205,7 +270,8 @@ def _display_scale_outside():
     return sp.Eq(lhs, sp.exp(s[j]) / sp.Sum(sp.exp(s[l]), (l, 1, sp.Symbol("n"))), evaluate=False)
 
 
-@derivation("eq-scale-outside-cancels", display=_display_scale_outside)
+@derivation("eq-scale-outside-cancels", display=_display_scale_outside, strength="verified",
+            scope="for n = 4 symbolic scores and a symbolic factor")
 def _check_scale_outside():
     # A constant factor in front of every exponential cancels in the normalisation (n = 4 symbols).
     s = sp.symbols("s1:5", real=True)

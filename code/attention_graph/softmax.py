@@ -15,7 +15,7 @@ import sympy as sp
 from .registry import close_to_exact, derivation
 from .validation import as_int, as_mask, as_matrix, as_rng
 
-__all__ = ["softmax", "naive_softmax", "naive_breaking_points", "softmax_with_temperature",
+__all__ = ["softmax", "naive_softmax", "naive_breaking_points", "exp_overflow_point", "softmax_with_temperature",
            "hardmax", "softmax_jacobian", "peakedness", "RowSoftmax"]
 
 
@@ -84,6 +84,27 @@ def _first_failure(fails, lo: float, hi: float, dtype) -> float:
             hi = mid
         else:
             lo = mid
+
+
+# Binary floating-point formats: (bits of precision p, largest exponent e_max). bfloat16 keeps
+# float32's exponent range with 8 bits of precision; NumPy has no bfloat16, so it is computed exactly.
+FLOAT_FORMATS = {"float64": (53, 1023), "float32": (24, 127), "bfloat16": (8, 127), "float16": (11, 15)}
+
+
+def exp_overflow_point(fmt: str) -> float:
+    """ln of the largest finite number of ``fmt``, (2 − 2^(1−p)) 2^e_max: beyond it e^x overflows.
+
+    Computed exactly in SymPy from the format's precision p and largest exponent e_max
+    (``FLOAT_FORMATS``), so it covers bfloat16, which NumPy cannot represent.
+
+    >>> round(exp_overflow_point("float16"), 4), round(exp_overflow_point("bfloat16"), 4)
+    (11.0899, 88.7189)
+    """
+    if fmt not in FLOAT_FORMATS:
+        raise ValueError(f"fmt must be one of {sorted(FLOAT_FORMATS)}; got {fmt!r}")
+    p, e_max = FLOAT_FORMATS[fmt]
+    largest = (2 - sp.Rational(1, 2 ** (p - 1))) * sp.Integer(2) ** e_max
+    return float(sp.log(largest).evalf(30))
 
 
 def naive_breaking_points(dtype=np.float64) -> dict[str, float]:
@@ -301,7 +322,8 @@ def _display_at(display, n: int, S: sp.Matrix, **extra) -> sp.Matrix:
     return out
 
 
-@derivation("eq-softmax", display=_display_softmax)
+@derivation("eq-softmax", display=_display_softmax,
+            strength="verified", scope="for 2 × 3 symbolic scores")
 def _check_softmax():
     # The displayed formula, summed out for n_k = 3, is the SymPy row softmax ...
     S = sp.Matrix(2, 3, lambda r, c: sp.Symbol(f"S_{r}{c}", real=True))
@@ -310,7 +332,8 @@ def _check_softmax():
     yield close_to_exact(RowSoftmax(sp.Matrix(_S_INT)).doit(), softmax(_S_INT), rtol=1e-14)
 
 
-@derivation("eq-softmax-stable", display=_display_softmax_stable)
+@derivation("eq-softmax-stable", display=_display_softmax_stable,
+            strength="verified", scope="for 2 × 3 symbolic scores and symbolic shifts")
 def _check_softmax_stable():
     # Subtracting any m_i (in particular the row maximum) gives the definition back.
     S = sp.Matrix(2, 3, lambda r, c: sp.Symbol(f"S_{r}{c}", real=True))
@@ -323,7 +346,8 @@ def _check_softmax_stable():
     yield close_to_exact(RowSoftmax(sp.Matrix(big)).doit(), softmax(big), rtol=1e-14)
 
 
-@derivation("eq-softmax-temperature", display=_display_temperature)
+@derivation("eq-softmax-temperature", display=_display_temperature,
+            strength="verified", scope="for 2 × 3 symbolic scores and symbolic τ")
 def _check_temperature():
     S = sp.Matrix(2, 3, lambda r, c: sp.Symbol(f"S_{r}{c}", real=True))
     tempered = _display_at(_display_temperature(), 3, S)
@@ -334,8 +358,24 @@ def _check_temperature():
                              softmax_with_temperature(_S_INT, float(tau)), rtol=1e-13)
 
 
-@derivation("thm-rows-sum-to-one")
+@derivation("thm-rows-sum-to-one",
+            strength="proved",
+            scope="for every number of keys n_k, masked or not (symbolic sums); exactly for rows of 1 to 5")
 def _check_rows_sum_to_one():
+    # For every n: p_j = e^{s_j} / Σ_l e^{s_l} over symbolic n. Each weight is positive (SymPy decides
+    # it from the real scores) and the weights sum to 1: Σ_j e^{s_j} / Σ_l e^{s_l}, the two sums the
+    # same once their bound variables are given one name.
+    n, j, l = _n_k, _j, _l
+    s, M = sp.IndexedBase("s", real=True), sp.IndexedBase("M")
+    Z = sp.Sum(sp.exp(s[l]), (l, 1, n))
+    yield bool((sp.exp(s[j]) / Z).is_positive)
+    yield sp.Eq(sp.Sum(sp.exp(s[j]) / Z, (j, 1, n)).doit().xreplace({l: j}), 1)
+    # With a mask M (1 allowed, 0 forbidden), p_j = M_j e^{s_j} / Σ_l M_l e^{s_l}: a forbidden weight
+    # is 0 and the allowed ones still sum to 1 (the denominator is not 0 while some key is allowed).
+    Zm = sp.Sum(M[l] * sp.exp(s[l]), (l, 1, n))
+    yield sp.Eq((M[j] * sp.exp(s[j]) / Zm).subs(M[j], 0), 0)
+    yield sp.Eq(sp.Sum(M[j] * sp.exp(s[j]) / Zm, (j, 1, n)).doit().xreplace({l: j}), 1)
+    # Exactly, for rows of 1 to 5 scores:
     for n in range(1, 6):
         p = RowSoftmax(_row(n)).doit()
         yield sp.Eq(sum(p), 1)
@@ -352,23 +392,37 @@ def _check_rows_sum_to_one():
     yield bool(np.allclose(W.sum(axis=1), 1.0, rtol=0, atol=4 * np.finfo(float).eps))
 
 
-@derivation("thm-shift-invariance")
+@derivation("thm-shift-invariance",
+            strength="proved", scope="for every number of keys n_k and a symbolic shift (symbolic sums)")
 def _check_shift_invariance():
     c = sp.Symbol("c", real=True)
+    # For every n: e^{s_j + c} / Σ_l e^{s_l + c}, with e^{c} taken out of the sum, is e^{s_j} / Σ_l e^{s_l}.
+    s = sp.IndexedBase("s", real=True)
+    shifted = sp.expand(sp.exp(s[_j] + c) / sp.Sum(sp.exp(s[_l] + c), (_l, 1, _n_k)))
+    shifted = shifted.replace(lambda e: isinstance(e, sp.Sum),
+                              lambda e: sp.factor_terms(sp.Sum(sp.expand(e.function), *e.limits)))
+    yield sp.Eq(shifted, sp.exp(s[_j]) / sp.Sum(sp.exp(s[_l]), (_l, 1, _n_k)))
+    # Exactly, for rows of 1 to 4 scores:
     for n in range(1, 5):
         s = _row(n)
         yield sp.Eq(RowSoftmax(s + c * sp.ones(1, n)).doit(), RowSoftmax(s).doit(), evaluate=False)
-    # With c = −max_l s_l every exponent is <= 0. exp is increasing (its derivative is itself, > 0)
-    # and exp(0) = 1, so each term lies in (0, 1] and the largest term is exactly 1.
-    x = sp.Symbol("x", real=True)
-    yield sp.Gt(sp.diff(sp.exp(x), x), 0)
-    yield sp.Eq(sp.exp(0), 1)
+    # With c = −max_l s_l every term lies in (0, 1] and the largest is exactly 1: a row whose maximum
+    # is M, the others below it by symbolic gaps g_l >= 0 (n = 4, any order of the entries).
+    M = sp.Symbol("M", real=True)
+    gaps = sp.symbols("g_1:4", nonnegative=True)
+    row = [M - gaps[0], M, M - gaps[1], M - gaps[2]]
+    terms = [sp.exp(x - sp.Max(*row)) for x in row]
+    yield sp.Eq(terms[1], 1)
+    for e in terms:
+        yield sp.Gt(e, 0)
+        yield sp.Le(sp.log(e), 0)  # log of the term is −g_l <= 0: the term is at most 1
     # The package: shifting each row of the integer example changes no weight beyond rounding.
     shift = np.array([[5.0], [-7.0], [100.0]])  # (3, 1), one constant per row
     yield bool(np.allclose(softmax(np.array(_S_INT) + shift), softmax(_S_INT), rtol=1e-13, atol=0))
 
 
-@derivation("thm-temperature-limits")
+@derivation("thm-temperature-limits",
+            strength="verified", scope="for a row with k symbolic ties and two symbolic gaps")
 def _check_temperature_limits():
     # A row whose maximum is attained k times, two other entries below it by gaps g1, g2 > 0.
     # Dividing numerator and denominator by exp(max/τ):
@@ -392,7 +446,8 @@ def _check_temperature_limits():
     yield bool(np.array_equal(softmax_with_temperature([[1, 3, 3, 0]], np.inf), np.full((1, 4), 0.25)))
 
 
-@derivation("thm-softmax-jacobian")
+@derivation("thm-softmax-jacobian",
+            strength="verified", scope="for rows of 2 and 3 symbolic scores")
 def _check_softmax_jacobian():
     for n in (2, 3):
         s = _row(n)

@@ -243,19 +243,19 @@ def exact_weights(in_u: bool = False) -> sp.Matrix:
 
 # The recovery of the Gram matrix from the published numbers. In the plane (d = 2), turn and reflect
 # so that x_Ana = (√g, 0); Ana ⟂ Carla puts x_Carla = (0, c); Ana's equal weights put x_Bruno and
-# x_Diego on the line x = √g, at heights ±β with β² = h − g. t = x_Bruno · x_Carla.
-g, h, t = sp.symbols("g h t", real=True)
+# x_Diego on the line x = √g, at heights ±β with β² = η − g. t = x_Bruno · x_Carla.
+g, eta, t = sp.symbols(r"g \eta t", real=True)
 w_AC, w_BB, w_DD = sp.symbols(r"W_{\text{Ana}\,\text{Carla}} W_{\text{Bruno}\,\text{Bruno}} "
                               r"W_{\text{Diego}\,\text{Diego}}", positive=True)
 _r2 = sp.sqrt(2)
 
 
 def gram_in_plane() -> sp.Matrix:
-    """X Xᵀ in the unknowns g = x_A·x_A, h = ‖x_B‖² = ‖x_D‖², t = x_B·x_C  (eq-worked-gram-plane). (4, 4)."""
-    return sp.Matrix([[t**2 / (h - g), 0, t, -t],
+    """X Xᵀ in the unknowns g = x_A·x_A, η = ‖x_B‖² = ‖x_D‖², t = x_B·x_C  (eq-worked-gram-plane). (4, 4)."""
+    return sp.Matrix([[t**2 / (eta - g), 0, t, -t],
                       [0, g, g, g],
-                      [t, g, h, 2 * g - h],
-                      [-t, g, 2 * g - h, h]])  # (4, 4)
+                      [t, g, eta, 2 * g - eta],
+                      [-t, g, 2 * g - eta, eta]])  # (4, 4)
 
 
 def _weight_formula(G: sp.Matrix, i: int, j: int) -> sp.Expr:
@@ -268,8 +268,8 @@ def _g_from_ana() -> sp.Expr:
 
 
 def _rest_of_row(w) -> sp.Expr:
-    """e^{h/√2}(1 − w)/w − e^{g/√2} − e^{(2g − h)/√2}: e^{±t/√2} solved from a self-weight w."""
-    return sp.exp(h / _r2) * (1 - w) / w - sp.exp(g / _r2) - sp.exp((2 * g - h) / _r2)
+    """e^{η/√2}(1 − w)/w − e^{g/√2} − e^{(2g − η)/√2}: e^{±t/√2} solved from a self-weight w."""
+    return sp.exp(eta / _r2) * (1 - w) / w - sp.exp(g / _r2) - sp.exp((2 * g - eta) / _r2)
 
 
 def _t_from_bruno() -> sp.Expr:
@@ -281,7 +281,7 @@ def _t_from_diego() -> sp.Expr:
 
 
 def recovery_intervals(decimals: int = PUBLISHED_DECIMALS) -> dict[str, tuple[float, float]]:
-    """Intervals for g, h and t (from Bruno's and from Diego's row) given the published numbers.
+    """Intervals for g, η and t (from Bruno's and from Diego's row) given the published numbers.
 
     Each published number is known to ± half a unit of its last decimal; interval arithmetic
     (``mpmath.iv``, outward rounding) carries those ranges through the formulas of the chapter
@@ -299,7 +299,7 @@ def recovery_intervals(decimals: int = PUBLISHED_DECIMALS) -> dict[str, tuple[fl
     r2 = iv.sqrt(2)
     s_bb = around(("S", "Bruno", "Bruno"))
     s_dd = around(("S", "Diego", "Diego"))
-    s = iv.mpf([max(s_bb.a, s_dd.a), min(s_bb.b, s_dd.b)])  # both are the same score h/√2
+    s = iv.mpf([max(s_bb.a, s_dd.a), min(s_bb.b, s_dd.b)])  # both are the same score η/√2
     wa, wb, wd = (around(k) for k in [("W", "Ana", "Carla"), ("W", "Bruno", "Bruno"),
                                       ("W", "Diego", "Diego")])
     g_ = r2 * iv.log((1 - wa) / (3 * wa))
@@ -313,11 +313,11 @@ def recovery_intervals(decimals: int = PUBLISHED_DECIMALS) -> dict[str, tuple[fl
 
 
 def recovery_point() -> dict[str, float]:
-    """g, h and t solved from the published numbers as printed (eq-worked-recover-g, -t-bruno, -t-diego)."""
+    """g, η and t solved from the published numbers as printed (eq-worked-recover-g, -t-bruno, -t-diego)."""
     pub = {(m, i, j): sp.Rational(str(v)) for m, i, j, v in PUBLISHED}
     g_ = _g_from_ana().subs(w_AC, pub[("W", "Ana", "Carla")])
     h_ = _r2 * pub[("S", "Bruno", "Bruno")]
-    at = {g: g_, h: h_}
+    at = {g: g_, eta: h_}
     t_b = _t_from_bruno().subs(at).subs(w_BB, pub[("W", "Bruno", "Bruno")])
     t_d = _t_from_diego().subs(at).subs(w_DD, pub[("W", "Diego", "Diego")])
     return {k: float(sp.N(v, 30)) for k, v in {"g": g_, "h": h_, "t_bruno": t_b, "t_diego": t_d}.items()}
@@ -335,7 +335,8 @@ def _float_matrix(M: sp.Matrix) -> np.ndarray:
 
 @derivation("eq-worked-scores",
             display=lambda: sp.Eq(_S, sp.MatMul(1 / _r2, sp.ImmutableMatrix(exact_gram()), evaluate=False),
-                                  evaluate=False))
+                                  evaluate=False),
+            strength="verified", scope="on the worked example")
 def _check_worked_scores():
     X = sp.Matrix(embeddings().astype(int))  # (4, 2)
     yield sp.Eq(X * X.T, exact_gram())
@@ -344,7 +345,8 @@ def _check_worked_scores():
     yield bool(np.allclose(S, _float_matrix(exact_scores()), rtol=0, atol=1e-14))
 
 
-@derivation("eq-worked-weights", display=lambda: sp.Eq(_W, exact_weights(in_u=True), evaluate=False))
+@derivation("eq-worked-weights", display=lambda: sp.Eq(_W, exact_weights(in_u=True), evaluate=False),
+            strength="verified", scope="on the worked example")
 def _check_worked_weights():
     # exp(S_ij) = u^{G_ij} with u = e^{1/√2}: each score is a whole number of units 1/√2 ...
     S, G = exact_scores(), exact_gram()  # (4, 4) each
@@ -362,7 +364,8 @@ def _check_worked_weights():
 
 
 @derivation("eq-worked-weight-ana-carla",
-            display=lambda: sp.Eq(w_AC, 1 / (1 + 3 * sp.exp(1 / _r2)), evaluate=False))
+            display=lambda: sp.Eq(w_AC, 1 / (1 + 3 * sp.exp(1 / _r2)), evaluate=False),
+            strength="verified", scope="on the worked example")
 def _check_weight_ana_carla():
     a, c = index("Ana"), index("Carla")
     yield sp.Eq(exact_gram()[a, c], 0)  # Ana's query and Carla's key are orthogonal
@@ -371,17 +374,24 @@ def _check_weight_ana_carla():
     yield bool(abs(graph.W[a, c] - float(1 / (1 + 3 * sp.exp(1 / _r2)))) < 1e-15)
 
 
+def _display_asymmetry():
+    return sp.Eq(sp.Symbol("W_{ij}") / sp.Symbol("W_{ji}"), sp.Symbol("Z_{j}") / sp.Symbol("Z_{i}"), evaluate=False)
+
+
 @derivation("eq-worked-asymmetry",
-            display=lambda: sp.Eq(sp.Symbol("W_{ij}") / sp.Symbol("W_{ji}"),
-                                  sp.Symbol("Z_{j}") / sp.Symbol("Z_{i}"), evaluate=False))
+            display=lambda: _display_asymmetry(),
+            strength="verified", scope="for a symbolic symmetric positive 4 × 4 matrix")
 def _check_asymmetry():
     # For a symmetric S (here Q = K), e^{S_ij} = e^{S_ji}; call it e_ij > 0. Then W_ij = e_ij / Z_i
     # and W_ij / W_ji = Z_j / Z_i, checked for a general symmetric 4 × 4 matrix ...
     e = sp.Matrix(4, 4, lambda i, j: sp.Symbol(f"e_{min(i, j)}{max(i, j)}", positive=True))
     Z = [sum(e.row(i)) for i in range(4)]
     W = sp.Matrix(4, 4, lambda i, j: e[i, j] / Z[i])
+    shown = _display_asymmetry()
+    names = {x.name: x for x in shown.free_symbols}
     for i, j in itertools.permutations(range(4), 2):
-        yield sp.Eq(W[i, j] / W[j, i], Z[j] / Z[i])
+        values = {names["W_{ij}"]: W[i, j], names["W_{ji}"]: W[j, i], names["Z_{j}"]: Z[j], names["Z_{i}"]: Z[i]}
+        yield sp.Eq(shown.lhs.subs(values), shown.rhs.subs(values))  # the display, for this pair
     # ... and on the example, exactly (in u = e^{1/√2}) and in the package's floats.
     Eu = exact_gram().applyfunc(lambda k: u**k)  # (4, 4)
     Zu = [sum(Eu.row(i)) for i in range(4)]
@@ -393,7 +403,8 @@ def _check_asymmetry():
     yield bool(np.allclose(graph.W / graph.W.T, Zf[None, :] / Zf[:, None], rtol=1e-13, atol=0))
 
 
-@derivation("thm-worked-rotation-invariance")
+@derivation("thm-worked-rotation-invariance",
+            strength="proved", scope="for every 4 × 2 X and every orthogonal 2 × 2 matrix")
 def _check_rotation_invariance():
     # Any X (4 × 2); R(θ) a rotation and diag(1, −1) R(θ) a reflection (every orthogonal 2 × 2 matrix
     # is one of the two).
@@ -402,7 +413,6 @@ def _check_rotation_invariance():
     c, s = sp.cos(theta), sp.sin(theta)
     R = sp.Matrix([[c, s], [-s, c]])
     pythagoras = {s**2: 1 - c**2}
-    yield sp.Eq(s**2 + c**2, 1)
 
     def reduce(M):
         return M.applyfunc(lambda x: sp.expand(sp.expand(x).subs(pythagoras)))
@@ -422,7 +432,8 @@ def _check_rotation_invariance():
             yield bool(np.allclose(Y2, Y @ Qn, rtol=0, atol=1e-14))
 
 
-@derivation("eq-worked-gram-plane", display=lambda: sp.Eq(_X * _XT, gram_in_plane(), evaluate=False))
+@derivation("eq-worked-gram-plane", display=lambda: sp.Eq(_X * _XT, gram_in_plane(), evaluate=False),
+            strength="verified", scope="for symbolic lengths, both signs of δ")
 def _check_gram_plane():
     # Coordinates after a rotation and a reflection: x_Ana = (√g, 0), x_Carla = (0, c),
     # x_Bruno = (√g, β), x_Diego = (√g, δ) with δ = ±β (equal lengths).
@@ -440,10 +451,11 @@ def _check_gram_plane():
             yield sp.Eq(_weight_formula(G, 2, 2), _weight_formula(G, 3, 3))
             yield PUBLISHED[3][3] != PUBLISHED[4][3]
         else:
-            yield sp.Eq(G, gram_in_plane().subs({g: gp, h: gp + beta**2, t: beta * c}))
+            yield sp.Eq(G, gram_in_plane().subs({g: gp, eta: gp + beta**2, t: beta * c}))
 
 
-@derivation("eq-worked-recover-g", display=lambda: sp.Eq(g, _g_from_ana(), evaluate=False))
+@derivation("eq-worked-recover-g", display=lambda: sp.Eq(g, _g_from_ana(), evaluate=False),
+            strength="proved", scope="for the symbolic weight w_AC")
 def _check_recover_g():
     G = gram_in_plane()
     equation = sp.Eq(w_AC, _weight_formula(G, index("Ana"), index("Carla")))
@@ -463,24 +475,27 @@ def _check_t_formula(row: str, w, formula):
     dw = sp.diff(weight, t)
     sign = 1 if row == "Diego" else -1  # Bruno's self-weight falls as t grows, Diego's rises
     yield sp.simplify(sign * dw * (sum(sp.exp(G[i, l] / _r2) for l in range(4))) ** 2
-                      / sp.exp(h / _r2)) .is_positive is True
+                      / sp.exp(eta / _r2)) .is_positive is True
     solutions = sp.solve(sp.Eq(w, weight), t)
     yield len(solutions) == 1
-    point = {g: 1, h: 2, w: sp.Rational(9, 20)}
+    point = {g: 1, eta: 2, w: sp.Rational(9, 20)}
     yield abs(sp.N(solutions[0].subs(point), 30) - sp.N(formula.subs(point), 30)) < 1e-25
 
 
-@derivation("eq-worked-recover-t-bruno", display=lambda: sp.Eq(t, _t_from_bruno(), evaluate=False))
+@derivation("eq-worked-recover-t-bruno", display=lambda: sp.Eq(t, _t_from_bruno(), evaluate=False),
+            strength="proved", scope="for symbolic g, η and weight w_BB")
 def _check_recover_t_bruno():
     yield from _check_t_formula("Bruno", w_BB, _t_from_bruno())
 
 
-@derivation("eq-worked-recover-t-diego", display=lambda: sp.Eq(t, _t_from_diego(), evaluate=False))
+@derivation("eq-worked-recover-t-diego", display=lambda: sp.Eq(t, _t_from_diego(), evaluate=False),
+            strength="proved", scope="for symbolic g, η and weight w_DD")
 def _check_recover_t_diego():
     yield from _check_t_formula("Diego", w_DD, _t_from_diego())
 
 
-@derivation("thm-worked-gram-recovered")
+@derivation("thm-worked-gram-recovered",
+            strength="verified", scope="from the article's printed numbers, in exact interval arithmetic")
 def _check_gram_recovered():
     box = recovery_intervals()
     lo_t = max(box["t_bruno"][0], box["t_diego"][0])
@@ -491,7 +506,7 @@ def _check_gram_recovered():
         inside = list(range(int(np.ceil(lo)), int(np.floor(hi)) + 1))
         yield len(inside) == 1  # exactly one integer in each interval
         integers[name] = inside[0]
-    G = gram_in_plane().subs({g: integers["g"], h: integers["h"], t: integers["t"]})
+    G = gram_in_plane().subs({g: integers["g"], eta: integers["h"], t: integers["t"]})
     yield sp.Eq(G, exact_gram())  # ... and they give the Gram matrix of the book's embeddings
     S = _float_matrix(G / _r2)  # (4, 4)
     yield bool(matches_published(S, softmax(S)))

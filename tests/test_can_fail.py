@@ -1,0 +1,235 @@
+"""Every check can fail: for each registered label, a broken variant that its check must catch.
+
+One row per label: the module and name to replace, and the wrong thing to put there: a package
+function that computes something else (wrong scale, wrong orientation, a forgotten normalisation),
+a displayed formula with an error in it, or a statement with a changed hypothesis. With the row
+applied, ``registry.verify(label)`` must raise ``DerivationError``. A check that still passed would
+not be checking its statement.
+
+A label registered without a row fails ``test_every_label_has_a_broken_variant``: a new result must
+come with its broken variant, as a new public function comes with its bad inputs
+(tests/test_validation.py).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from attention_graph import registry
+
+
+def _module(name):
+    # importlib, not "from attention_graph import attention": the package exports functions of the
+    # same names as some modules (attention, softmax).
+    return importlib.import_module(f"attention_graph.{name}")
+
+
+att, bw, gr, gt = _module("attention"), _module("blockwise"), _module("graph"), _module("graph_tools")
+ka, po, qk, sc = _module("karate"), _module("positional"), _module("qkv"), _module("scores")
+sm, spm, we = _module("softmax"), _module("sparse"), _module("worked_example")
+
+
+_merge, _expect = bw.merge, sc._expect  # the originals, for the variants that call them
+
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+def _uniform_layer(Q, K, V, mask=None):
+    """A layer that forgets the scores: every query attends uniformly."""
+    V = np.asarray(V, float)
+    W = np.full((len(Q), len(V)), 1 / len(V))
+    return W @ V, W
+
+
+def _no_rescale(a, b, *, exp, maximum):
+    """Merges two states but forgets e^{m_a − m}: wrong whenever the maxima differ."""
+    ell = a.ell + b.ell
+    return bw.BlockState(maximum(a.m, b.m), ell, (a.ell * a.o + b.ell * b.o) / ell)
+
+
+def _keep_last(a, b, *, exp, maximum):
+    """Neither commutative nor the union."""
+    return bw.BlockState(maximum(a.m, b.m), a.ell + b.ell, b.o)
+
+
+def _hypotheses(mean=0, second=1):
+    return {sc.mq[1]: mean, sc.mk[1]: mean, sc.mq[2]: second, sc.mk[2]: second}
+
+
+def _transposed_graph(result):
+    Y, graph = result
+    return Y, gr.AttentionGraph(graph.W.T, graph.labels)
+
+
+_i, _j = sp.symbols("i j", integer=True, positive=True)
+
+# label: (module, name, wrong value, what is broken)
+BROKEN = {
+    # attention
+    "eq-weighted-sum": (att, "weighted_sum", lambda W, V: np.asarray(W) @ np.asarray(V) + 1e-9,
+                        "the weighted sum is off by 1e-9"),
+    "eq-attention": (att, "attention", _uniform_layer, "the layer ignores the scores"),
+    "thm-convex-combination": (att, "attention", lambda Q, K, V, mask=None: (
+        2.0 * (np.asarray(V, float) + 1.0), _uniform_layer(Q, K, V)[1]), "outputs outside the hull"),
+    "thm-pull-toward-centre": (att, "pull", lambda W, V: (np.zeros(len(V)), np.asarray(V, float)),
+                               "no pull"),
+    "thm-key-value-permutation": (att, "attention", lambda Q, K, V, mask=None: (
+        np.asarray(V, float)[: len(Q)], _uniform_layer(Q, K, V)[1]), "outputs follow the key order"),
+    # blockwise
+    "eq-block-normaliser": (bw, "block_state", after(bw.block_state, lambda st: bw.BlockState(
+        st.m, 2 * st.ell, st.o)), "the normaliser doubled"),
+    "eq-block-output": (bw, "_sym_block_state", lambda s, v: bw.BlockState(
+        sp.Max(*s), 1, sum((sp.exp(x - sp.Max(*s)) * y for x, y in zip(s, v)), sp.zeros(1, 2))),
+        "o not divided by ℓ"),
+    "eq-merge-max": (bw, "merge", lambda a, b, *, exp, maximum: bw.BlockState(
+        a.m, *_merge(a, b, exp=exp, maximum=maximum)[1:]), "the merged maximum is m_a"),
+    "eq-merge-normaliser": (bw, "merge", _no_rescale, "no rescaling by e^{m_a − m}"),
+    "eq-merge-output": (bw, "merge", _keep_last, "the merged o is o_b"),
+    "thm-merge-is-union": (bw, "merge", _no_rescale, "no rescaling by e^{m_a − m}"),
+    "thm-merge-order": (bw, "merge", _keep_last, "the merged o is o_b"),
+    # graph
+    "eq-message-passing": (gr, "_display_message_passing", lambda: sp.Eq(
+        gr._y_[_i], sp.Sum(gr._A_[gr._j, _i] * gr._v_[gr._j], (gr._j, 1, gr._n))),
+        "the display sums A_ji instead of A_ij"),
+    "thm-attention-is-message-passing": (gr, "message_passing", lambda graph, V: graph.W.T @ np.asarray(V),
+                                         "messages flow along the edges, i → j"),
+    "eq-gcn-propagation": (gr, "gcn_propagation", lambda A, **kw: gr.mean_propagation(A),
+                           "one-sided normalisation"),
+    "eq-mean-aggregation": (gr, "_display_mean_aggregation", lambda: sp.Eq(
+        sp.MatrixSymbol(r"\bar{A}", gr._n, gr._n), sp.MatMul(gr._Dt, sp.MatAdd(gr._Am, gr._Im))),
+        "the display multiplies by D̃ instead of dividing"),
+    "eq-gat-scores": (gr, "gat_scores", after(gr.gat_scores, lambda e: e.T), "query and key swapped"),
+    "eq-neighbour-softmax": (gr, "_display_neighbour_softmax", lambda: sp.Eq(
+        gr._W_[_i, _j], sp.exp(gr._S_[_i, _j]) / sp.Sum(gr._M_[_i, gr._l] * sp.exp(gr._S_[_i, gr._l]),
+                                                       (gr._l, 1, gr._n))),
+        "the display forgets M_ij in the numerator"),
+    "thm-constant-scores-mean-aggregation": (gr, "mean_propagation", lambda A, self_loops=True: gr.gcn_propagation(A),
+                                             "GCN in place of the mean"),
+    "thm-masked-softmax-neighbours": (gr, "product_mask_softmax",
+                                      lambda S, allowed: sm.softmax(S, allowed),
+                                      "S ∘ M computed as the exact mask"),
+    "thm-gat-is-masked-attention": (gr, "gat", after(gr.gat, lambda r: (r[0] + 1.0, r[1])),
+                                    "GAT output shifted"),
+    "thm-causal-mask-lower-triangular": (gr, "causal_mask", lambda n: np.triu(np.ones((n, n))) == 1,
+                                         "an upper-triangular mask"),
+    "thm-permutation-equivariance": (gr, "_sym_scores", lambda Q, K: Q * K.T / sp.sqrt(Q.cols) + sp.Matrix(
+        Q.rows, K.rows, lambda r, c: c), "scores with a bias by key position"),
+    # graph_tools
+    "thm-in-strength-sums-to-n": (gt, "_stochastic_symbols", lambda n, name="w": sp.Matrix(
+        n, n, lambda a, b: sp.Symbol(f"{name}_{a}{b}")), "rows not summing to 1"),
+    "eq-stationary": (gt, "stationary_distribution", lambda W: np.full(len(W), 1 / len(W)),
+                      "the uniform distribution"),
+    "eq-pagerank": (gt, "pagerank", lambda W, damping=0.85: np.linalg.solve(
+        np.eye(len(W)) - damping * np.asarray(W, float), np.full(len(W), (1 - damping) / len(W))),
+        "the walker goes from the attended to the attender"),
+    "thm-pagerank-unique": (gt, "_EXAMPLE", sp.Matrix([[sp.Rational(3, 2), sp.Rational(-1, 2), 0],
+                                                       [0, 1, 0], [0, 0, 1]]),
+                            "rows sum to 1 but an entry is negative: not a stochastic W"),
+    "thm-symmetric-scores-reversible": (gt, "stationary_distribution",
+                                        lambda W: np.full(len(W), 1 / len(W)), "the uniform distribution"),
+    "eq-rw-laplacian": (gt, "random_walk_laplacian", lambda W: np.eye(len(W)) - np.asarray(W, float),
+                        "D⁻¹ forgotten"),
+    "thm-laplacian-disc": (gt, "laplacian_spectrum", after(gt.laplacian_spectrum, lambda lam: 3 * lam),
+                           "eigenvalues outside the disc"),
+    "eq-spectral-bipartition": (gt, "spectral_bipartition", lambda W: np.array([0, 1, 0, 1]),
+                                "an alternating split"),
+    "eq-head-weights": (gt, "head_graphs", after(gt.head_graphs, lambda heads: heads[::-1]),
+                        "heads in the wrong order"),
+    "eq-rollout": (gt, "attention_rollout", lambda layers, residual=0.5: gr.AttentionGraph(
+        np.linalg.multi_dot([np.eye(len(np.asarray(layers[0])))] + [
+            residual * np.eye(len(np.asarray(W))) + (1 - residual) * np.asarray(W) for W in layers]),
+        [str(k) for k in range(len(np.asarray(layers[0])))]), "layers multiplied in the wrong order"),
+    "thm-rollout-exact": (gt, "residual_attention_stack", after(gt.residual_attention_stack,
+                                                                lambda r: (r[0] + 1e-6, r[1])),
+                          "the stack's output shifted"),
+    # karate
+    "eq-ari": (ka, "adjusted_rand_index", lambda a, b: 0.5, "a constant index"),
+    "thm-ari-random-zero": (ka, "adjusted_rand_index", lambda a, b: 0.1, "chance scores 0.1"),
+    "eq-gt-layer": (ka, "graph_transformer_layer", after(ka.graph_transformer_layer,
+                                                         lambda r: (r[0] + 1e-6, r[1])), "output shifted"),
+    # positional
+    "eq-normalized-laplacian": (po, "normalized_laplacian", lambda A: np.eye(len(A)) - np.asarray(A) / 2,
+                                "I − A/2 whatever the degrees"),
+    "eq-laplacian-kernel": (po, "normalized_laplacian", lambda A: np.eye(len(A)) - np.asarray(A) / 2,
+                            "I − A/2 whatever the degrees"),
+    "thm-path-cosines": (po, "path_modes", after(po.path_modes, lambda r: (2 * r[0], r[1])),
+                         "eigenvalues 2(1 − cos θ)"),
+    "thm-cycle-fourier": (po, "cycle_eigenvalue", lambda n, m: float(1 + np.cos(2 * np.pi * m / n)),
+                          "1 + cos θ in place of 1 − cos θ"),
+    # qkv
+    "eq-qkv": (qk, "project", lambda X, W_Q, W_K, W_V: tuple(
+        np.asarray(X, float) @ np.asarray(W, float) + 1e-9 for W in (W_Q, W_K, W_V)), "products off by 1e-9"),
+    "eq-identity-projections": (qk, "project", lambda X, W_Q, W_K, W_V: (np.asarray(X, float) * 2,) * 3,
+                                "the projections double X"),
+    "thm-symmetric-scores": (qk, "scaled_scores", lambda Q, K: np.asarray(Q) @ np.asarray(Q).T + np.triu(
+        np.ones((3, 3))), "an asymmetric term"),
+    # scores
+    "eq-scaled-scores": (sc, "scaled_scores", lambda Q, K: np.asarray(Q) @ np.asarray(K).T, "no 1/√d"),
+    "eq-mean-qk": (sc, "HYPOTHESES", _hypotheses(mean=1), "the statement with mean 1"),
+    "eq-var-term": (sc, "HYPOTHESES", _hypotheses(second=2), "the statement with variance 2"),
+    "eq-var-qk": (sc, "_expect", lambda expr: _expect(expr.subs(sc._ks, sc._qs)),
+                  "q and k the same variable: not independent"),
+    "eq-var-scaled": (sc, "HYPOTHESES", _hypotheses(mean=1), "the statement with mean 1"),
+    "eq-scale-outside-cancels": (sc, "misplaced_scale", after(sc.misplaced_scale, lambda r: {
+        **r, "outside": r["right"]}), "the outside reading made equal to the right one"),
+    # softmax
+    "eq-softmax": (sm, "softmax", lambda S, mask=None: np.exp(np.asarray(S, float)), "not normalised"),
+    "eq-softmax-stable": (sm, "softmax", lambda S, mask=None: sm.naive_softmax(S), "no maximum subtracted"),
+    "eq-softmax-temperature": (sm, "softmax_with_temperature", lambda S, tau, mask=None: sm.softmax(S),
+                               "τ ignored"),
+    "thm-rows-sum-to-one": (sm, "softmax", lambda S, mask=None: np.exp(np.asarray(S, float)) / 2,
+                            "rows not normalised"),
+    "thm-shift-invariance": (sm, "softmax", lambda S, mask=None: np.asarray(S, float) / np.asarray(S, float).sum(),
+                             "a linear normalisation"),
+    "thm-temperature-limits": (sm, "hardmax", lambda S, mask=None: sm.softmax(S), "softmax for hardmax"),
+    "thm-softmax-jacobian": (sm, "softmax_jacobian", lambda p: np.diag(np.asarray(p, float)),
+                             "the outer product forgotten"),
+    # sparse
+    "eq-edge-softmax": (spm, "segment_softmax", lambda s, indptr: np.exp(np.asarray(s, float)),
+                        "not normalised per segment"),
+    "eq-edge-attention": (spm, "edge_attention", after(spm.edge_attention, lambda Y: Y + 1e-6),
+                          "output shifted"),
+    "thm-edge-attention-is-masked-attention": (spm, "_exact_masked_softmax", lambda S, mask: sm.RowSoftmax(
+        S).doit(), "forbidden entries kept"),
+    # worked example
+    "eq-worked-scores": (we, "scaled_scores", lambda Q, K: np.asarray(Q) @ np.asarray(K).T, "no 1/√d"),
+    "eq-worked-weights": (we, "attention_layer", after(we.attention_layer, _transposed_graph),
+                          "W transposed"),
+    "eq-worked-weight-ana-carla": (we, "attention_layer", after(we.attention_layer, _transposed_graph),
+                                   "W transposed"),
+    "eq-worked-asymmetry": (we, "row_normalisers", after(we.row_normalisers, lambda Z: Z[::-1]),
+                            "normalisers in reverse order"),
+    "thm-worked-rotation-invariance": (we, "rotation", lambda theta: np.array([[1.0, 0.5], [0.0, 1.0]]),
+                                       "a shear, not a rotation"),
+    "eq-worked-gram-plane": (we, "gram_in_plane", after(we.gram_in_plane, lambda G: G.subs(we.t, 2 * we.t)),
+                             "the cross term doubled"),
+    "eq-worked-recover-g": (we, "_g_from_ana", after(we._g_from_ana, lambda e: e + 1), "g off by one"),
+    "eq-worked-recover-t-bruno": (we, "_t_from_bruno", after(we._t_from_bruno, lambda e: 2 * e),
+                                  "t doubled"),
+    "eq-worked-recover-t-diego": (we, "_t_from_diego", after(we._t_from_diego, lambda e: 2 * e),
+                                  "t doubled"),
+    "thm-worked-gram-recovered": (we, "PUBLISHED", tuple(
+        p if p[:3] != ("W", "Bruno", "Bruno") else ("W", "Bruno", "Bruno", 0.5) for p in we.PUBLISHED),
+        "another printed self-weight for Bruno"),
+}
+
+
+def test_every_label_has_a_broken_variant():
+    assert sorted(set(registry.labels()) - set(BROKEN)) == [], "add a row to BROKEN for each new label"
+    assert sorted(set(BROKEN) - set(registry.labels())) == [], "a row for a label no longer registered"
+
+
+@pytest.mark.parametrize("label", sorted(BROKEN))
+def test_the_check_fails_on_its_broken_variant(monkeypatch, label):
+    module, name, wrong, _what = BROKEN[label]
+    assert hasattr(module, name), f"{module.__name__}.{name} does not exist"
+    monkeypatch.setattr(module, name, wrong)
+    with pytest.raises(registry.DerivationError, match=label):
+        registry.verify(label)
