@@ -4,7 +4,8 @@
 # The writer's fast loop: `make check` (ruff, then the package tests and the integrity rules with few
 # Hypothesis examples; no browser, no PDF, no book rebuilt by a test).
 # Also: `make pdf` prints the built book into one PDF; `make reproducible` builds it twice from
-# scratch and compares every output file byte for byte.
+# scratch and compares every output file byte for byte; `make lab` opens the chapters in
+# JupyterLab; `make requirements` regenerates the hashed lock file from pyproject.toml.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -13,21 +14,21 @@ STAMP  := $(VENV)/.installed
 # Strict: any warning, unresolved reference or cell error fails the build (tracebacks are shown).
 JB_FLAGS := -n -W --keep-going
 
-.PHONY: book test check lint pdf reproducible clean
+.PHONY: book test check lint pdf reproducible lab requirements clean
 
+# Everything .venv holds comes from requirements.txt, checked against its hashes; then the package
+# itself, editable (setuptools is in the lock, so no build environment is downloaded).
 $(STAMP): requirements.txt pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
-	@# Only cffconvert's copy of the CFF 1.2.0 JSON schema is used (its own pins clash with Jupyter Book's).
-	$(BIN)/python -m pip install --quiet --no-deps cffconvert==2.0.0
 	@touch $@
 
 # Sphinx builds incrementally; a page whose source, or any file under code/, changed is re-read and
 # re-executed (see book/_ext/sphinx_watch.py). After a failed build the environment is
 # dropped, so the next build re-reads every page and cannot pass by forgetting a warning.
 book: $(STAMP)
+	@$(BIN)/python tools/package_data.py
 	@$(BIN)/jupyter-book build . $(JB_FLAGS) || { \
 	  rm -rf _build/.doctrees; \
 	  echo "make book: the build failed (warnings or cell errors above)" >&2; exit 1; }
@@ -49,6 +50,28 @@ pdf: book
 # Two clean builds in fresh folders (other paths, hash seeds and dates) give byte-identical files.
 reproducible: $(STAMP)
 	JB_FLAGS="$(JB_FLAGS)" $(BIN)/python tools/reproducible.py
+
+# JupyterLab on the book's chapters: every book/*.md opens as a notebook (jupytext), its cells run
+# against the package installed from this working tree. Offline: no extension is built or fetched,
+# no news or update check. Add LAB_FLAGS="--no-browser" on a machine without a browser.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+lab: $(STAMP)
+	@mkdir -p $(dir $(LAB_SETTINGS))
+	@printf '%s\n' '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers":' \
+	  '{"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}},' \
+	  '"@jupyterlab/apputils-extension:notification": {"fetchNews": "false",' \
+	  '"checkForUpdates": false}}' > $(LAB_SETTINGS)
+	$(BIN)/jupyter lab --ServerApp.root_dir=book --LabApp.news_url=None \
+	  --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
+	  $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_FLAGS)
+
+# requirements.txt is generated: exact versions and hashes of everything pyproject.toml asks for
+# (the package, its `book` and `test` extras). uv keeps the versions already locked unless told
+# `--upgrade-package NAME`, so the book's numbers do not move by accident.
+requirements:
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet uv==0.13.9
+	$(BIN)/uv pip compile pyproject.toml --extra book --extra test --generate-hashes -o requirements.txt
 
 clean:
 	rm -rf _build

@@ -113,6 +113,22 @@ def glue_data(page: str) -> dict:
     return json.loads(path.read_text())
 
 
+def glue_outputs(notebook: dict) -> dict[str, dict]:
+    """{glue key: {mimetype: data}} of every value an executed notebook (its JSON) glued.
+
+    The notebook as a kernel leaves it, before MyST-NB moves the glued outputs to ``.glue.json``.
+    """
+    found = {}
+    for cell in notebook["cells"]:
+        for out in cell.get("outputs", []):
+            record = out.get("metadata", {}).get("scrapbook")
+            if record:
+                prefix = record.get("mime_prefix", "")
+                found[record["name"]] = {m.removeprefix(prefix): "".join(v) if isinstance(v, list) else v
+                                         for m, v in out.get("data", {}).items()}
+    return found
+
+
 def glued_plain(page: str, key: str) -> str:
     return glue_data(page)[key]["data"]["text/plain"]
 

@@ -71,6 +71,44 @@ def _transposed_graph(result):
 _i, _j = sp.symbols("i j", integer=True, positive=True)
 
 # label: (module, name, wrong value, what is broken)
+
+mh, bl, pa = _module("multihead"), _module("block"), _module("patterns")
+_mh_bipartite, _pa_window, _block_orig = mh.bipartite_adjacency, pa.window_edges, bl.transformer_block
+
+
+def _mha_wrong_scale(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads, mask=None):
+    """Multi-head attention whose heads divide the scores by √d_model instead of √d_h."""
+    Q, K, V = (np.asarray(a, float) @ W for a, W in ((X_q, W_Q), (X_kv, W_K), (X_kv, W_V)))
+    d, H = Q.shape[1], n_heads
+    d_h = d // H
+    heads = [att.attention(Q[:, h * d_h:(h + 1) * d_h] * np.sqrt(d_h / d), K[:, h * d_h:(h + 1) * d_h],
+                           V[:, h * d_h:(h + 1) * d_h], mask=mask) for h in range(H)]
+    return np.hstack([Y for Y, _ in heads]) @ W_O, np.stack([W for _, W in heads])
+
+
+def _ln_sample_variance(X, gamma, beta, eps=1e-5):
+    X = np.asarray(X, float)
+    return gamma * (X - X.mean(axis=1, keepdims=True)) / np.sqrt(X.var(axis=1, ddof=1, keepdims=True) + eps) + beta
+
+
+def _other_placement(X, params, *, norm_first=True, mask=None):
+    return _block_orig(X, params, norm_first=not norm_first, mask=mask)
+
+
+_EPS = sp.Rational(1, 100000)
+
+
+def _batch_norm(X, gamma, beta, eps=_EPS):
+    """Normalises each column over the tokens (batch norm): mixes the rows."""
+    cols = []
+    for c in range(X.cols):
+        col = X.col(c)
+        mu = sum(col) / X.rows
+        var = sum((v - mu) ** 2 for v in col) / X.rows
+        cols.append([gamma[c] * (v - mu) / sp.sqrt(var + eps) + beta[c] for v in col])
+    return sp.Matrix(cols).T
+
+
 BROKEN = {
     # attention
     "eq-weighted-sum": (att, "weighted_sum", lambda W, V: np.asarray(W) @ np.asarray(V) + 1e-9,
@@ -218,6 +256,25 @@ BROKEN = {
     "thm-worked-gram-recovered": (we, "PUBLISHED", tuple(
         p if p[:3] != ("W", "Bruno", "Bruno") else ("W", "Bruno", "Bruno", 0.5) for p in we.PUBLISHED),
         "another printed self-weight for Bruno"),
+    # multi-head attention
+    "eq-multihead": (mh, "multi_head_attention", _mha_wrong_scale, "every head scaled by √d_model, not √d_h"),
+    "thm-heads-add": (mh, "head_messages", after(mh.head_messages, lambda M: np.repeat(M[:1], len(M), axis=0)),
+                      "every head sends head 1's message"),
+    "thm-one-head": (mh, "multi_head_attention",
+                     after(mh.multi_head_attention, lambda r: (np.nextafter(r[0], np.inf), r[1])),
+                     "one unit in the last place off the single head"),
+    "eq-bipartite": (mh, "bipartite_adjacency", lambda W: _mh_bipartite(W).T, "edges from the keys to the queries"),
+    # the block
+    "eq-layer-norm": (bl, "layer_norm", _ln_sample_variance, "variance divided by d − 1"),
+    "eq-ffn": (bl, "feed_forward", lambda X, W_1, b_1, W_2, b_2: (np.asarray(X) @ W_1 + b_1) @ W_2 + b_2,
+               "no ReLU"),
+    "eq-pre-ln": (bl, "transformer_block", _other_placement, "pre-LN and post-LN swapped"),
+    "eq-post-ln": (bl, "transformer_block", _other_placement, "pre-LN and post-LN swapped"),
+    "thm-node-wise-update": (bl, "_exact_ln", _batch_norm, "normalises each feature across the tokens"),
+    # patterns
+    "thm-causal-dag": (pa, "causal_edges", lambda n: pa.complete_edges(n), "the causal pattern is complete"),
+    "eq-window-edges": (pa, "window_edges", lambda n, k: _pa_window(n, max(k - 1, 0)), "a window one narrower"),
+    "eq-window-diameter": (pa, "max_path_length", after(pa.max_path_length, lambda D: D + 1), "one layer too many"),
 }
 
 

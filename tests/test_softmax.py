@@ -1,6 +1,7 @@
 """Softmax, row by row: the spine's guarantees (the chapter's theorems add their own tests)."""
 
 import importlib
+import warnings
 
 import numpy as np
 import pytest
@@ -289,3 +290,26 @@ def test_glued_overflow_points_of_the_accelerator_formats():
     # "bfloat16 overflows where float32 does, float16 far earlier"
     assert abs(bt.glued_float(PAGE, "exp_over_bfloat16") - bt.glued_float(PAGE, "exp_over_float32")) < 0.01
     assert bt.glued_float(PAGE, "exp_over_float16") < bt.glued_float(PAGE, "exp_over_float32") / 7
+
+
+# --- −∞ in the scores is a masked entry (as PyTorch code writes masks) -------------------------------
+
+def test_minus_infinity_in_the_scores_is_the_boolean_mask():
+    """softmax(S with −∞ where M is False) = softmax over the allowed keys (thm-masked-softmax-neighbours)."""
+    rng = np.random.default_rng(19)
+    S = rng.normal(size=(5, 6)) * 3  # (5, 6)
+    M = rng.random((5, 6)) < 0.6  # (5, 6)
+    M[np.arange(5), rng.integers(0, 6, 5)] = True  # every row allows a key
+    W = softmax(np.where(M, S, -np.inf))  # (5, 6)
+    assert np.allclose(W, oracles.softmax(S, M), rtol=1e-12, atol=0)
+    assert (W[~M] == 0).all()
+    assert np.array_equal(W, softmax(S, mask=M))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_minus_infinity_keeps_the_float_type_and_gives_no_warning(dtype):
+    S = np.array([[0.0, -np.inf, 1.0]], dtype=dtype)  # (1, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        W = softmax(S)  # (1, 3)
+    assert W.dtype == dtype and W[0, 1] == 0 and np.isclose(W.sum(), 1)

@@ -21,6 +21,7 @@ strs = np.full((3, 2), "a")
 objs = np.full((3, 2), None, dtype=object)
 all_true = np.ones((3, 3), dtype=bool)
 path = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])  # (n, n), a path on 3 nodes
+I2, I3 = np.eye(2), np.eye(3)  # identity projections, d_model = 2 and 3
 empty_row = np.array([[True, True, True], [False, False, False], [True, False, False]])
 
 # (function name, call, error type, message fragment)
@@ -41,6 +42,15 @@ BAD = [
     ("softmax", lambda: ag.softmax(np.ones((3, 3)), np.ones((3, 3))), TypeError, "mask must be a boolean array"),
     ("softmax", lambda: ag.softmax(np.ones((3, 3)), np.ones((3, 2), bool)), ValueError, r"mask must have shape \(3, 3\)"),
     ("softmax", lambda: ag.softmax(np.ones((2, 0))), ValueError, "no columns"),
+    # −∞ is a masked entry (PyTorch's way); a row of −∞ only, +∞ and NaN are still refused.
+    ("softmax", lambda: ag.softmax([[0.0, 1.0], [-np.inf, -np.inf]]), ValueError,
+     r"S allows no key in row\(s\) \[1\]: every entry is -inf \(masked\)"),
+    ("softmax", lambda: ag.softmax([[0.0, -np.inf]], mask=np.array([[False, True]])), ValueError,
+     r"S allows no key in row\(s\) \[0\]: every entry is -inf or masked by mask"),
+    ("softmax", lambda: ag.softmax([[0.0, np.inf]]), ValueError,
+     r"S must be finite or -inf \(a masked entry\); found inf at index \(0, 1\)"),
+    ("softmax", lambda: ag.softmax([[-np.inf, np.nan]]), ValueError, r"S must be finite or -inf .*found nan"),
+    ("hardmax", lambda: ag.hardmax([[-np.inf, -np.inf]]), ValueError, r"S allows no key in row\(s\) \[0\]"),
     ("weighted_sum", lambda: ag.weighted_sum(np.ones((3, 4)), ok), ValueError, "W must have one column per row of V"),
     ("weighted_sum", lambda: ag.weighted_sum(np.ones((3, 3)), inf), ValueError, "V must be finite"),
     ("attention", lambda: ag.attention(ok, ok, np.ones((4, 2))), ValueError, "K and V must have the same number of rows"),
@@ -52,6 +62,8 @@ BAD = [
     ("project", lambda: ag.project(nan, np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2))), ValueError, "X must be finite"),
     ("softmax_with_temperature", lambda: ag.softmax_with_temperature(ok, 0.0), ValueError, "tau must be > 0"),
     ("softmax_with_temperature", lambda: ag.softmax_with_temperature(nan, 1.0), ValueError, "S must be finite"),
+    ("softmax_with_temperature", lambda: ag.softmax_with_temperature([[-np.inf]], float("inf")), ValueError,
+     r"S allows no key in row\(s\) \[0\]"),
     ("hardmax", lambda: ag.hardmax(np.ones((3, 3)), empty_row), ValueError, "mask allows no key"),
     ("hardmax", lambda: ag.hardmax(cplx), TypeError, "S must hold real numbers"),
     ("softmax_jacobian", lambda: ag.softmax_jacobian([0.2, 0.2]), ValueError, "p must sum to 1"),
@@ -102,7 +114,6 @@ BAD = [
     ("head_graphs", lambda: ag.head_graphs(np.ones((3, 4)), np.ones((3, 4)), 3, "abc"), ValueError, "not divisible into n_heads = 3"),
     ("laplacian_spectrum", lambda: ag.laplacian_spectrum(np.ones((2, 3))), ValueError, "must be a square matrix"),
     ("mean_graph", lambda: ag.mean_graph([]), ValueError, "graphs is empty"),
-    ("multi_head_attention", lambda: ag.multi_head_attention(np.ones((3, 4)), np.ones((3, 4)), np.ones((3, 4)), 0, "abc"), ValueError, "n_heads must be a positive integer"),
     ("pagerank", lambda: ag.pagerank(np.eye(3), damping=1.5), ValueError, r"damping must be in \[0, 1\)"),
     ("pagerank", lambda: ag.pagerank(np.full((2, 2), 0.7)), ValueError, "row-stochastic"),
     ("random_walk_laplacian", lambda: ag.random_walk_laplacian(-np.ones((2, 2))), ValueError, "non-negative"),
@@ -122,7 +133,69 @@ BAD = [
     ("normalized_laplacian", lambda: ag.normalized_laplacian(np.array([[0, 1], [0, 0]])), ValueError, "symmetric"),
     ("normalized_laplacian", lambda: ag.normalized_laplacian(ok), ValueError, "square"),
     ("laplacian_pe", lambda: ag.laplacian_pe(np.array([[0, 1], [1, 0]]), 2), ValueError, "k must be an integer"),
+    # Multi-head attention, the block, the patterns
+    ("multi_head_attention", lambda: ag.multi_head_attention(ok, ok, I2, I2, I2, I2, 0), ValueError, "n_heads must be a positive integer"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(ok, ok, I2, I2, I2, I2, 2.0), TypeError, "n_heads must be a positive integer"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(np.ones((3, 3)), np.ones((3, 3)), I3, I3, I3, I3, 2), ValueError, "not divisible into n_heads = 2"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(ok, np.ones((4, 3)), I2, I2, I2, I2, 1), ValueError, "X_q and X_kv must share d_model"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(ok, ok, I2, I2, I2, np.ones((2, 3)), 1), ValueError, r"W_O must have shape \(d_model, d_model\)"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(nan, ok, I2, I2, I2, I2, 1), ValueError, "X_q must be finite"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(ok, ok, I2, I2, I2, I2, 1, mask=np.ones((3, 3))), TypeError, "mask must be a boolean array"),
+    ("head_messages", lambda: ag.head_messages(ok, ok, I2, I2, cplx[:2], I2, 1), TypeError, "W_V must hold real numbers"),
+    ("bipartite_adjacency", lambda: ag.bipartite_adjacency(-ok), ValueError, "W must be non-negative"),
+    ("bipartite_adjacency", lambda: ag.bipartite_adjacency(ok[0]), ValueError, "W must be a 2-d array"),
+    ("BlockParams", lambda: ag.BlockParams(W_Q=I2), TypeError, "missing"),
+    ("transformer_block", lambda: ag.transformer_block(ok, {"W_Q": I2}), TypeError, "params must be a BlockParams"),
+    ("transformer_block", lambda: ag.transformer_block(np.ones((3, 3)), _params()), ValueError, "X must have d = 2 columns"),
+    ("transformer_block", lambda: ag.transformer_block(ok, _params(), norm_first=1), TypeError, "norm_first must be True"),
+    ("transformer_block", lambda: ag.transformer_block(ok, _params(b_1=np.ones(3))), ValueError, r"params.b_1 must have shape \(4,\)"),
+    ("transformer_block", lambda: ag.transformer_block(ok, _params(n_heads=3)), ValueError, "not divisible into n_heads = 3"),
+    ("transformer_block", lambda: ag.transformer_block(inf, _params()), ValueError, "X must be finite"),
+    ("block_weights", lambda: ag.block_weights(ok, _params(), norm_first="pre"), TypeError, "norm_first must be True"),
+    ("block_weights", lambda: ag.block_weights(ok, _params(), mask=np.ones((3, 3))), TypeError, "mask must be a boolean array"),
+    ("params_to_torch", lambda: ag.params_to_torch({"W_Q": I2}), TypeError, "params must be a BlockParams"),
+    ("layer_norm", lambda: ag.layer_norm(ok, np.ones(3), np.zeros(2)), ValueError, r"gamma must be a vector of shape \(2,\)"),
+    ("layer_norm", lambda: ag.layer_norm(ok, np.ones(2), np.zeros(2), eps=-1.0), ValueError, "eps must be a real number >= 0"),
+    ("layer_norm", lambda: ag.layer_norm(ok, np.ones(2), np.zeros(2), eps=0.0), ValueError, "constant and eps = 0"),
+    ("feed_forward", lambda: ag.feed_forward(ok, np.ones((3, 4)), np.zeros(4), np.ones((4, 2)), np.zeros(2)), ValueError, "W_1 must have one row per column of X"),
+    ("feed_forward", lambda: ag.feed_forward(ok, np.ones((2, 4)), np.zeros(4), np.ones((4, 3)), np.zeros(2)), ValueError, r"W_2 must have shape \(d_ff, d\)"),
+    ("params_from_torch", lambda: ag.params_from_torch({}, 1), ValueError, "state lacks"),
+    ("params_from_torch", lambda: ag.params_from_torch([], 1), TypeError, "state must be a dict"),
+    ("params_from_torch", lambda: ag.params_from_torch(_torch_state(in_bias=1.0), 1), ValueError, "in_proj_bias.*is not zero"),
+    ("params_from_torch", lambda: ag.params_from_torch(_torch_state(), 3), ValueError, "not divisible into n_heads = 3"),
+    ("init_block_params", lambda: ag.init_block_params(4, 8, 3, np.random.default_rng(0)), ValueError, "not divisible into n_heads = 3"),
+    ("init_block_params", lambda: ag.init_block_params(4, 8, 2, 0), TypeError, "rng must be a numpy.random.Generator"),
+    ("complete_edges", lambda: ag.complete_edges(0), ValueError, "n must be an integer >= 1"),
+    ("causal_edges", lambda: ag.causal_edges(2.0), TypeError, "n must be an integer"),
+    ("path_edges", lambda: ag.path_edges(-3), ValueError, "n must be an integer >= 1"),
+    ("window_edges", lambda: ag.window_edges(5, -1), ValueError, "k must be an integer >= 0"),
+    ("longformer_edges", lambda: ag.longformer_edges(5, 1, 6), ValueError, "n_global = 6 exceeds"),
+    ("bigbird_edges", lambda: ag.bigbird_edges(5, 1, 1, 2, seed=None), TypeError, "seed must be an integer"),
+    ("bigbird_edges", lambda: ag.bigbird_edges(5, 1, 1, -2, seed=0), ValueError, "n_random must be an integer >= 0"),
+    ("hop_distances", lambda: ag.hop_distances([[0, 3]], 3), ValueError, "outside 0..2"),
+    ("hop_distances", lambda: ag.hop_distances([[0.0, 1.0]], 3), TypeError, "integer array"),
+    ("max_path_length", lambda: ag.max_path_length([[0, 0]], 1, n_layers=0), ValueError, "n_layers must be an integer >= 1"),
 ]
+
+
+def _params(**change):
+    """Valid BlockParams for d = 2 (two heads of width 1, d_ff = 4), with some fields changed."""
+    p = dict(W_Q=I2, W_K=I2, W_V=I2, W_O=I2, W_1=np.ones((2, 4)), b_1=np.zeros(4), W_2=np.ones((4, 2)),
+             b_2=np.zeros(2), gamma_1=np.ones(2), beta_1=np.zeros(2), gamma_2=np.ones(2),
+             beta_2=np.zeros(2), n_heads=2)
+    if "b_1" in change:  # a wrong b_1: make d_ff = 4 and d = 4 so that only b_1 is off
+        p.update(W_Q=np.eye(4), W_K=np.eye(4), W_V=np.eye(4), W_O=np.eye(4), W_1=np.ones((4, 4)),
+                 W_2=np.ones((4, 4)), b_2=np.zeros(4), gamma_1=np.ones(4), beta_1=np.zeros(4),
+                 gamma_2=np.ones(4), beta_2=np.zeros(4))
+    p.update(change)
+    return ag.BlockParams(**p)
+
+
+def _torch_state(in_bias: float = 0.0):
+    """A state dict in PyTorch's layout for d = 2, d_ff = 3."""
+    return {"self_attn.in_proj_weight": np.ones((6, 2)), "self_attn.in_proj_bias": np.full(6, in_bias),
+            "self_attn.out_proj.weight": np.eye(2), "linear1.weight": np.ones((3, 2)),
+            "linear2.weight": np.ones((2, 3)), "norm1.weight": np.ones(2), "norm2.weight": np.ones(2)}
 
 
 @pytest.mark.parametrize("name, call, error, message", BAD, ids=[f"{b[0]}-{k}" for k, b in enumerate(BAD)])

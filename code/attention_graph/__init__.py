@@ -6,6 +6,16 @@ chapter of the same stem in ``book/`` and a test file in ``tests/``.
 
 from . import worked_example  # importing it registers the worked example's SymPy checks
 from .attention import AttentionGraph, attention, attention_exact, pull, weighted_sum
+from .block import (
+                    BlockParams,
+                    block_weights,
+                    feed_forward,
+                    init_block_params,
+                    layer_norm,
+                    params_from_torch,
+                    params_to_torch,
+                    transformer_block,
+)
 from .blockwise import block_state, blockwise_attention, merge
 from .graph import (
                     additive_mask_softmax,
@@ -32,7 +42,6 @@ from .graph_tools import (
                     head_graphs,
                     laplacian_spectrum,
                     mean_graph,
-                    multi_head_attention,
                     pagerank,
                     random_walk_laplacian,
                     spectral_bipartition,
@@ -40,6 +49,17 @@ from .graph_tools import (
                     symmetrised,
 )
 from .karate import adjusted_rand_index, club_graph, graph_transformer_layer
+from .multihead import bipartite_adjacency, head_messages, multi_head_attention
+from .patterns import (
+                    bigbird_edges,
+                    causal_edges,
+                    complete_edges,
+                    hop_distances,
+                    longformer_edges,
+                    max_path_length,
+                    path_edges,
+                    window_edges,
+)
 from .positional import laplacian_pe, normalized_laplacian
 from .qkv import project
 from .registry import DerivationError
@@ -56,8 +76,13 @@ __all__ += ["additive_mask_softmax", "causal_mask", "complete_attention", "five_
             "permutation_matrix", "product_mask_softmax", "relabel"]
 __all__ += ["worked_example"]
 __all__ += ["adjusted_rand_index", "attention_rollout", "club_graph", "graph_transformer_layer",
-            "head_graphs", "laplacian_spectrum", "mean_graph", "multi_head_attention", "pagerank",
+            "head_graphs", "laplacian_spectrum", "mean_graph", "pagerank",
             "random_walk_laplacian", "spectral_bipartition", "stationary_distribution", "symmetrised"]
 __all__ += ["block_state", "blockwise_attention", "merge"]
 __all__ += ["laplacian_pe", "normalized_laplacian", "edge_attention", "segment_softmax"]
+__all__ += ["bipartite_adjacency", "head_messages", "multi_head_attention"]
+__all__ += ["BlockParams", "block_weights", "feed_forward", "init_block_params", "layer_norm",
+            "params_from_torch", "params_to_torch", "transformer_block"]
+__all__ += ["bigbird_edges", "causal_edges", "complete_edges", "hop_distances", "longformer_edges",
+            "max_path_length", "path_edges", "window_edges"]
 __version__ = "0.1.0"

@@ -1,19 +1,24 @@
 """What a reader can cite: every labeled equation, theorem, definition, figure and exercise of the book.
 
-The book's sources are read, not a hand-kept list: the index of results is generated from them, and the
-integrity tests use the same reader. ``CITATION.cff`` is the one source of the book's own citation.
+The book's sources are read, not a hand-kept list: :func:`citables` parses the text of the pages, and
+the integrity tests use the same reader. The package reads no file of the repository: what a cell
+needs ships as package data (``attention_graph/data``), written from the sources by
+``tools/package_data.py`` (run by ``make book``): ``results.json``, the index of results, and a copy
+of ``CITATION.cff``, the one source of the book's own citation.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from importlib import resources
 
 import yaml
 
-__all__ = ["Citable", "blocks", "labeled_equations", "theorem_labels", "citables", "index_markdown",
-           "book_bibtex", "LABEL_PATTERN"]
+__all__ = ["Citable", "blocks", "labeled_equations", "theorem_labels", "toc_pages", "citables",
+           "results", "results_json", "index_markdown", "book_bibtex", "LABEL_PATTERN"]
 
 FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|:{3,})\{?(?P<name>[\w:-]*)\}?[ \t]*(?P<arg>.*)$")
 # Directives whose whole body is code or math, never prose.
@@ -87,18 +92,23 @@ class Citable:
     page: str  # the page's stem, e.g. "scores"
 
 
-def _toc_pages(root: Path) -> list[str]:
-    """Stems of the book's pages in the order of ``_toc.yml``."""
-    return re.findall(r"file:\s*book/([\w-]+)", (root / "_toc.yml").read_text())
+def toc_pages(toc: str) -> list[str]:
+    """Stems of the book's pages in the order of a ``_toc.yml`` given as text.
+
+    >>> toc_pages("root: book/intro\\nchapters:\\n  - file: book/notation\\n")
+    ['notation']
+    """
+    return re.findall(r"file:\s*book/([\w-]+)", toc)
 
 
-def citables(root: Path | str) -> list[Citable]:
-    """Every citable result of the book under ``root`` (the folder of ``_toc.yml``), in reading order."""
-    root = Path(root)
+def citables(pages: Iterable[tuple[str, str]]) -> list[Citable]:
+    """Every citable result in ``pages``, (stem, MyST text) pairs in reading order.
+
+    >>> citables([("softmax", ":::{prf:theorem} Rows sum to one\\n:label: thm-rows\\n:::")])
+    [Citable(kind='theorem', label='thm-rows', title='Rows sum to one', page='softmax')]
+    """
     out: list[Citable] = []
-    for page in _toc_pages(root):
-        path = root / "book" / f"{page}.md"
-        text = path.read_text()
+    for page, text in pages:
         for name, arg, options, _body, _start in blocks(text):
             label = options.get("label") or options.get("name")
             if name.startswith("prf:") and name[4:] in CITABLE_PROOF_KINDS and label:
@@ -112,6 +122,25 @@ def citables(root: Path | str) -> list[Citable]:
         for m in re.finditer(r"\$\$[\s\S]*?\$\$[ \t]*\(([\w:-]+)\)", text):
             out.append(Citable("equation", m.group(1), "", page))
     return out
+
+
+def results_json(items: list[Citable]) -> str:
+    """The text of the packaged index of results (``data/results.json``), one result a line."""
+    lines = ",\n".join(json.dumps(asdict(it), ensure_ascii=False) for it in items)
+    return f"[\n{lines}\n]\n"
+
+
+def _data(name: str) -> str:
+    return resources.files("attention_graph").joinpath("data", name).read_text(encoding="utf-8")
+
+
+def results() -> list[Citable]:
+    """The book's citable results in reading order, as packaged (``data/results.json``).
+
+    >>> all(isinstance(it, Citable) for it in results())
+    True
+    """
+    return [Citable(**entry) for entry in json.loads(_data("results.json"))]
 
 
 def index_markdown(items: list[Citable], checks: dict[str, str] | None = None) -> str:
@@ -132,10 +161,17 @@ def index_markdown(items: list[Citable], checks: dict[str, str] | None = None) -
     return "\n".join(rows)
 
 
-def book_bibtex(root: Path | str) -> str:
-    """BibTeX for the book, made from ``root/CITATION.cff`` (its one source)."""
-    root = Path(root)
-    cff = yaml.safe_load((root / "CITATION.cff").read_text())
+def book_bibtex(cff_text: str | None = None) -> str:
+    """BibTeX for the book, made from ``CITATION.cff`` (its one source; by default the packaged copy).
+
+    >>> book_bibtex().startswith("@book{attention_is_a_graph,")
+    True
+    """
+    if cff_text is None:
+        cff_text = _data("CITATION.cff")
+    if not isinstance(cff_text, str):
+        raise TypeError(f"cff_text must be the text of a CITATION.cff (str); got {type(cff_text).__name__}")
+    cff = yaml.safe_load(cff_text)
     pref = cff.get("preferred-citation", cff)
     names = " and ".join(a.get("name") and "{" + a["name"] + "}"
                          or f"{a['family-names']}, {a['given-names']}" for a in pref["authors"])

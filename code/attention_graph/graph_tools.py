@@ -18,13 +18,14 @@ import sympy as sp
 
 from . import registry
 from .attention import AttentionGraph, attention
+from .multihead import multi_head_attention
 from .positional import normalized_laplacian
 from .registry import close_to_exact, derivation, evaluate
 from .softmax import RowSoftmax, softmax
 from .validation import as_int, as_matrix, check_same
 
 __all__ = ["as_graph", "attention_rollout", "fiedler_vector", "head_graphs", "laplacian_spectrum",
-           "mean_graph", "multi_head_attention", "multigraph", "pagerank", "random_walk_laplacian",
+           "mean_graph", "multigraph", "pagerank", "random_walk_laplacian",
            "residual_attention_stack", "spectral_bipartition", "stationary_distribution",
            "symmetrised"]
 
@@ -221,45 +222,27 @@ def spectral_bipartition(graph_or_W) -> np.ndarray:
 # Several heads: one adjacency matrix per head (a multigraph)
 # --------------------------------------------------------------------------------------------------
 
-def _split(M: np.ndarray, n_heads: int, name: str) -> list[np.ndarray]:
-    n_heads = as_int(n_heads, "n_heads")
-    if M.shape[1] % n_heads:
-        raise ValueError(f"{name} has {M.shape[1]} columns, not divisible into n_heads = {n_heads} "
-                         "heads of equal width")
-    d_h = M.shape[1] // n_heads
-    return [M[:, h * d_h:(h + 1) * d_h] for h in range(n_heads)]  # each (n, d_h)
-
-
-def multi_head_attention(Q, K, V, n_heads: int, labels: Sequence[str],
-                         mask=None) -> tuple[np.ndarray, list[AttentionGraph]]:
-    """Y = [W⁽¹⁾V₁ … W⁽ʰ⁾Vₕ], W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h)  (eq-head-weights).
-
-    ``Q``, ``K`` are (n, d) and ``V`` is (n, d_v); head h uses the h-th block of d/h columns of each.
-    Returns the concatenated head outputs Y, (n, d_v), and one :class:`AttentionGraph` per head.
-    """
-    Q = as_matrix(Q, "Q", shape_doc="(n, d)")  # (n, d)
-    K = as_matrix(K, "K", shape_doc="(n, d)")  # (n, d)
-    V = as_matrix(V, "V", shape_doc="(n, d_v)")  # (n, d_v)
-    check_same(Q.shape[0], K.shape[0],
-               "self-attention: Q and K must have one row per node (n)")
-    outputs, graphs = [], []
-    parts = (_split(M, n_heads, name) for M, name in ((Q, "Q"), (K, "K"), (V, "V")))
-    for Q_h, K_h, V_h in zip(*parts):
-        Y_h, W_h = attention(Q_h, K_h, V_h, mask=mask)  # (n, d_v/h), (n, n)
-        outputs.append(Y_h)
-        graphs.append(AttentionGraph(W_h, labels))
-    return np.hstack(outputs), graphs  # (n, d_v)
-
-
-def head_graphs(Q, K, n_heads: int, labels: Sequence[str], mask=None) -> list[AttentionGraph]:
+def head_graphs(Q, K, n_heads: int, labels: Sequence[str],
+                mask=None) -> list[AttentionGraph]:
     """One :class:`AttentionGraph` per head, W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h)  (eq-head-weights).
 
-    >>> g1, g2 = head_graphs([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]], 2, ["a", "b"])
+    ``Q`` and ``K`` are (n, d), already projected: head h reads their h-th block of d/H
+    columns. It is :func:`~attention_graph.multi_head_attention` with identity projections,
+    read as graphs.
+
+    >>> I = [[1.0, 0.0], [0.0, 1.0]]
+    >>> g1, g2 = head_graphs(I, I, 2, ["a", "b"])
     >>> g2.W.round(3)
     array([[0.5  , 0.5  ],
            [0.269, 0.731]])
     """
-    return multi_head_attention(Q, K, K, n_heads, labels, mask)[1]
+    Q = as_matrix(Q, "Q", shape_doc="(n, d)")  # (n, d)
+    K = as_matrix(K, "K", shape_doc="(n, d)")  # (n, d)
+    check_same(Q.shape[0], K.shape[0], "self-attention: Q and K need one row per node (n)")
+    check_same(Q.shape[1], K.shape[1], "Q and K must share the dimension d (columns)")
+    I = np.eye(Q.shape[1], dtype=np.result_type(Q, K))  # (d, d)
+    _, W = multi_head_attention(Q, K, I, I, I, I, n_heads, mask=mask)  # (H, n, n)
+    return [AttentionGraph(W_h, labels) for W_h in W]
 
 
 def mean_graph(graphs: Sequence[AttentionGraph]) -> AttentionGraph:

@@ -16,7 +16,8 @@ import numpy as np
 import sympy as sp
 
 from .attention import AttentionGraph
-from .graph_tools import mean_graph, multi_head_attention, spectral_bipartition
+from .graph_tools import mean_graph, spectral_bipartition
+from .multihead import multi_head_attention
 from .positional import laplacian_pe
 from .registry import derivation, evaluate
 from .validation import as_int, as_matrix, as_rng, as_square, check_same
@@ -70,7 +71,8 @@ def graph_transformer_layer(A, P, params: dict, n_heads: int,
     ``A`` is the graph's symmetric 0/1 adjacency (n, n); ``P`` the positional encodings (n, k), the
     only input; ``params`` as from ``karate.init_projections``. Node i attends to node j only when they
     are neighbours or i = j. Returns Y (n, d) and one :class:`AttentionGraph` per head. Layer norm and
-    the feed-forward block of a full Graph Transformer are left out: they do not touch the weights.
+    the feed-forward network of a full Graph Transformer are left out (a pre-LN norm would change the
+    weights; see ``block.py``).
     """
     A = as_square(A, "A")  # (n, n)
     P = as_matrix(P, "P", shape_doc="(n, k)")  # (n, k)
@@ -86,10 +88,9 @@ def graph_transformer_layer(A, P, params: dict, n_heads: int,
     mask = (A + np.eye(n)) > 0  # (n, n): friends and oneself
     labels = tuple(str(i) for i in range(n)) if labels is None else labels
     H = P @ C  # (n, d)
-    Q, K, V = H @ params["W_Q"], H @ params["W_K"], H @ params["W_V"]  # (n, d) each
-    Y_heads, heads = multi_head_attention(Q, K, V, n_heads, labels,
-                                          mask=mask)  # (n, d), h × (n, n)
-    return H + Y_heads @ params["W_O"], heads  # (n, d)
+    Y_heads, W = multi_head_attention(H, H, params["W_Q"], params["W_K"], params["W_V"],
+                                      params["W_O"], n_heads, mask=mask)  # (n, d), (h, n, n)
+    return H + Y_heads, [AttentionGraph(W_h, labels) for W_h in W]  # (n, d)
 
 
 def club_run(seed: int, k: int = 4, d: int = 8, n_heads: int = 2) -> dict:

@@ -595,3 +595,69 @@ def plot_fixed_and_computed(fixed, computed, *, titles=("fixed: the path", "comp
     fig = _finish(fig, own=True)
     fig.subplots_adjust(bottom=0.08)  # room for the captions under the panels
     return fig
+
+
+# --- Multi-head attention, the block, attention patterns -------------------------------------------
+
+__all__ += ["plot_patterns", "plot_pattern_scaling", "plot_bipartite"]
+
+
+def plot_patterns(patterns: dict, n: int):
+    """Each pattern's (n, n) mask as a black-and-white grid: row i = query, column j = key."""
+    fig, axes = plt.subplots(1, len(patterns), figsize=(1.6 * len(patterns), 2.0))
+    for ax, (name, E) in zip(axes, patterns.items()):
+        M = np.zeros((n, n), dtype=bool)  # (n, n)
+        M[E[:, 0], E[:, 1]] = True
+        ax.imshow(M, cmap="Greys", vmin=0, vmax=1, interpolation="nearest")
+        ax.set_title(name, fontsize=8)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    return _finish(fig)
+
+
+def plot_pattern_scaling(comparison: dict):
+    """Edges (log-log) and maximum path length against n, one line per pattern."""
+    fig, (ax_e, ax_d) = plt.subplots(1, 2, figsize=(9.0, 3.5))
+    markers, styles = "os^vDx", ["-", "--", "-", "-", "-", "--"]
+    for marker, style, (name, by_n) in zip(markers, styles, comparison.items()):
+        ns = sorted(by_n)
+        ax_e.loglog(ns, [by_n[n]["edges"] for n in ns], marker + style, label=name, mfc="none")
+        ax_d.loglog(ns, [by_n[n]["max_path"] for n in ns], marker + style, label=name, mfc="none")
+    for ax in (ax_e, ax_d):
+        ax.set_xticks(ns, [str(n) for n in ns])
+        ax.minorticks_off()
+    ax_e.set_xlabel("tokens n")
+    ax_e.set_ylabel("edges of one layer")
+    ax_d.set_xlabel("tokens n")
+    ax_d.set_ylabel("maximum path length (layers)")
+    ax_d.legend(frameon=False, fontsize=7)
+    return _finish(fig)
+
+
+def plot_bipartite(W, query_labels, key_labels, ax=None, *, title: str | None = None):
+    """Cross-attention as a bipartite graph: queries left, keys right, edge width ∝ W_ij."""
+    own = ax is None
+    if own:
+        _, ax = plt.subplots(figsize=(4.4, 3.0))
+    n_q, n_k = len(query_labels), len(key_labels)
+    yq = [(n_k - 1) / 2 - i + (n_q - 1) / 2 for i in range(n_q)]
+    yk = [n_k - 1 - j for j in range(n_k)]
+    for i in range(n_q):
+        for j in range(n_k):
+            if W[i][j] > 0:
+                ax.plot([0, 1], [yq[i], yk[j]], color="tab:blue", lw=0.5 + 6 * float(W[i][j]),
+                        alpha=0.7, solid_capstyle="round")
+                ax.annotate(f"{float(W[i][j]):.2f}", (0.72, yq[i] + 0.72 * (yk[j] - yq[i])),
+                            fontsize=7, ha="center", va="center",
+                            bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none"})
+    for i, lab in enumerate(query_labels):
+        ax.text(-0.05, yq[i], lab, ha="right", va="center")
+    for j, lab in enumerate(key_labels):
+        ax.text(1.05, yk[j], lab, ha="left", va="center")
+    ax.scatter([0] * n_q, yq, s=120, color="tab:orange", zorder=3)
+    ax.scatter([1] * n_k, yk, s=120, color="tab:green", zorder=3)
+    ax.set_xlim(-0.5, 1.5)
+    ax.axis("off")
+    if title:
+        ax.set_title(title)
+    return _finish(ax.figure, own)

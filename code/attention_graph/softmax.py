@@ -13,7 +13,7 @@ import numpy as np
 import sympy as sp
 
 from .registry import close_to_exact, derivation
-from .validation import as_int, as_mask, as_matrix, as_rng
+from .validation import as_int, as_matrix, as_rng, as_scores
 
 __all__ = ["softmax", "naive_softmax", "naive_breaking_points", "exp_overflow_point", "softmax_with_temperature",
            "hardmax", "softmax_jacobian", "peakedness", "RowSoftmax"]
@@ -23,7 +23,9 @@ def softmax(S, mask=None) -> np.ndarray:
     """W_ij = exp(S_ij) / Σ_l exp(S_il), row by row  (eq-softmax), computed as eq-softmax-stable.
 
     ``S`` is (n_q, n_k). ``mask`` is boolean (n_q, n_k), True where query i may attend to key j;
-    masked entries get weight exactly 0 and every row must allow at least one key. The row maximum
+    masked entries get weight exactly 0 and every row must allow at least one key. A score of −∞ is
+    a masked entry too, as PyTorch code writes masks: softmax(S with −∞ where M is False) is
+    softmax(S, mask=M) (thm-masked-softmax-neighbours); +∞ and NaN are refused. The row maximum
     m_i = max_l S_il is subtracted first, W_ij = exp(S_ij − m_i) / Σ_l exp(S_il − m_i): this changes
     nothing mathematically (thm-shift-invariance) and keeps ``exp`` from overflowing, so scores of
     magnitude up to 1e300 give correct finite weights.
@@ -33,15 +35,10 @@ def softmax(S, mask=None) -> np.ndarray:
            [1. , 0. ]])
     >>> softmax([[1.0, 2.0]], mask=[[True, False]])
     array([[1., 0.]])
+    >>> softmax([[1.0, -np.inf]])
+    array([[1., 0.]])
     """
-    S = as_matrix(S, "S", shape_doc="(n_q, n_k)")  # (n_q, n_k)
-    if mask is None:
-        allowed = np.ones(S.shape, dtype=bool)  # (n_q, n_k)
-    else:
-        allowed = as_mask(mask, "mask", S.shape)  # (n_q, n_k)
-    if S.shape[1] == 0 and S.shape[0] > 0:
-        raise ValueError("S has no columns: "
-                         "a query with no key to attend to has no softmax")
+    S, allowed = as_scores(S, mask)  # (n_q, n_k), (n_q, n_k)
     with np.errstate(over="ignore", invalid="ignore"):
         S_allowed = np.where(allowed, S, -np.inf)  # (n_q, n_k)
         m = np.max(S_allowed, axis=1, keepdims=True, initial=-np.inf)  # (n_q, 1)
@@ -156,11 +153,7 @@ def softmax_with_temperature(S, tau, mask=None) -> np.ndarray:
     array([[0.25, 0.25, 0.25, 0.25]])
     """
     tau = _as_temperature(tau)
-    S = as_matrix(S, "S", shape_doc="(n_q, n_k)")  # (n_q, n_k)
-    allowed = np.ones(S.shape, dtype=bool) if mask is None else as_mask(mask, "mask", S.shape)  # (n_q, n_k)
-    if S.shape[1] == 0 and S.shape[0] > 0:
-        raise ValueError("S has no columns: "
-                         "a query with no key to attend to has no softmax")
+    S, allowed = as_scores(S, mask)  # (n_q, n_k), (n_q, n_k); −∞ is a masked entry
     if np.isinf(tau):
         E = allowed.astype(S.dtype)  # (n_q, n_k): exp(0) on every allowed key
         return E / E.sum(axis=1, keepdims=True)  # (n_q, n_k)
@@ -183,11 +176,7 @@ def hardmax(S, mask=None) -> np.ndarray:
     array([[0. , 0.5, 0.5, 0. ],
            [1. , 0. , 0. , 0. ]])
     """
-    S = as_matrix(S, "S", shape_doc="(n_q, n_k)")  # (n_q, n_k)
-    allowed = np.ones(S.shape, dtype=bool) if mask is None else as_mask(mask, "mask", S.shape)  # (n_q, n_k)
-    if S.shape[1] == 0 and S.shape[0] > 0:
-        raise ValueError("S has no columns: "
-                         "a query with no key to attend to has no softmax")
+    S, allowed = as_scores(S, mask)  # (n_q, n_k), (n_q, n_k); −∞ is a masked entry
     masked = np.where(allowed, S, -np.inf)  # (n_q, n_k)
     top = masked == masked.max(axis=1, keepdims=True, initial=-np.inf)  # (n_q, n_k)
     E = top.astype(S.dtype)  # (n_q, n_k)

@@ -29,7 +29,7 @@ from .worked_example import (
     row_normalisers,
 )
 
-__all__ = ["markdown_table", "claims_table", "movement_table", "asymmetry_table", "outputs_table",
+__all__ = ["pattern_table", "markdown_table", "claims_table", "movement_table", "asymmetry_table", "outputs_table",
            "trace_table", "sparse_benchmark_summary"]
 
 
@@ -174,3 +174,16 @@ def sparse_benchmark_summary(record: dict) -> dict:
         "cpus": int(mach["cpus"]), "date": str(mach["date"]),
         "versions": f"Python {mach['python']}, NumPy {mach['numpy']}, SciPy {mach['scipy']}",
     }
+
+
+def pattern_table(comparison: dict[str, dict[int, dict]]) -> str:
+    """One row per pattern: edges and maximum path length at each n, from
+    :func:`attention_graph.patterns.compare_patterns`."""
+    names = list(comparison)
+    ns = list(comparison[names[0]])
+    head = "| pattern | " + " | ".join(f"edges, n = {n}" for n in ns) + " | " + " | ".join(
+        f"max. path, n = {n}" for n in ns) + " |"
+    rule = "| --- |" + " ---: |" * (2 * len(ns))
+    rows = [f"| {name} | " + " | ".join(f"{comparison[name][n]['edges']:,}" for n in ns) + " | "
+            + " | ".join(str(comparison[name][n]["max_path"]) for n in ns) + " |" for name in names]
+    return "\n".join([head, rule, *rows])

@@ -8,14 +8,16 @@ Conventions (documented in the API page and tested in ``tests/test_validation.py
 * integer and boolean arrays where floats are expected are converted to float64;
 * float32 stays float32 and float64 stays float64 (a mix computes in float64);
 * complex, object, string and other non-numeric arrays raise ``TypeError``;
-* NaN or infinity raises ``ValueError`` with the position of the first offending entry.
+* NaN or infinity raises ``ValueError`` with the position of the first offending entry, except
+  −∞ in the scores of the softmax family (:func:`as_scores`), which is a masked entry.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_matrix", "as_square", "as_mask", "as_edges", "as_qkv", "as_int", "as_rng", "check_same"]
+__all__ = ["as_matrix", "as_scores", "as_square", "as_mask", "as_edges", "as_qkv", "as_int", "as_rng",
+           "check_same"]
 
 
 def _float_dtype(x: np.ndarray, name: str) -> np.dtype:
@@ -31,8 +33,10 @@ def _float_dtype(x: np.ndarray, name: str) -> np.dtype:
     )
 
 
-def as_matrix(x, name: str, *, shape_doc: str = "(n, d)") -> np.ndarray:
+def as_matrix(x, name: str, *, shape_doc: str = "(n, d)", masked_ok: bool = False) -> np.ndarray:
     """Return ``x`` as a finite 2-d float array, or raise naming ``name``.
+
+    With ``masked_ok``, −∞ is allowed too (a masked score, see :func:`as_scores`); +∞ and NaN are not.
 
     >>> as_matrix([[1, 2]], "Q")
     array([[1., 2.]])
@@ -50,10 +54,13 @@ def as_matrix(x, name: str, *, shape_doc: str = "(n, d)") -> np.ndarray:
         raise ValueError(f"{name} must be a 2-d array of shape {shape_doc}; got shape {arr.shape}")
     arr = arr.astype(dtype, copy=False)
     bad = ~np.isfinite(arr)
+    if masked_ok:
+        bad &= arr != -np.inf
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])
+        allowed = " or -inf (a masked entry)" if masked_ok else ""
         raise ValueError(
-            f"{name} must be finite; found {arr[where]} at index {where} "
+            f"{name} must be finite{allowed}; found {arr[where]} at index {where} "
             f"({int(bad.sum())} non-finite entries in all)"
         )
     return arr
@@ -103,6 +110,37 @@ def as_rng(rng, name: str = "rng") -> np.random.Generator:
         raise TypeError(f"{name} must be a numpy.random.Generator (np.random.default_rng(seed)); "
                         f"got {type(rng).__name__}")
     return rng
+
+
+def as_scores(S, mask=None, name: str = "S") -> tuple[np.ndarray, np.ndarray]:
+    """Return (S, allowed): scores (n_q, n_k) as floats, and True where query i may attend to key j.
+
+    A key is allowed where ``mask`` (boolean, optional) is True and S_ij is not −∞: a score of −∞
+    is a masked entry, the way PyTorch code writes masks, and the limit that the masked softmax is
+    (thm-masked-softmax-neighbours). +∞ and NaN are refused, and so is a row that allows no key.
+
+    >>> as_scores([[0.0, -np.inf]])[1]
+    array([[ True, False]])
+    >>> as_scores([[-np.inf, -np.inf]])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: S allows no key in row(s) [0]: every entry is -inf (masked), and a query with no key ...
+    """
+    S = as_matrix(S, name, shape_doc="(n_q, n_k)", masked_ok=True)  # (n_q, n_k)
+    if S.shape[1] == 0 and S.shape[0] > 0:
+        raise ValueError(f"{name} has no columns: a query with no key to attend to has no softmax")
+    allowed = S > -np.inf  # (n_q, n_k)
+    if mask is not None:
+        allowed &= as_mask(mask, "mask", S.shape)  # (n_q, n_k)
+    empty = ~allowed.any(axis=1)  # (n_q,)
+    if empty.any():
+        rows = np.flatnonzero(empty)
+        how = "-inf (masked)" if mask is None else "-inf or masked by mask"
+        raise ValueError(
+            f"{name} allows no key in row(s) {rows[:10].tolist()}: every entry is {how}, and a query "
+            "with no key to attend to has no softmax"
+        )
+    return S, allowed
 
 
 def as_mask(mask, name: str, shape: tuple[int, int]) -> np.ndarray:

@@ -1,0 +1,158 @@
+"""The Transformer block against plain NumPy oracles (its definition, and PyTorch's encoder layer in
+PyTorch's own layout), its theorem on random cases, and what the block chapter shows, recomputed."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import booktools as bt
+import oracles
+from attention_graph import (
+    BlockParams,
+    block_weights,
+    feed_forward,
+    init_block_params,
+    layer_norm,
+    params_from_torch,
+    params_to_torch,
+    transformer_block,
+)
+
+PAGE = "block"
+PEOPLE = ("Carla", "Ana", "Bruno", "Diego")
+X_WORKED = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])
+
+
+@pytest.mark.parametrize("norm_first", [True, False])
+@pytest.mark.parametrize("d, d_ff, H", [(4, 8, 2), (6, 5, 3), (3, 7, 1)])
+def test_transformer_block_matches_the_oracle(norm_first, d, d_ff, H):
+    rng = np.random.default_rng(d * 10 + H)
+    p = init_block_params(d, d_ff, H, rng)
+    X = rng.standard_normal((5, d))
+    mask = np.tril(np.ones((5, 5), dtype=bool))
+    for m in (None, mask):
+        np.testing.assert_allclose(transformer_block(X, p, norm_first=norm_first, mask=m),
+                                   oracles.block(X, p, norm_first, m), rtol=0, atol=1e-12)
+
+
+def test_layer_norm_and_feed_forward_match_the_oracle():
+    rng = np.random.default_rng(7)
+    X, g, b = rng.standard_normal((4, 5)), rng.standard_normal(5), rng.standard_normal(5)
+    np.testing.assert_allclose(layer_norm(X, g, b), oracles.layer_norm(X, g, b), rtol=0, atol=1e-12)
+    W_1, W_2 = rng.standard_normal((5, 3)), rng.standard_normal((3, 5))
+    b_1, b_2 = rng.standard_normal(3), rng.standard_normal(5)
+    np.testing.assert_allclose(feed_forward(X, W_1, b_1, W_2, b_2),
+                               np.maximum(X @ W_1 + b_1, 0) @ W_2 + b_2, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_transformer_block_keeps_the_float_dtype(dtype):
+    p = init_block_params(4, 6, 2, np.random.default_rng(0))
+    p32 = BlockParams(**{k: (np.asarray(v, dtype=dtype) if k != "n_heads" else v)
+                         for k, v in p.__dict__.items()})
+    X = np.random.default_rng(1).standard_normal((3, 4)).astype(dtype)
+    assert transformer_block(X, p32).dtype == dtype
+    assert transformer_block(X, p32, norm_first=False).dtype == dtype
+    assert block_weights(X, p32).dtype == dtype
+
+
+def _torch_state(rng, d, d_ff, with_biases=True):
+    """Random weights in PyTorch's layout; attention biases zero, the others random when present."""
+    state = {"self_attn.in_proj_weight": rng.standard_normal((3 * d, d)) / np.sqrt(d),
+             "self_attn.out_proj.weight": rng.standard_normal((d, d)) / np.sqrt(d),
+             "linear1.weight": rng.standard_normal((d_ff, d)) / np.sqrt(d),
+             "linear2.weight": rng.standard_normal((d, d_ff)) / np.sqrt(d_ff),
+             "norm1.weight": 1 + 0.1 * rng.standard_normal(d), "norm2.weight": 1 + 0.1 * rng.standard_normal(d)}
+    if with_biases:
+        state.update({"self_attn.in_proj_bias": np.zeros(3 * d), "self_attn.out_proj.bias": np.zeros(d),
+                      "linear1.bias": rng.standard_normal(d_ff), "linear2.bias": rng.standard_normal(d),
+                      "norm1.bias": rng.standard_normal(d), "norm2.bias": rng.standard_normal(d)})
+    return state
+
+
+@pytest.mark.parametrize("norm_first", [True, False])
+@pytest.mark.parametrize("with_biases", [True, False])
+def test_params_from_torch_runs_like_pytorchs_layer(norm_first, with_biases):
+    rng = np.random.default_rng(11)
+    state = _torch_state(rng, 6, 10, with_biases)
+    X = rng.standard_normal((7, 6))
+    got = transformer_block(X, params_from_torch(state, n_heads=3), norm_first=norm_first)
+    np.testing.assert_allclose(got, oracles.torch_encoder_layer(state, X, 3, norm_first), rtol=0, atol=1e-12)
+
+
+def test_params_to_torch_is_the_inverse_of_params_from_torch():
+    p = init_block_params(4, 8, 2, np.random.default_rng(3))
+    back = params_from_torch(params_to_torch(p), n_heads=2)
+    for k, v in p.__dict__.items():
+        np.testing.assert_array_equal(getattr(back, k), v)
+
+
+def test_thm_node_wise_update():
+    assert bt.verified("thm-node-wise-update") >= 1
+    rng = np.random.default_rng(5)
+    p = init_block_params(4, 6, 2, rng)
+    X = rng.standard_normal((5, 4))
+    X_moved = X.copy()
+    X_moved[2] += rng.standard_normal(4)
+    update = lambda Z: feed_forward(layer_norm(Z, p.gamma_2, p.beta_2), p.W_1, p.b_1, p.W_2, p.b_2)  # noqa: E731
+    keep = [0, 1, 3, 4]
+    assert np.array_equal(update(X)[keep], update(X_moved)[keep])
+    # The attention sublayer is not node-wise: every row moves.
+    att = lambda Z: block_weights(Z, p)  # noqa: E731
+    assert (np.abs(att(X) - att(X_moved)).max(axis=(0, 2)) > 0).all()
+
+
+# --- What the chapter shows ------------------------------------------------------------------------
+
+def _page_params():
+    I, one, zero = np.eye(2), np.ones(2), np.zeros(2)
+    return BlockParams(W_Q=I, W_K=I, W_V=I, W_O=I, W_1=I, b_1=zero, W_2=I, b_2=zero,
+                       gamma_1=one, beta_1=zero, gamma_2=one, beta_2=zero, n_heads=1)
+
+
+def test_page_pre_ln_changes_the_weights():
+    W_post = oracles.softmax(X_WORKED @ X_WORKED.T / np.sqrt(2))
+    Z = oracles.layer_norm(X_WORKED, 1.0, 0.0)
+    W_pre = oracles.softmax(Z @ Z.T / np.sqrt(2))
+    p = _page_params()
+    np.testing.assert_allclose(block_weights(X_WORKED, p, norm_first=False)[0], W_post, atol=1e-12)
+    ana, bruno, diego = 1, 2, 3
+    assert bt.glued_float(PAGE, "ln_max_change") == pytest.approx(np.abs(W_pre - W_post).max(), abs=1e-12)
+    assert bt.glued_float(PAGE, "ln_bruno_uniform") == pytest.approx(0.25, abs=1e-15)
+    assert np.allclose(W_pre[bruno], 0.25, atol=1e-15)  # Bruno's row is uniform
+    assert bt.glued_float(PAGE, "ln_ana_diego_diff") < 1e-4  # Ana's and Diego's rows nearly equal
+    assert bt.glued_float(PAGE, "post_ana_self") == pytest.approx(W_post[ana, ana], abs=1e-12)
+    assert bt.glued_float(PAGE, "pre_ana_self") == pytest.approx(W_pre[ana, ana], abs=1e-12)
+    assert abs(W_pre[ana, diego] - W_pre[diego, diego]) < 1e-4
+
+
+def test_page_loader_roundtrip():
+    assert bt.glued_float(PAGE, "torch_roundtrip_diff") == 0.0
+
+
+def test_page_exercises():
+    p = _page_params()
+    pre = lambda Z: oracles.softmax(oracles.layer_norm(Z, 1.0, 0.0) @ oracles.layer_norm(Z, 1.0, 0.0).T / np.sqrt(2))  # noqa: E731
+    post = lambda Z: oracles.softmax(Z @ Z.T / np.sqrt(2))  # noqa: E731
+    change_pre = np.abs(pre(10 * X_WORKED) - pre(X_WORKED)).max()
+    change_post = np.abs(post(10 * X_WORKED) - post(X_WORKED)).max()
+    assert bt.glued_float(PAGE, "ex_scale_pre") == pytest.approx(change_pre, abs=1e-12)
+    assert bt.glued_float(PAGE, "ex_scale_pre") < 1e-3
+    assert bt.glued_float(PAGE, "ex_scale_post") == pytest.approx(change_post, abs=1e-12)
+    assert bt.glued_float(PAGE, "ex_scale_post") > 0.1
+    # W_O = 0: Ana's output ignores Carla; W_O = I: it does not.
+    X_moved = X_WORKED.copy()
+    X_moved[0] += [1.0, 0.0]
+    silent = replace(p, W_O=np.zeros((2, 2)))
+    assert bt.glued_float(PAGE, "ex_silent_diff") == 0.0
+    assert np.array_equal(oracles.block(X_moved, silent)[1], oracles.block(X_WORKED, silent)[1])
+    assert bt.glued_float(PAGE, "ex_talking_diff") == pytest.approx(
+        np.abs(oracles.block(X_moved, p)[1] - oracles.block(X_WORKED, p)[1]).max(), abs=1e-12)
+    assert bt.glued_float(PAGE, "ex_talking_diff") > 0
+    # The solution's remark: a shift of both coordinates is invisible to the pre-LN block.
+    X_shift = X_WORKED.copy()
+    X_shift[0] += 1.0
+    np.testing.assert_allclose(oracles.block(X_shift, p)[1], oracles.block(X_WORKED, p)[1], rtol=0, atol=1e-15)
+    assert bt.glued_float(PAGE, "ex_post_mean") < 1e-12
+    assert 0 < bt.glued_float(PAGE, "ex_post_var_dev") < 1e-3

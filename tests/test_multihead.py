@@ -1,0 +1,124 @@
+"""Multi-head attention against a reshape-based oracle, its theorems on random cases, and what the
+multihead chapter shows, recomputed."""
+
+import numpy as np
+import pytest
+
+import booktools as bt
+import oracles
+from attention_graph import attention, bipartite_adjacency, graph_tools, head_messages, multi_head_attention
+from attention_graph.multihead import split_heads
+
+PAGE = "multihead"
+PEOPLE = ("Carla", "Ana", "Bruno", "Diego")
+X_WORKED = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])
+I2 = np.eye(2)
+
+
+def _random(rng, n_q, n_k, d):
+    return (rng.standard_normal((n_q, d)), rng.standard_normal((n_k, d)),
+            *rng.standard_normal((4, d, d)))
+
+
+@pytest.mark.parametrize("n_q, n_k, d, H", [(5, 5, 6, 2), (3, 7, 8, 4), (4, 4, 3, 1), (2, 6, 6, 6)])
+def test_multi_head_attention_matches_the_oracle(n_q, n_k, d, H):
+    rng = np.random.default_rng(n_q * 100 + d)
+    args = _random(rng, n_q, n_k, d)
+    mask = rng.random((n_q, n_k)) < 0.6
+    mask[:, 0] = True
+    for m in (None, mask):
+        Y, W = multi_head_attention(*args, H, mask=m)
+        Y_ref, W_ref = oracles.multi_head(*args, H, mask=m)
+        assert W.shape == (H, n_q, n_k)
+        np.testing.assert_allclose(W, W_ref, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(Y, Y_ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_multi_head_attention_keeps_the_float_dtype(dtype):
+    args = [a.astype(dtype) for a in _random(np.random.default_rng(1), 3, 4, 4)]
+    Y, W = multi_head_attention(*args, 2)
+    assert Y.dtype == dtype and W.dtype == dtype
+    assert head_messages(*args, 2).dtype == dtype
+
+
+def test_split_heads_takes_contiguous_blocks():
+    M = np.arange(12.0).reshape(2, 6)
+    assert [b.tolist() for b in split_heads(M, 3)] == [M[:, :2].tolist(), M[:, 2:4].tolist(),
+                                                        M[:, 4:].tolist()]
+
+
+def test_thm_heads_add():
+    assert bt.verified("thm-heads-add") >= 1
+    rng = np.random.default_rng(2)
+    for H, d in ((2, 4), (3, 6), (4, 8)):
+        args = _random(rng, 5, 5, d)
+        M = head_messages(*args, H)  # (H, n, d)
+        np.testing.assert_allclose(M.sum(axis=0), oracles.multi_head(*args, H)[0], rtol=0, atol=1e-12)
+
+
+def test_thm_one_head():
+    assert bt.verified("thm-one-head") >= 1
+    rng = np.random.default_rng(3)
+    X, _, W_Q, W_K, W_V, _ = _random(rng, 6, 6, 5)
+    Y, W = multi_head_attention(X, X, W_Q, W_K, W_V, np.eye(5), 1)
+    Y_ref, W_ref = attention(X @ W_Q, X @ W_K, X @ W_V)
+    assert np.array_equal(Y, Y_ref) and np.array_equal(W[0], W_ref)
+
+
+def test_bipartite_adjacency_has_square_zero():
+    W = oracles.softmax(np.random.default_rng(4).standard_normal((2, 5)))
+    B = bipartite_adjacency(W)
+    assert B.shape == (7, 7)
+    assert np.array_equal(B @ B, np.zeros((7, 7)))
+    np.testing.assert_array_equal(B[:2, 2:], W)
+
+
+def test_head_graphs_are_multi_head_weights():
+    rng = np.random.default_rng(5)
+    Q, K = rng.standard_normal((4, 6)), rng.standard_normal((4, 6))
+    W_ref = oracles.multi_head(Q, K, np.eye(6), np.eye(6), np.eye(6), np.eye(6), 3)[1]
+    for g, W_h in zip(graph_tools.head_graphs(Q, K, 3, "abcd"), W_ref):
+        np.testing.assert_allclose(g.W, W_h, rtol=0, atol=1e-12)
+
+
+# --- What the chapter shows ------------------------------------------------------------------------
+
+W_O_PAGE = np.array([[1.0, 1.0], [0.0, 1.0]])
+Z_PAGE = np.array([[1.0, 1.0], [-1.0, 0.0]])
+
+
+def test_page_messages_add_up_to_anas_output():
+    Y, W = oracles.multi_head(X_WORKED, X_WORKED, I2, I2, I2, W_O_PAGE, 2)
+    ana = PEOPLE.index("Ana")
+    # Head h's message is Y_h W_O^(h): column block h of the head outputs times row h of W_O.
+    Y_heads = oracles.multi_head(X_WORKED, X_WORKED, I2, I2, I2, I2, 2)[0]  # (n, 2)
+    m1, m2 = Y_heads[ana, 0] * W_O_PAGE[0, 1], Y_heads[ana, 1] * W_O_PAGE[1, 1]
+    assert bt.glued_float(PAGE, "ana_msg_1") == pytest.approx(m1, abs=1e-12)
+    assert bt.glued_float(PAGE, "ana_msg_2") == pytest.approx(m2, abs=1e-12)
+    assert bt.glued_float(PAGE, "ana_out") == pytest.approx(Y[ana, 1], abs=1e-12)
+    assert m1 + m2 == pytest.approx(Y[ana, 1], abs=1e-12)
+
+
+def test_page_multigraph_counts():
+    assert bt.glued_float(PAGE, "n_multi_edges") == 2 * 4 * 4
+    assert bt.glued_float(PAGE, "n_tokens") == 4
+    assert bt.glued_float(PAGE, "ex_multi_three") == 3 * 4 * 4
+
+
+def test_page_cross_attention():
+    W = oracles.softmax(Z_PAGE @ X_WORKED.T / np.sqrt(2))  # (2, 4)
+    assert bt.glued_float(PAGE, "cross_z1_bruno") == pytest.approx(W[0, 2], abs=1e-12)
+    assert bt.glued_float(PAGE, "cross_z2_carla") == pytest.approx(W[1, 0], abs=1e-12)
+    # The prose: z1 gives Bruno the largest share, z2 gives Carla the largest share.
+    assert int(np.argmax(W[0])) == PEOPLE.index("Bruno") and int(np.argmax(W[1])) == PEOPLE.index("Carla")
+    assert bt.glued_float(PAGE, "cross_nodes") == 6 and bt.glued_float(PAGE, "cross_edges") == 8
+
+
+def test_page_exercises():
+    mask = np.array([[True, True, True, True], [True, True, False, False]])
+    W = oracles.softmax(Z_PAGE @ X_WORKED.T / np.sqrt(2), mask)
+    assert bt.glued_float(PAGE, "ex_mask_ana") == pytest.approx(W[1, 1], abs=1e-12)
+    assert bt.glued_float(PAGE, "ex_mask_carla") == pytest.approx(W[1, 0], abs=1e-12)
+    assert bt.glued_float(PAGE, "ex_mask_ana") + bt.glued_float(PAGE, "ex_mask_carla") == pytest.approx(1.0)
+    assert bt.glued_float(PAGE, "ex_swap_diff") < 1e-12

@@ -1,0 +1,265 @@
+"""The package stands on its own: it imports only what pyproject.toml declares, reads no file of the
+repository, and its dependencies are locked with hashes; the licenses are stated; no placeholder
+reaches the site; every notebook page says how to run it."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+import sys
+import tomllib
+from functools import lru_cache
+from importlib import metadata
+
+import pytest
+from packaging.requirements import Requirement
+
+import booktools as bt
+import package_data
+
+PACKAGE = bt.ROOT / "code" / "attention_graph"
+PYPROJECT = tomllib.loads((bt.ROOT / "pyproject.toml").read_text())
+# Never a need of the library itself: the book's build and the notebooks' front end.
+FORBIDDEN = {"sphinx", "docutils", "myst_nb", "myst_parser", "jupyter_book", "jupyter_cache",
+             "jupytext", "nbformat", "nbclient", "ipykernel", "jupyter_client", "jupyter_core",
+             "jupyterlab", "jupyter_server", "sphinx_proof", "sphinx_exercise", "pytest", "hypothesis"}
+
+
+def _name(requirement: str) -> str:
+    """The normalized distribution name of a requirement string ("scipy>=1.11" -> "scipy")."""
+    return re.sub(r"[-_.]+", "-", re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement).group(1)).lower()
+
+
+def _declared() -> set[str]:
+    return {_name(r) for r in PYPROJECT["project"]["dependencies"]}
+
+
+@lru_cache
+def _closure() -> frozenset[str]:
+    """The declared dependencies and, recursively, what they require (their extras left out)."""
+    seen: set[str] = set()
+    todo = list(_declared())
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for req in map(Requirement, metadata.requires(name) or []):
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                todo.append(_name(req.name))
+    return frozenset(seen)
+
+
+@lru_cache
+def _distributions(module: str) -> set[str]:
+    return {_name(d) for d in metadata.packages_distributions().get(module, [])}
+
+
+def _is_stdlib(module: str) -> bool:
+    return module in sys.stdlib_module_names or module in sys.builtin_module_names
+
+
+# Run in a fresh interpreter: records, for each top-level module imported while `import` runs,
+# the file whose code imported it first.
+PROBE = """
+import sys, traceback
+first = {}
+class Recorder:
+    def find_spec(self, name, path=None, target=None):
+        top = name.split(".")[0]
+        if top not in first and top not in sys.modules:
+            frames = [f.filename for f in traceback.extract_stack()[:-1]
+                      if not f.filename.startswith("<frozen") and "importlib" not in f.filename]
+            first[top] = frames[-1] if frames else ""
+        return None
+sys.meta_path.insert(0, Recorder())
+import %s
+for top, importer in sorted(first.items()):
+    if top in sys.modules:
+        print(top, importer)
+"""
+
+
+def _imports_of(module: str) -> dict[str, str]:
+    """{top-level module: the file that imported it} for ``import module`` in a fresh interpreter."""
+    out = subprocess.run([sys.executable, "-c", PROBE % module], capture_output=True, text=True, cwd="/",
+                         check=True)
+    return dict(line.split(" ", 1) for line in out.stdout.splitlines())
+
+
+def test_import_needs_only_declared_dependencies():
+    """`import attention_graph` pulls in no Sphinx, docutils or Jupyter, and every module the
+    package's own code imports is the standard library or a declared dependency. (What a dependency
+    imports is its own affair: optional imports of whatever else is installed included.)"""
+    imported = _imports_of("attention_graph")
+    assert "attention_graph" in imported
+    assert set(imported) & FORBIDDEN == set(), "the library imports the book's or the tests' machinery"
+    own = {m for m, importer in imported.items() if importer.startswith(str(PACKAGE)) and m != "attention_graph"}
+    assert {"numpy", "sympy"} <= own
+    undeclared = sorted(m for m in own if not _is_stdlib(m) and not _distributions(m) & _declared())
+    assert undeclared == [], f"imported but not declared in pyproject.toml: {undeclared}"
+
+
+def _module_imports(path) -> set[str]:
+    """Top-level names of every absolute import in a module, lazy ones (inside functions) included."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_every_module_imports_only_declared_dependencies(path):
+    """Lazy imports too: each third-party name a module imports is a direct dependency."""
+    third_party = {m for m in _module_imports(path) - {"__future__", "attention_graph"} if not _is_stdlib(m)}
+    assert third_party & FORBIDDEN == set(), "Sphinx, docutils and Jupyter are not the library's needs"
+    undeclared = sorted(m for m in third_party if not _distributions(m) & _declared())
+    assert undeclared == [], f"{path.name} imports {undeclared}: declare them in pyproject.toml"
+
+
+def test_the_check_sees_who_imports_what():
+    """The probe names the importer: the check would catch the package importing docutils."""
+    imported = _imports_of("docutils.nodes")
+    assert "docutils" in imported and not _distributions("docutils") & _declared()
+
+
+REPOSITORY_NAMES = ("_toc.yml", "_config.yml", "book/data", "book/_ext", "tests/", "tools/", "references.bib", "_build")
+
+
+def _repository_reads(source: str) -> list[str]:
+    """Ways a module's code (docstrings aside) would locate or name a file of the repository."""
+    tree = ast.parse(source)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "__file__":
+            found.append("__file__")
+        elif isinstance(node, ast.Attribute) and node.attr == "parents":
+            found.append(".parents")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            found += [name for name in REPOSITORY_NAMES if name in node.value]
+    return found
+
+
+def test_no_module_reads_a_path_of_the_repository():
+    """Files a cell needs are package data read with importlib.resources, never the checkout."""
+    found = {p.name: _repository_reads(p.read_text()) for p in PACKAGE.rglob("*.py")}
+    assert {name: hits for name, hits in found.items() if hits} == {}
+
+
+def test_the_repository_path_check_sees_one():
+    assert _repository_reads('ROOT = Path(__file__).parents[2]\ntoc = (ROOT / "_toc.yml").read_text()') == [
+        ".parents", "__file__", "_toc.yml"]
+    assert _repository_reads('"""Reads ``_toc.yml``."""') == []
+
+
+def test_package_data_follows_the_sources():
+    """data/results.json and data/CITATION.cff are what tools/package_data.py writes (make book)."""
+    assert package_data.stale() == [], "run: python tools/package_data.py (make book does)"
+
+
+def test_packaged_index_is_read_back_whole():
+    from attention_graph import citable
+
+    assert citable.results() == package_data.book_results()
+    assert json.loads(citable.results_json(citable.results())) == json.loads(
+        (PACKAGE / "data" / "results.json").read_text())
+
+
+def test_stale_package_data_is_reported(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "CITATION.cff").write_text("cff-version: 1.2.0\n")
+    assert set(package_data.stale(data=tmp_path / "data")) == {"results.json", "CITATION.cff"}
+
+
+# --- Dependencies: declared, locked with hashes ------------------------------------------------------
+
+def _locked() -> dict[str, str]:
+    text = (bt.ROOT / "requirements.txt").read_text()
+    return {_name(n): v for n, v in re.findall(r"^([A-Za-z0-9][\w.-]*)==(\S+)", text, re.M)}
+
+
+def test_requirements_lock_every_declared_dependency_with_hashes():
+    text = (bt.ROOT / "requirements.txt").read_text()
+    entries = re.split(r"\n(?=[A-Za-z0-9])", text.split("\n", 2)[2])
+    assert entries and all("==" in e and "--hash=sha256:" in e for e in entries if e.strip())
+    wanted = _declared() | {_name(r) for extra in ("book", "test")
+                            for r in PYPROJECT["project"]["optional-dependencies"][extra]}
+    assert wanted - set(_locked()) == set(), "requirements.txt is stale: run make requirements"
+
+
+def test_the_regenerate_command_is_written_down():
+    command = "uv pip compile pyproject.toml --extra book --extra test --generate-hashes -o requirements.txt"
+    assert command in (bt.ROOT / "requirements.txt").read_text()
+    assert command in (bt.ROOT / "Makefile").read_text()
+    assert "make requirements" in (bt.ROOT / "README.md").read_text()
+
+
+def test_make_installs_only_the_lock_and_the_package():
+    """Every `pip install` of the venv recipe is the hashed lock or the package itself."""
+    makefile = (bt.ROOT / "Makefile").read_text()
+    recipe = makefile.split("$(STAMP): ", 1)[1].split("\n\n", 1)[0]
+    installs = re.findall(r"pip install (.*)", recipe)
+    assert installs == ["--quiet --require-hashes -r requirements.txt",
+                        "--quiet --no-deps --no-build-isolation -e ."]
+
+
+def test_installed_versions_are_the_locked_ones():
+    locked = _locked()
+    for name in sorted(_closure()):
+        assert metadata.version(name) == locked[name], f"{name}: run make (the venv is stale)"
+
+
+# --- Licenses, site -----------------------------------------------------------------------------------
+
+def test_code_and_text_licenses_are_stated():
+    assert (bt.ROOT / "LICENSE").read_text().startswith("MIT License")
+    text = (bt.ROOT / "LICENSE-text").read_text()
+    assert "CC BY 4.0" in text and "https://creativecommons.org/licenses/by/4.0/legalcode" in text
+    assert PYPROJECT["project"]["license"] == "MIT"
+    readme = (bt.ROOT / "README.md").read_text()
+    assert "LICENSE-text" in readme and "CC BY 4.0" in readme and "MIT" in readme
+    intro = (bt.HTML / "intro.html").read_text()
+    assert "CC-BY-4.0" in intro and "MIT" in intro
+
+
+PLACEHOLDERS = re.compile(r"REPLACE-WITH|PLACEHOLDER|executablebooks/jupyter-book|TODO|FIXME|XXX")
+
+
+def test_no_placeholder_reaches_the_site():
+    hits = []
+    for path in sorted((bt.BUILD / "html").rglob("*")):
+        if path.suffix in {".html", ".ipynb", ".md", ".txt", ".js"} and "_static" not in path.parts:
+            for m in PLACEHOLDERS.finditer(path.read_text(errors="replace")):
+                hits.append(f"{path.relative_to(bt.BUILD)}: {m.group(0)}")
+    assert hits == []
+
+
+def test_config_has_no_repository_until_one_is_set():
+    config = (bt.ROOT / "_config.yml").read_text()
+    assert not re.search(r"^(repository|latex|html):", config, re.M) and "REPLACE" not in config
+    assert "[]" not in config and "{}" not in config  # no empty settings
+
+
+# --- How to run a page ---------------------------------------------------------------------------------
+
+def test_every_downloadable_notebook_says_how_to_run_it_in_its_first_cell():
+    notebooks = sorted((bt.BUILD / "html" / "_sources").rglob("*.ipynb"))
+    assert len(notebooks) >= 10
+    for path in notebooks:
+        first = json.loads(path.read_text())["cells"][0]
+        text = "".join(first["source"])
+        assert first["cell_type"] == "markdown" and "make lab" in text and 'pip install ".[book]"' in text, path
+
+
+def test_the_first_page_says_how_to_run_the_book():
+    html = re.sub(r"<[^>]+>", "", (bt.HTML / "intro.html").read_text())
+    assert "make lab" in html and 'pip install ".[book]"'.replace('"', "&quot;") in html
