@@ -42,6 +42,21 @@ def edges_mask(edges, n_q: int, n_k: int) -> np.ndarray:
     return M
 
 
+def central_difference(loss, X, h: float = 1e-6) -> np.ndarray:
+    """∂loss/∂X by central differences, entry by entry: (loss(X + h e) − loss(X − h e)) / 2h."""
+    X = np.array(X, dtype=float)
+    grad = np.zeros_like(X)
+    for index in np.ndindex(X.shape):
+        old = X[index]
+        X[index] = old + h
+        up = loss(X.copy())
+        X[index] = old - h
+        down = loss(X.copy())
+        X[index] = old
+        grad[index] = (up - down) / (2 * h)
+    return grad
+
+
 # --- Multi-head attention, the Transformer block, attention patterns (PyTorch layout, networkx) ----
 
 def multi_head(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads, mask=None):

@@ -31,9 +31,11 @@ def _module(name):
 att, bw, gr, gt = _module("attention"), _module("blockwise"), _module("graph"), _module("graph_tools")
 ka, po, qk, sc = _module("karate"), _module("positional"), _module("qkv"), _module("scores")
 sm, spm, we = _module("softmax"), _module("sparse"), _module("worked_example")
+bk = _module("backward")
 
 
 _merge, _expect = bw.merge, sc._expect  # the originals, for the variants that call them
+_sym_softmax = bk._sym_softmax
 
 
 def after(fn, change):
@@ -110,6 +112,17 @@ def _batch_norm(X, gamma, beta, eps=_EPS):
 
 
 BROKEN = {
+    # backward
+    "eq-grad-v": (bk, "_grad_v", lambda W, G: 2 * (W.T * G), "dV doubled"),
+    "eq-grad-w": (bk, "_grad_w", lambda G, V: G * V.T + sp.ones(G.rows, V.rows), "dW shifted by 1"),
+    "eq-grad-s": (bk, "_grad_s", lambda W, dW: W.multiply_elementwise(dW), "the row sum forgotten"),
+    "eq-grad-q": (bk, "_grad_q", lambda dS, K: dS * K, "no 1/√d"),
+    "eq-grad-k": (bk, "_grad_k", lambda dS, Q: dS.T * Q, "no 1/√d"),
+    "thm-masked-gradient": (bk, "_sym_softmax", lambda S, allowed=None: _sym_softmax(S),
+                            "the mask is ignored"),
+    "eq-lse-weights": (bw, "merge", _no_rescale, "no rescaling by e^{m_a − m}"),
+    "eq-flash-delta": (bw, "_delta", lambda dY, Y: dY.sum(axis=1, keepdims=True),
+                       "D_i = rowsum(dY), Y forgotten"),
     # attention
     "eq-weighted-sum": (att, "weighted_sum", lambda W, V: np.asarray(W) @ np.asarray(V) + 1e-9,
                         "the weighted sum is off by 1e-9"),

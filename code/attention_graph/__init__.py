@@ -6,6 +6,7 @@ chapter of the same stem in ``book/`` and a test file in ``tests/``.
 
 from . import worked_example  # importing it registers the worked example's SymPy checks
 from .attention import AttentionGraph, attention, attention_exact, pull, weighted_sum
+from .backward import attention_backward, softmax_backward
 from .block import (
                     BlockParams,
                     block_weights,
@@ -16,7 +17,7 @@ from .block import (
                     params_to_torch,
                     transformer_block,
 )
-from .blockwise import block_state, blockwise_attention, merge
+from .blockwise import block_state, blockwise_attention, blockwise_attention_backward, merge
 from .graph import (
                     additive_mask_softmax,
                     causal_mask,
@@ -80,6 +81,7 @@ __all__ += ["adjusted_rand_index", "attention_rollout", "club_graph", "graph_tra
             "random_walk_laplacian", "spectral_bipartition", "stationary_distribution", "symmetrised"]
 __all__ += ["block_state", "blockwise_attention", "merge"]
 __all__ += ["laplacian_pe", "normalized_laplacian", "edge_attention", "segment_softmax"]
+__all__ += ["attention_backward", "blockwise_attention_backward", "softmax_backward"]
 __all__ += ["bipartite_adjacency", "head_messages", "multi_head_attention"]
 __all__ += ["BlockParams", "block_weights", "feed_forward", "init_block_params", "layer_norm",
             "params_from_torch", "params_to_torch", "transformer_block"]

@@ -10,6 +10,7 @@ SymPy (the checks are registered below under the labels the page shows).
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -20,7 +21,8 @@ from .registry import derivation
 from .scores import scaled_scores
 from .validation import as_int, as_matrix, as_qkv, check_same
 
-__all__ = ["BlockState", "block_state", "merge", "blockwise_attention", "online_trace",
+__all__ = ["BlockState", "block_state", "merge", "blockwise_attention",
+           "blockwise_attention_backward", "online_trace",
            "check_block_size"]
 
 
@@ -107,7 +109,7 @@ def check_block_size(block_size) -> int:
     return as_int(block_size, "block_size", what="a positive integer (keys per block)")
 
 
-def blockwise_attention(Q, K, V, block_size: int) -> np.ndarray:
+def blockwise_attention(Q, K, V, block_size: int, *, return_lse: bool = False):
     """Y = softmax(Q Kᵀ / √d) V, one block of keys at a time  (thm-merge-is-union).
 
     ``Q`` is (n_q, d), ``K`` is (n_k, d), ``V`` is (n_k, d_v); ``block_size``
@@ -115,6 +117,10 @@ def blockwise_attention(Q, K, V, block_size: int) -> np.ndarray:
     ``attention(Q, K, V)[0]``, without ever holding more than an
     (n_q, block_size) slice of the scores, so the extra memory is
     O(n_q · block_size). Input checks and dtypes follow :func:`attention`.
+
+    With ``return_lse=True`` it returns (Y, lse): lse (n_q,) is each query's log-sum-exp of
+    scores, m + log ℓ of the final state (eq-lse-weights), all the backward pass needs to rebuild
+    any block of weights.
 
     >>> Q, K, V = [[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[1.0], [3.0]]
     >>> blockwise_attention(Q, K, V, block_size=1).round(3)
@@ -126,13 +132,64 @@ def blockwise_attention(Q, K, V, block_size: int) -> np.ndarray:
     if n_k == 0:
         if Q.shape[0] > 0:
             raise ValueError("K has no rows: a query with no key has no softmax")
-        return np.zeros((0, V.shape[1]), dtype=np.result_type(Q, K, V))  # (0, d_v)
+        Y = np.zeros((0, V.shape[1]), dtype=np.result_type(Q, K, V))  # (0, d_v)
+        return (Y, np.zeros(0, dtype=Y.dtype)) if return_lse else Y
     state = None
     for start in range(0, n_k, b):
         S = scaled_scores(Q, K[start:start + b])  # (n_q, b)
         block = block_state(S, V[start:start + b])  # state of keys start..start+b-1
         state = block if state is None else merge(state, block)
+    if return_lse:
+        return state.o, (state.m + np.log(state.ell))[:, 0]  # (n_q, d_v), (n_q,)
     return state.o  # (n_q, d_v)
+
+
+def _delta(dY, Y):
+    """D_i = rowsum(dY ∘ Y), which equals rowsum(dW ∘ W)  (eq-flash-delta). (n_q, 1)."""
+    return (dY * Y).sum(axis=1, keepdims=True)  # (n_q, 1)
+
+
+def blockwise_attention_backward(Q, K, V, dY, block_size: int):
+    """dQ, dK, dV of attention, a block of keys at a time, W rebuilt  (eq-flash-delta).
+
+    ``Q`` (n_q, d), ``K`` (n_k, d), ``V`` (n_k, d_v), ``dY`` (n_q, d_v) as in
+    :func:`attention_backward`, which it equals. The forward pass is rerun
+    blockwise for Y and the log-sum-exp lse; each block of weights is then
+    W_b = exp(S_b − lse) (eq-lse-weights), and D = rowsum(dY ∘ Y) stands in
+    for rowsum(dW ∘ W) (eq-flash-delta). No (n_q, n_k) array is ever made:
+    the extra memory is O(n_q · block_size).
+
+    >>> dQ, dK, dV = blockwise_attention_backward([[0.0]], [[0.0], [0.0]], [[1.0], [3.0]],
+    ...                                           [[1.0]], block_size=1)
+    >>> dV
+    array([[0.5],
+           [0.5]])
+    """
+    b = check_block_size(block_size)
+    Q, K, V = as_qkv(Q, K, V)  # (n_q, d), (n_k, d), (n_k, d_v)
+    dY = as_matrix(dY, "dY", shape_doc="(n_q, d_v)")  # (n_q, d_v)
+    check_same(dY.shape, (Q.shape[0], V.shape[1]),
+               "dY must have the shape of Y (n_q, d_v)")
+    dtype = np.result_type(Q, K, V, dY)
+    Q, K, V, dY = (x.astype(dtype, copy=False) for x in (Q, K, V, dY))
+    dQ = np.zeros_like(Q)  # (n_q, d)
+    dK = np.zeros_like(K)  # (n_k, d)
+    dV = np.zeros_like(V)  # (n_k, d_v)
+    if K.shape[0] == 0:
+        if Q.shape[0] > 0:
+            raise ValueError("K has no rows: a query with no key has no softmax")
+        return dQ, dK, dV
+    Y, lse = blockwise_attention(Q, K, V, b, return_lse=True)  # (n_q, d_v), (n_q,)
+    D = _delta(dY, Y)  # (n_q, 1)
+    scale = math.sqrt(Q.shape[1])  # a Python float keeps float32 float32
+    for start in range(0, K.shape[0], b):
+        keys = slice(start, start + b)
+        W = np.exp(scaled_scores(Q, K[keys]) - lse[:, None])  # (n_q, b): this block
+        dV[keys] = W.T @ dY  # (b, d_v)
+        dS = W * (dY @ V[keys].T - D)  # (n_q, b)
+        dQ += dS @ K[keys] / scale  # (n_q, d)
+        dK[keys] = dS.T @ Q / scale  # (b, d)
+    return dQ, dK, dV
 
 
 def online_trace(q, K, V, block_size: int) -> list[dict]:
@@ -362,3 +419,64 @@ def _check_merge_order():
     yield sp.Eq(left.m - right.m, 0)
     yield sp.Eq(left.ell, right.ell)
     yield from _matrix_zero(left.o - right.o)
+
+
+
+# --------------------------------------------------------------------------------------------------
+# The backward pass (Dao et al. 2022; Dao 2023): weights rebuilt from the log-sum-exp.
+# --------------------------------------------------------------------------------------------------
+_c, _dv = sp.symbols("c d_v", integer=True, positive=True)
+_nk = sp.Symbol("n_k", integer=True, positive=True)
+
+
+def _display_lse_weights():
+    W, S, lse = sp.IndexedBase("W"), sp.IndexedBase("s"), sp.IndexedBase(r"\mathrm{lse}")
+    i = sp.Symbol("i", integer=True)
+    shifted = sp.Add(S[i, _j], -lse[i], evaluate=False)
+    return sp.Eq(W[i, _j], sp.exp(shifted, evaluate=False), evaluate=False)
+
+
+@derivation("eq-lse-weights", display=_display_lse_weights,
+            strength="verified", scope="for 5 symbolic scores split 2 + 3 and 4 + 1")
+def _check_lse_weights():
+    # lse = m + log ℓ of the merged state of two blocks (2 + 3 and 4 + 1 symbolic scores):
+    # e^{s_j − lse} is the softmax weight of key j among all five.
+    s, v = _scores("s1:6"), _values(5)
+    total = sum(sp.exp(x) for x in s)
+    for p, _ in _SPLITS:
+        M = merge(_sym_block_state(s[:p], v[:p]), _sym_block_state(s[p:], v[p:]), **_SYM)
+        lse = M.m + sp.log(M.ell)
+        yield sp.Eq(sp.exp(lse), total)
+        for sj in s:
+            yield sp.Eq(sp.exp(sj - lse), sp.exp(sj) / total)
+    # The package's lse on a small example, against log Σ e^{s_j} evaluated exactly.
+    S = [sp.Integer(2), sp.Integer(0), sp.Integer(-1)]
+    _, lse = blockwise_attention([[2.0], [0.0]], [[1.0], [0.0], [-0.5]], np.eye(3), 2,
+                                 return_lse=True)
+    exact = sp.log(sum(sp.exp(x) for x in S))  # d = 1: S = Q Kᵀ
+    yield bool(abs(float(lse[0]) - float(exact.evalf(30))) < 1e-14)
+
+
+def _display_flash_delta():
+    dY, Y, dW, W = (sp.IndexedBase(n) for n in (r"\mathrm{d}Y", "Y", r"\mathrm{d}W", "W"))
+    i = sp.Symbol("i", integer=True)
+    return sp.Eq(sp.Sum(sp.Mul(dY[i, _c], Y[i, _c], evaluate=False), (_c, 1, _dv)),
+                 sp.Sum(sp.Mul(dW[i, _j], W[i, _j], evaluate=False), (_j, 1, _nk)),
+                 evaluate=False)
+
+
+@derivation("eq-flash-delta", display=_display_flash_delta,
+            strength="verified", scope="for n_k = 1, …, 4 keys and d_v = 1, 2, 3, every entry a symbol")
+def _check_flash_delta():
+    # For one query with any weights w_j (free symbols), values v_j and upstream g:
+    # y = Σ_j w_j v_j and dW_j = g · v_j, so Σ_c g_c y_c = Σ_j dW_j w_j. Verified for
+    # n_k = 1..4 keys and d_v = 1..3 value columns.
+    for n_k in range(1, 5):
+        for d_v in range(1, 4):
+            w = sp.symbols(f"w1:{n_k + 1}", real=True)
+            V = sp.Matrix(n_k, d_v, lambda j, c: sp.Symbol(f"v_{j}{c}", real=True))
+            g = sp.Matrix(1, d_v, lambda _, c: sp.Symbol(f"g_{c}", real=True))
+            y = sum((w[j] * V.row(j) for j in range(n_k)), sp.zeros(1, d_v))
+            dW = [(g * V.row(j).T)[0, 0] for j in range(n_k)]
+            D = _delta(np.array(g.tolist(), dtype=object), np.array(y.tolist(), dtype=object))
+            yield sp.Eq(D[0, 0], sum(dW[j] * w[j] for j in range(n_k)))

@@ -238,7 +238,8 @@ def head_graphs(Q, K, n_heads: int, labels: Sequence[str],
     """
     Q = as_matrix(Q, "Q", shape_doc="(n, d)")  # (n, d)
     K = as_matrix(K, "K", shape_doc="(n, d)")  # (n, d)
-    check_same(Q.shape[0], K.shape[0], "self-attention: Q and K need one row per node")
+    check_same(Q.shape[0], K.shape[0],
+               "self-attention: Q and K need one row per node (n)")
     check_same(Q.shape[1], K.shape[1], "Q and K must share the dimension d (columns)")
     I = np.eye(Q.shape[1], dtype=np.result_type(Q, K))  # (d, d)
     _, W = multi_head_attention(Q, K, I, I, I, I, n_heads, mask=mask)  # (H, n, n)

@@ -88,10 +88,9 @@ def graph_transformer_layer(A, P, params: dict, n_heads: int,
     mask = (A + np.eye(n)) > 0  # (n, n): friends and oneself
     labels = tuple(str(i) for i in range(n)) if labels is None else labels
     H = P @ C  # (n, d)
-    Y_heads, W = multi_head_attention(
-        H, H, params["W_Q"], params["W_K"], params["W_V"], params["W_O"],
-        n_heads, mask=mask,
-    )  # (n, d), (h, n, n)
+    W_QKVO = (params[name] for name in ("W_Q", "W_K", "W_V", "W_O"))
+    Y_heads, W = multi_head_attention(H, H, *W_QKVO, n_heads,
+                                      mask=mask)  # (n, d), (H, n, n)
     return H + Y_heads, [AttentionGraph(W_h, labels) for W_h in W]  # (n, d)
 
 

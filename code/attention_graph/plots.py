@@ -62,6 +62,8 @@ __all__ += ["plot_centrality_bars", "plot_club_split", "plot_fiedler_vector",
 __all__ += ["plot_blockwise_scaling", "plot_block_size_sweep"]
 __all__ += ["plot_cycle_encodings", "plot_sparse_benchmark"]
 __all__ += ["plot_softmax_peakedness", "convex_hull_2d", "plot_pull", "use_book_style", "STYLE"]
+__all__ += ["plot_backward_benchmark", "plot_learned_graphs", "plot_share_curves",
+            "plot_club_accuracy"]
 __all__ += ["plot_fixed_and_computed"]
 
 
@@ -582,6 +584,86 @@ def plot_pull(V, Y, labels=None, ax=None, *, title: str | None = None):
     if title:
         ax.set_title(title)
     return _finish(ax.figure, own)
+
+
+# --------------------------------------------------------------------------------------------------
+# The backward pass and training (book/blockwise.md, book/training.md)
+# --------------------------------------------------------------------------------------------------
+
+
+def plot_backward_benchmark(results: dict):
+    """Peak memory (traced, above the inputs) and time of the dense and blockwise backward against n.
+
+    ``results`` is the ``"results"`` entry of ``attention_graph/data/bench_backward.json``; the
+    dense peak extrapolated to the target n is drawn as an open marker.
+    """
+    fig, (ax_mem, ax_time) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+    target = results["target"]
+    for method, marker in (("dense", "o-"), ("blockwise", "s-")):
+        cases = sorted((c for c in results["cases"] if c["method"] == method), key=lambda c: c["n"])
+        n = [c["n"] for c in cases]
+        label = method if method == "dense" else f"blockwise, block size {results['block_size']}"
+        ax_mem.loglog(n, [c["traced_mb"] for c in cases], marker, label=label)
+        ax_time.loglog(n, [c["seconds"] for c in cases], marker, label=label)
+    ax_mem.loglog([target["dense_extrapolated_from_n"], target["n"]],
+                  [target["dense_bytes_per_entry"] * target["dense_extrapolated_from_n"]**2 / 2**20,
+                   target["dense_extrapolated_mb"]], "o:", mfc="none", color="tab:blue",
+                  label=r"dense, extrapolated as $c\,n^2$")
+    ax_mem.axhline(target["target_mb"], color="tab:red", lw=0.8, ls="--",
+                   label=f"target at n = {target['n']}")
+    n_all = sorted({c["n"] for c in results["cases"]})
+    for ax, ylabel in ((ax_mem, "peak memory above the inputs (MiB)"), (ax_time, "time (s)")):
+        ax.set_xlabel("n (queries = keys)")
+        ax.set_ylabel(ylabel)
+        ax.set_xticks(n_all, [str(x) for x in n_all])
+        ax.minorticks_off()
+        ax.legend(frameon=False, fontsize=8)
+    return _finish(fig)
+
+
+def plot_learned_graphs(runs: list[dict]):
+    """For each run of ``training.train_sequence_model``: mean attention before and after training.
+
+    Rows are queries i, columns keys j; a red dot marks each expected edge i → source[i].
+    """
+    fig, axes = plt.subplots(len(runs), 2, figsize=(6.4, 3.0 * len(runs)), squeeze=False)
+    for row, run in zip(axes, runs):
+        n = len(run["source"])
+        for ax, key, when in ((row[0], "W_before", "before"), (row[1], "W_after", "after")):
+            ax.imshow(run[key], cmap="Blues", vmin=0.0, vmax=1.0)
+            ax.plot(np.asarray(run["source"]), np.arange(n), "o", ms=3, color="tab:red")
+            ax.set_title(f"{run['task']}: {when} training", fontsize=9)
+            ax.set_xticks(range(n))
+            ax.set_yticks(range(n))
+            ax.set_xlabel("j (key)")
+            ax.set_ylabel("i (query)")
+    return _finish(fig)
+
+
+def plot_share_curves(runs: list[dict]):
+    """The share of attention on the expected edges over training steps, one line per task."""
+    fig, ax = plt.subplots(figsize=(5.5, 3.2))
+    for run in runs:
+        ax.plot(run["steps"], run["share"], "-", label=run["task"])
+    ax.axhline(1 / len(runs[0]["source"]), color="grey", ls=":", lw=0.8, label="uniform attention")
+    ax.set_xlabel("Adam step")
+    ax.set_ylabel("mass on the expected edges")
+    ax.set_ylim(0, 1.02)
+    ax.legend(frameon=False, fontsize=8)
+    return _finish(fig)
+
+
+def plot_club_accuracy(accuracies: dict):
+    """Accuracy on the unlabelled members, one dot per seed, one column per model."""
+    fig, ax = plt.subplots(figsize=(6.0, 3.2))
+    for k, values in enumerate(accuracies.values()):
+        values = np.asarray(values, dtype=float)  # (seeds,)
+        jitter = np.linspace(-0.15, 0.15, len(values))  # (seeds,)
+        ax.plot(k + jitter, values, "o", ms=3, alpha=0.7)
+        ax.plot([k - 0.25, k + 0.25], [values.mean()] * 2, "k-", lw=1.2)
+    ax.set_xticks(range(len(accuracies)), list(accuracies), fontsize=8)
+    ax.set_ylabel("accuracy, unlabelled members")
+    return _finish(fig)
 
 
 def plot_fixed_and_computed(fixed, computed, *, titles=("fixed: the path", "computed: attention")):

@@ -1,0 +1,163 @@
+"""The backward pass of attention: finite differences, the mask, dtypes and the chapter's claims."""
+
+import json
+import subprocess
+import sys
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import booktools as bt
+import oracles
+from attention_graph import bench, blockwise_attention, blockwise_attention_backward, registry
+from attention_graph.backward import attention_backward, softmax_backward
+
+PAGE = "backward"
+LABELS = ["eq-grad-v", "eq-grad-w", "eq-grad-s", "eq-grad-q", "eq-grad-k", "thm-masked-gradient"]
+
+
+def _problem(seed, n_q=4, n_k=5, d=3, d_v=2, masked=False):
+    rng = np.random.default_rng(seed)
+    Q, K, V, dY = (rng.standard_normal(s) for s in ((n_q, d), (n_k, d), (n_k, d_v), (n_q, d_v)))
+    mask = None
+    if masked:
+        mask = rng.random((n_q, n_k)) < 0.5
+        mask[np.arange(n_q), rng.integers(0, n_k, n_q)] = True  # every row allows a key
+    return Q, K, V, dY, mask
+
+
+@pytest.mark.parametrize("masked", [False, True])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_attention_backward_matches_central_differences(seed, masked):
+    Q, K, V, dY, mask = _problem(seed, masked=masked)
+    dQ, dK, dV = attention_backward(Q, K, V, dY, mask)
+    loss = {  # L = Σ dY ∘ Y, so ∂L/∂Y = dY; Y from the independent oracle
+        "Q": lambda X: float((oracles.attention(X, K, V, mask)[0] * dY).sum()),
+        "K": lambda X: float((oracles.attention(Q, X, V, mask)[0] * dY).sum()),
+        "V": lambda X: float((oracles.attention(Q, K, X, mask)[0] * dY).sum()),
+    }
+    for got, name, X in ((dQ, "Q", Q), (dK, "K", K), (dV, "V", V)):
+        assert got.shape == X.shape
+        np.testing.assert_allclose(got, oracles.central_difference(loss[name], X), atol=1e-8)
+
+
+def test_softmax_backward_is_the_jacobian_row_by_row():
+    rng = np.random.default_rng(3)
+    W = oracles.softmax(rng.standard_normal((3, 4)))
+    dW = rng.standard_normal((3, 4))
+    want = np.stack([(np.diag(w) - np.outer(w, w)) @ g for w, g in zip(W, dW)])
+    np.testing.assert_allclose(softmax_backward(W, dW), want, rtol=0, atol=1e-15)
+
+
+def test_thm_masked_gradient():
+    assert registry.verify("thm-masked-gradient") > 0
+    Q, K, V, dY, mask = _problem(7, n_q=5, n_k=6, masked=True)
+    W = oracles.attention(Q, K, V, mask)[1]
+    dS = softmax_backward(W, dY @ V.T)
+    assert (dS[~mask] == 0).all()
+    # A key no query may see gets no gradient at all.
+    mask[:, 2] = False
+    mask[:, 0] = True
+    dQ, dK, dV = attention_backward(Q, K, V, dY, mask)
+    assert (dK[2] == 0).all() and (dV[2] == 0).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dtype_is_kept(dtype):
+    Q, K, V, dY, _ = _problem(4)
+    out = attention_backward(*(x.astype(dtype) for x in (Q, K, V, dY)))
+    assert all(x.dtype == dtype for x in out)
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_every_step_has_a_check_that_holds(label):
+    assert registry.verify(label) > 0
+
+
+def test_chapter_glues_the_finite_difference_gap():
+    Q, K, V, dY, _ = _problem(2017)
+    gap = bt.glued_float(PAGE, "fd_max_gap")
+    assert 0 < gap < 1e-7
+    assert bt.glued_float(PAGE, "fd_n_q") == Q.shape[0]
+
+
+# --- The blockwise backward ------------------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_q=st.integers(0, 6), n_k=st.integers(1, 25),
+       d=st.integers(1, 5), d_v=st.integers(1, 4), block_size=st.integers(1, 30),
+       scale=st.sampled_from([1e-2, 1.0, 5.0]))
+def test_blockwise_backward_equals_dense_hypothesis(seed, n_q, n_k, d, d_v, block_size, scale):
+    rng = np.random.default_rng(seed)
+    Q = scale * rng.standard_normal((n_q, d))
+    K, V = rng.standard_normal((n_k, d)), rng.standard_normal((n_k, d_v))
+    dY = rng.standard_normal((n_q, d_v))
+    dense = attention_backward(Q, K, V, dY)
+    block = blockwise_attention_backward(Q, K, V, dY, block_size)
+    for a, b in zip(dense, block):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(b, a, rtol=0, atol=1e-12)
+
+
+def test_lse_is_the_log_sum_exp():
+    Q, K, V, _, _ = _problem(9, n_q=5, n_k=11)
+    Y, lse = blockwise_attention(Q, K, V, 4, return_lse=True)
+    S = oracles.scaled_scores(Q, K)
+    np.testing.assert_allclose(lse, np.log(np.exp(S).sum(axis=1)), rtol=1e-14)
+    np.testing.assert_allclose(Y, oracles.attention(Q, K, V)[0], atol=1e-14)
+
+
+def test_blockwise_backward_never_holds_n_by_n():
+    n, d, b = 1024, 8, 32
+    rng = np.random.default_rng(0)
+    Q, K, V, dY = (rng.standard_normal((n, d)) for _ in range(4))
+    tracemalloc.start()
+    blockwise_attention_backward(Q, K, V, dY, b)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < n * n * 8 / 4  # well under one (n, n) float64 matrix
+
+
+def test_backward_record_meets_its_target():
+    record = bench.record("backward")
+    target = record["results"]["target"]
+    assert record["quick"] is False and record["machine"]["cpus"] >= 1
+    assert target["n"] == 16384 and target["d"] == 64 and record["results"]["block_size"] == 256
+    assert target["traced_mb"] < 400 and target["rss_mb"] < 400 and target["met"]
+    assert target["dense_extrapolated_mb"] > 2 * 1024  # the dense backward needs several GB
+    assert target["max_abs_diff_dq_rows"] < 1e-12
+    assert record["results"]["equal_to_dense"]["max_abs_diff"] < 1e-12
+    assert bt.glued_float("blockwise", "back_traced_mb") == pytest.approx(target["traced_mb"])
+
+
+@pytest.mark.parametrize("label", ["eq-lse-weights", "eq-flash-delta"])
+def test_blockwise_backward_checks_hold(label):
+    assert registry.verify(label) > 0
+
+
+def test_backward_exercises():
+    assert bt.glued_float(PAGE, "ex_one_key_max") == 0.0
+    assert bt.glued_float(PAGE, "ex_rows_max") < 1e-15
+    assert bt.glued_float(PAGE, "ex_code_gap") < 1e-7
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_blockwise_backward_keeps_dtype(dtype):
+    Q, K, V, dY, _ = _problem(4)
+    out = blockwise_attention_backward(*(x.astype(dtype) for x in (Q, K, V, dY)), block_size=2)
+    assert all(x.dtype == dtype for x in out)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["backward", "training"])
+def test_benchmark_cli_runs_quick(tmp_path, name):
+    out = tmp_path / f"{name}.json"
+    run = subprocess.run([sys.executable, "-m", "attention_graph.bench", name, "--quick",
+                          "--out", str(out)], capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    record = json.loads(out.read_text())
+    assert record["benchmark"] == name and record["quick"] is True
+    assert record["results"]["met"] if name == "training" else record["results"]["target"]["met"]
