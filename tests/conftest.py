@@ -1,5 +1,9 @@
 """Shared test set-up: Hypothesis profiles, the markers, the figure style and the browser fixtures.
 
+The browser tests run last. When any is selected, Chromium starts visiting the built pages in a
+background thread (``tests/tour.py``) as soon as the tests are collected, so its work overlaps the
+package's tests; the browser and PDF tests then read what each page's one visit collected.
+
 Hypothesis profiles, chosen by the environment variable ``HYPOTHESIS_PROFILE``: ``check`` (few
 examples, the writer's fast loop ``make check``), ``dev`` (the default) and ``ci`` (many examples,
 ``make test`` and CI). Tests give no example counts of their own.
@@ -14,6 +18,7 @@ from hypothesis import HealthCheck, settings
 
 import browsertools as bw
 from attention_graph import plots
+from tour import Tour
 
 _COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 settings.register_profile("check", max_examples=15, **_COMMON)
@@ -51,18 +56,36 @@ def built_html():
     return bw.HTML
 
 
+_TOUR: Tour | None = None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Browser tests last; start Chromium's tour now if there are any (and a Chromium and a build)."""
+    global _TOUR
+    browser = [item for item in items if item.get_closest_marker("browser")]
+    if not browser:
+        return
+    items[:] = [item for item in items if not item.get_closest_marker("browser")] + browser
+    exe = bw.find_chromium()
+    if exe is not None and (bw.HTML / "book").is_dir():
+        _TOUR = Tour(exe).start()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _TOUR is not None:
+        _TOUR.stop()
+
+
 @pytest.fixture(scope="session")
-def site(built_html):
+def tour(chromium, built_html) -> Tour:
+    """Chromium's visits of every page (one load each) and the book's PDF, made once per session."""
+    global _TOUR
+    if _TOUR is None:
+        _TOUR = Tour(chromium).start()
+    return _TOUR
+
+
+@pytest.fixture(scope="session")
+def site(tour):
     """Base URL of the built book, served on 127.0.0.1 for the whole session."""
-    with bw.serve(built_html) as base:
-        yield base
-
-
-@pytest.fixture(scope="session")
-def browser(chromium):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = bw.launch(pw, chromium)
-        yield b
-        b.close()
+    return tour.site

@@ -16,9 +16,7 @@ import ast
 import json
 import posixpath
 import re
-import shutil
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 from urllib.request import urlopen
@@ -27,204 +25,17 @@ import pytest
 
 import booktools as bt
 import browsertools as bw
+from tour import RAW_TEX, Visit, open_page
 
 pytestmark = pytest.mark.browser
 
 PAGES = bw.html_pages()
-REFRESH = re.compile(r'<meta http-equiv="refresh" content="\d+;\s*url=([^"]+)"', re.I)
-
-# Everything the checks need, read from the page once it has settled. "text" is every text node of
-# the body outside code, scripts and typeset math: where raw TeX must not survive.
-COLLECT_JS = r"""() => {
-  const SKIP = new Set(["PRE", "CODE", "KBD", "SAMP", "SCRIPT", "STYLE", "TEXTAREA", "NOSCRIPT",
-                        "TEMPLATE", "MJX-CONTAINER"]);
-  const texts = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    let keep = true;
-    for (let e = n.parentElement; e && keep; e = e.parentElement) keep = !SKIP.has(e.tagName);
-    if (keep) texts.push(n.nodeValue);
-  }
-  const all = sel => Array.from(document.querySelectorAll(sel));
-  const visible = e => e.checkVisibility({opacityProperty: true, visibilityProperty: true});
-  return {
-    text: texts.join(" "),
-    math: all(".math").length,
-    typeset: all("mjx-container").length,
-    untypeset: all(".math").filter(e => !e.querySelector("mjx-container"))
-                           .map(e => e.textContent.trim().slice(0, 120)),
-    merrors: all("mjx-merror").map(e => e.getAttribute("data-mjx-error") || e.textContent),
-    images: all("img").map(i => ({src: i.getAttribute("src"), alt: i.getAttribute("alt"),
-                                  width: i.naturalWidth, complete: i.complete})),
-    bare_figures: all("figure").filter(f => !f.querySelector("img, svg, object, canvas, video"))
-                               .map(f => f.id || f.textContent.trim().slice(0, 80)),
-    links: all("a[href]").map(a => ({href: a.href, raw: a.getAttribute("href")})),
-    ids: all("[id]").map(e => e.id).concat(all("a[name]").map(a => a.name)),
-    pasted: all(".pasted-text").map(e => ({text: e.textContent.trim(), visible: visible(e),
-      folded: !!e.closest(".toggle-hidden, details:not([open]), .dropdown")})),
-    marks: all(".pasted-text").map(e => {
-      const mark = e.closest(".glued"), style = mark && getComputedStyle(mark);
-      return {text: e.textContent.trim(), title: mark ? mark.getAttribute("title") : null,
-              line: style ? style.textDecorationLine : "", dotted: style ? style.textDecorationStyle : "",
-              weight: Number(getComputedStyle(e).fontWeight)};
-    }),
-    wide_code: all("main pre").filter(e => visible(e) && e.scrollWidth > e.clientWidth + 1)
-                              .map(e => ({over: e.scrollWidth - e.clientWidth,
-                                          line: e.textContent.split("\n").reduce(
-                                            (a, b) => b.length > a.length ? b : a, "").slice(0, 100)})),
-    downloads: all(".dropdown-download-buttons a[href]").map(a => a.href),
-    rendered: (document.querySelector("main") || document.body).innerText,
-  };
-}"""
-
-# Raw TeX that MathJax should have consumed: its delimiters, and the commands the book writes.
-RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{|\\end\{|\\(?:frac|sqrt|top|sum|prod|mathbb|"
-                     r"mathbf|mathrm|operatorname|left|right|cdot|exp|log|text|displaystyle|label|"
-                     r"alpha|beta|mathcal|in|le|ge|quad|partial|nabla|infty)\b")
-
-
-# Open every collapsed solution as a reader would (its toggle button), then report what each shows.
-SOLUTIONS_JS = r"""async () => {
-  const solutions = Array.from(document.querySelectorAll(".solution"));
-  for (const s of solutions) {
-    const button = s.querySelector("button.toggle-button");
-    if (button && s.classList.contains("toggle-hidden")) button.click();
-  }
-  await new Promise(done => setTimeout(done, 400));
-  const visible = e => e.checkVisibility({opacityProperty: true, visibilityProperty: true});
-  return solutions.map(s => {
-    const body = Array.from(s.children).filter(c => !c.classList.contains("admonition-title"));
-    return {id: s.id, open: !s.classList.contains("toggle-hidden"),
-            body_visible: body.length > 0 && body.every(visible),
-            math: s.querySelectorAll(".math").length,
-            typeset: Array.from(s.querySelectorAll("mjx-container")).filter(visible).length,
-            pasted_hidden: Array.from(s.querySelectorAll(".pasted-text")).filter(e => !visible(e))
-                                .map(e => e.textContent),
-            text: s.innerText};
-  });
-}"""
-
-# Contrast of what a figure or an equation draws against what lies behind it, in the page's theme.
-# An equation's colour is MathJax's text colour; a figure draws black ink on its own background
-# (read from its top-left pixel) or, where that pixel is transparent, on the page's background.
-CONTRAST_JS = r"""async () => {
-  const rgb = c => (c.match(/[\d.]+/g) || ["0", "0", "0", "0"]).map(Number);
-  const lum = c => { const [r, g, b] = rgb(c).slice(0, 3).map(v => { v /= 255;
-    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
-  const opaque = c => { const v = rgb(c); return v.length < 4 || v[3] > 0.5; };
-  const behind = e => { for (let x = e; x; x = x.parentElement) {
-      const c = getComputedStyle(x).backgroundColor; if (opaque(c)) return c; }
-    return "rgb(255, 255, 255)"; };
-  const ratio = (a, b) => { const [h, l] = [lum(a), lum(b)].sort((x, y) => y - x);
-    return (h + 0.05) / (l + 0.05); };
-  const visible = e => e.checkVisibility({opacityProperty: true, visibilityProperty: true});
-  const main = document.querySelector("main") || document.body;
-  const out = [];
-  for (const e of main.querySelectorAll("mjx-container")) {
-    if (!visible(e)) continue;
-    out.push({what: "equation", name: e.textContent.slice(0, 40),
-              ratio: ratio(getComputedStyle(e).color, behind(e))});
-  }
-  for (const img of main.querySelectorAll("img")) {
-    if (!visible(img) || !img.naturalWidth) continue;
-    const canvas = document.createElement("canvas");
-    canvas.width = Math.min(img.naturalWidth, 64); canvas.height = Math.min(img.naturalHeight, 64);
-    const ctx = canvas.getContext("2d");
-    ctx.drawImage(img, 0, 0);
-    const [r, g, b, a] = ctx.getImageData(1, 1, 1, 1).data;
-    const ground = a > 128 ? `rgb(${r}, ${g}, ${b})` : behind(img);
-    out.push({what: "figure", name: (img.getAttribute("alt") || "").slice(0, 40),
-              ratio: ratio("rgb(0, 0, 0)", ground)});
-  }
-  for (const cell of main.querySelectorAll("table td, table th")) {
-    if (!visible(cell) || !cell.textContent.trim()) continue;
-    out.push({what: "table", name: cell.textContent.trim().slice(0, 40),
-              ratio: ratio(getComputedStyle(cell).color, behind(cell))});
-  }
-  return out;
-}"""
-
-DARK_JS = """async () => {
-  document.documentElement.dataset.theme = "dark";
-  document.documentElement.dataset.mode = "dark";
-  await new Promise(done => setTimeout(done, 300));
-}"""
-
-
-@dataclass
-class Visit:
-    page: str
-    url: str  # where the browser ended up (a redirect page lands elsewhere)
-    mathjax: str | None  # MathJax's version, None when the page did not load it
-    data: dict
-    offsite: list[str]
-    errors: list[str]
-    screenshot: Path
-    solutions: list[dict]  # every collapsed solution, after opening it
-    contrast: dict[str, list[dict]]  # "light" and "dark": contrast of each equation, figure, table
-    dark_screenshot: Path
-
-
-def _open(context, site: str, rel: str, html: Path = bw.HTML, shots: Path = bw.SCREENSHOTS) -> Visit:
-    page = context.new_page()
-    origin = urlsplit(site).netloc
-    offsite: list[str] = []
-    errors: list[str] = []
-
-    def route(r):
-        parts = urlsplit(r.request.url)
-        if parts.scheme in {"data", "blob"} or parts.netloc == origin:
-            r.continue_()
-        else:
-            offsite.append(r.request.url)
-            r.abort()
-
-    page.route("**/*", route)
-    page.on("console", lambda m: errors.append(f"console error: {m.text} at {m.location.get('url')}")
-            if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(f"uncaught exception: {e}"))
-    page.on("requestfailed", lambda r: None if r.url in offsite else
-            errors.append(f"request failed: {r.url} ({r.failure})"))
-    page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
-
-    page.goto(site + rel, wait_until="load")
-    redirect = REFRESH.search((html / rel).read_text(encoding="utf8"))
-    if redirect:
-        target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), redirect.group(1)))
-        page.wait_for_url(site + target)
-        page.wait_for_load_state("load")
-    mathjax = bw.settle(page)
-    data = page.evaluate(COLLECT_JS)
-    shot = shots / Path(rel).with_suffix(".png")
-    shot.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(shot), full_page=True)
-    solutions = page.evaluate(SOLUTIONS_JS)
-    contrast = {"light": page.evaluate(CONTRAST_JS)}
-    page.evaluate(DARK_JS)
-    contrast["dark"] = page.evaluate(CONTRAST_JS)
-    dark = shots / "dark" / Path(rel).with_suffix(".png")
-    dark.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(dark), full_page=True)
-    url = page.url
-    page.close()
-    return Visit(rel, url, mathjax, data, offsite, errors, shot, solutions, contrast, dark)
 
 
 @pytest.fixture(scope="session")
-def visit(browser, site):
-    """visit(page) → :class:`Visit`; each page is opened once per session."""
-    shutil.rmtree(bw.SCREENSHOTS, ignore_errors=True)  # only this build's pages, none left from older
-    context = browser.new_context(viewport=bw.VIEWPORT)
-    seen: dict[str, Visit] = {}
-
-    def _visit(rel: str) -> Visit:
-        if rel not in seen:
-            seen[rel] = _open(context, site, rel)
-        return seen[rel]
-
-    yield _visit
-    context.close()
+def visit(tour):
+    """visit(page) → :class:`tour.Visit`; each page is opened once per session (``tests/tour.py``)."""
+    return tour.page
 
 
 BROKEN_PAGE = """<!DOCTYPE html><html><head><title>broken</title></head><body>
@@ -232,17 +43,22 @@ BROKEN_PAGE = """<!DOCTYPE html><html><head><title>broken</title></head><body>
 <img src="missing.png"><img src="http://127.0.0.2:9/elsewhere.png" alt="from another server">
 <figure id="fig-lost"><pre>&lt;Figure size 550x340 with 1 Axes&gt;</pre></figure>
 <a href="#nowhere">here</a> <a href="gone.html">gone</a> <a href="#fig-lost">fine</a>
-<main><pre>WIDE_LINE</pre><p>a number: <span class="pasted-text">3</span></p>
+<main><pre>WIDE</pre><p>a number: <span class="pasted-text">3</span></p>
+<table><tr><td><span class="glued" title="computed: t">0.25</span></td></tr></table>
 <div style="background:#111"><mjx-container style="color:#222">x</mjx-container></div></main>
 <script>throw new Error("boom")</script>
-</body></html>""".replace("WIDE_LINE", "wide " * 80)
+</body></html>""".replace("WIDE", "wide " * 80)
 
 
-def test_the_checks_catch_a_broken_page(browser, tmp_path):
+def test_the_checks_catch_a_broken_page(tour, tmp_path):
     (tmp_path / "page.html").write_text(BROKEN_PAGE)
-    context = browser.new_context()
-    with bw.serve(tmp_path) as site:
-        v = _open(context, site, "page.html", html=tmp_path, shots=tmp_path / "shots")
+
+    def job(context):
+        with bw.serve(tmp_path) as site:
+            return site, open_page(context, site, "page.html", html=tmp_path, shots=tmp_path / "shots")
+
+    site, v = tour.submit(job).result(600)
+    if True:
         assert v.mathjax is None and v.data["math"] == 1 and v.data["untypeset"] == ["\\(x^2\\)"]
         assert {m.group(0) for m in RAW_TEX.finditer(v.data["text"])} == {"\\(", "\\)", "$$"}
         assert v.offsite == ["http://127.0.0.2:9/elsewhere.png"]
@@ -253,10 +69,10 @@ def test_the_checks_catch_a_broken_page(browser, tmp_path):
         assert v.data["bare_figures"] == ["fig-lost"]
         assert len(v.data["wide_code"]) == 1 and v.data["wide_code"][0]["line"].startswith("wide")
         assert [m["title"] for m in v.data["marks"]] == [None]
+        assert [m["text"] for m in unmarked(v.data["table_marks"])] == ["0.25"]  # titled, but not dotted
         assert [c["what"] for c in v.contrast["light"] if c["ratio"] < MIN_CONTRAST] == ["equation"]
         assert broken_links(v, site, lambda rel: v, html=tmp_path) == [
             "#nowhere: no #nowhere in page.html", "gone.html: no file gone.html"]
-    context.close()
 
 
 def test_without_chromium_the_tests_skip_with_a_hint_but_fail_in_ci(monkeypatch):
@@ -483,8 +299,9 @@ def test_glued_numbers_are_visible_as_formatted(page, visit):
                              f"the source asks for {expected}")
 
 
-def glued_markdown_numbers(docname: str, source: str) -> list[str]:
-    """Numbers written by the Markdown a page pastes with ``{glue:md}`` (tables), outside math.
+def glued_markdown_numbers(docname: str, source: str, code: bool = True) -> list[str]:
+    """Numbers written by the Markdown a page pastes with ``{glue:md}`` (tables), outside math
+    (and outside code, if ``code`` is False).
 
     >>> import re
     >>> [m.group(0) for m in NUMBER.finditer(MATH.sub(" ", "| $i$ | 0.250 | -1 | x2 | $10^3$ |"))]
@@ -500,12 +317,15 @@ def glued_markdown_numbers(docname: str, source: str) -> list[str]:
             doc = re.sub(r"\.(md|ipynb)$", "", posixpath.normpath(posixpath.join(posixpath.dirname(docname), rel)))
         glue = json.loads((bw.BUILD / "jupyter_execute" / f"{doc}.glue.json").read_text())
         markdown = glue[key]["data"].get("text/markdown", "")
+        if not code:
+            markdown = CODE.sub(" ", markdown)
         numbers += [m.group(0) for m in NUMBER.finditer(MATH.sub(" ", markdown))]
     return numbers
 
 
 NUMBER = re.compile(r"(?<![\w.^_])-?\d+(?:\.\d+)?(?![\w.])")
 MATH = re.compile(r"\$\$[\s\S]*?\$\$|\$[^$\n]+\$")
+CODE = re.compile(r"^(```|~~~)[\s\S]*?^\1|`[^`\n]+`", re.M)  # fenced blocks and inline code
 MD_PAGES = [p for p in PAGES if _source(p).exists()
             and any(name == "glue:md" for name, *_ in bt.blocks(_source(p).read_text()))]
 
@@ -537,16 +357,37 @@ def test_code_fits_the_text_column(page, visit):
     assert visit(page).data["wide_code"] == [], f"{page}: code wider than the column"
 
 
+def unmarked(marks: list[dict]) -> list[dict]:
+    """The marks that do not look as a computed number must: titled, dotted underline, not bold
+    (not bolder than the text around it: a number in a table's header row is as bold as the header)."""
+    return [m for m in marks if not (m["title"] or "").startswith("computed: ")
+            or "underline" not in m["line"] or m["dotted"] != "dotted"
+            or m["weight"] >= 600 and m["weight"] > m.get("around", 0)]
+
+
+def _glued_keys(page: str) -> set[str]:
+    return set(json.loads((bw.BUILD / "jupyter_execute" / page.replace(".html", ".glue.json")).read_text()))
+
+
 @pytest.mark.parametrize("page", GLUING_PAGES)
 def test_computed_numbers_are_marked_and_say_what_computed_them(page, visit):
     marks = visit(page).data["marks"]
     assert marks, f"{page}: pastes numbers but none is in the page"
-    bad = [m for m in marks if not (m["title"] or "").startswith("computed: ")
-           or "underline" not in m["line"] or m["dotted"] != "dotted" or m["weight"] >= 600]
-    assert bad == [], f"{page}: glued values not marked as computed (dotted, titled, not bold)"
+    assert unmarked(marks) == [], f"{page}: glued values not marked as computed (dotted, titled, not bold)"
     keys = {m["title"].removeprefix("computed: ") for m in marks}
-    glued = set(json.loads((bw.BUILD / "jupyter_execute" / page.replace(".html", ".glue.json")).read_text()))
-    assert keys <= glued, f"{page}: titles name keys that were not glued: {keys - glued}"
+    assert keys <= _glued_keys(page), f"{page}: titles name keys that were not glued: {keys - _glued_keys(page)}"
+
+
+@pytest.mark.parametrize("page", MD_PAGES)
+def test_numbers_of_glued_tables_are_marked_as_computed(page, visit):
+    """Every number a pasted ``{glue:md}`` table shows carries the same mark as a pasted value."""
+    marks = visit(page).data["table_marks"]
+    wanted = Counter(glued_markdown_numbers(page.removesuffix(".html"), _source(page).read_text(), code=False))
+    marked = Counter(n for m in marks for n in NUMBER.findall(m["text"]))
+    assert not wanted - marked, f"{page}: table numbers not marked: {sorted((wanted - marked).elements())}"
+    assert unmarked(marks) == [], f"{page}: table numbers not marked as computed (dotted, titled, not bold)"
+    keys = {m["title"].removeprefix("computed: ") for m in marks}
+    assert keys <= _glued_keys(page), f"{page}: titles name keys that were not glued: {keys - _glued_keys(page)}"
 
 
 SOLUTION_PAGES = [p for p in PAGES if _source(p).exists() and ":{solution" in _source(p).read_text()

@@ -1,6 +1,7 @@
 """The whole book as one PDF, printed by Chromium once MathJax has typeset each page (``make pdf``).
 
-The session prints ``_build/pdf/book.pdf`` afresh from the built HTML, then reads it back with pypdf:
+The session prints ``_build/pdf/book.pdf`` afresh from the built HTML (from the same page loads the
+browser tests check, ``tests/tour.py``), then reads it back with pypdf, each page's text once:
 one outline entry per document of ``_toc.yml``, in order; each chapter's title, equation numbers and
 figure numbers in its pages' text; glyphs of MathJax's fonts (which Chromium embeds as Type 3
 fonts) on the pages of every chapter that has math; no raw TeX anywhere in the extracted text.
@@ -8,6 +9,7 @@ fonts) on the pages of every chapter that has math; no raw TeX anywhere in the e
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pytest
@@ -26,6 +28,7 @@ def squash(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+@functools.cache
 def html_facts(doc: str) -> dict:
     """What a chapter's HTML says its printed pages must show."""
     soup = BeautifulSoup((bw.HTML / f"{doc}.html").read_text(encoding="utf8"), "html.parser")
@@ -57,23 +60,23 @@ def type3_glyphs(pages) -> set[str]:
 
 
 @pytest.fixture(scope="session")
-def book_pdf(browser, site):
+def book_pdf(tour):
     from pypdf import PdfReader
 
-    chapters = bw.print_pdf(browser, site, bw.PDF)
+    chapters = tour.book()
     reader = PdfReader(bw.PDF)
+    texts = [p.extract_text() for p in reader.pages]  # the slow part: once per page
     starts = [start for _, _, start in chapters] + [len(reader.pages)]
     parts = {}
     for (doc, title, start), end in zip(chapters, starts[1:]):
         pages = reader.pages[start:end]
-        text = " ".join(p.extract_text(extraction_mode="layout") for p in pages)
-        parts[doc] = {"title": title, "text": squash(text), "glyphs": type3_glyphs(pages),
-                      "pages": end - start}
-    return reader, chapters, parts
+        parts[doc] = {"title": title, "text": squash(" ".join(texts[start:end])),
+                      "glyphs": type3_glyphs(pages), "pages": end - start}
+    return reader, chapters, parts, texts
 
 
 def test_one_pdf_with_every_document_in_toc_order(book_pdf):
-    reader, chapters, parts = book_pdf
+    reader, chapters, parts, _ = book_pdf
     assert [doc for doc, _, _ in chapters] == bw.toc_docnames()
     outline = [(item.title, reader.get_destination_page_number(item)) for item in reader.outline]
     assert outline == [(title, start) for _, title, start in chapters]
@@ -102,36 +105,36 @@ def test_math_is_typeset_in_the_pdf(book_pdf, doc):
 
 
 def _front(book_pdf):
-    reader, chapters, _ = book_pdf
-    return reader.pages[:chapters[0][2]]
+    """The text of each page before the first chapter."""
+    _, chapters, _, texts = book_pdf
+    return texts[:chapters[0][2]]
 
 
 def test_the_first_page_is_a_title_page(book_pdf):
     import yaml
 
     config = yaml.safe_load((bw.ROOT / "_config.yml").read_text())
-    first = squash(_front(book_pdf)[0].extract_text())
+    first = squash(_front(book_pdf)[0])
     assert config["title"] in first and config["author"] in first
     assert "Contents" not in first  # the contents start on a page of their own
 
 
 def test_the_contents_give_each_chapter_the_page_it_starts_on(book_pdf):
-    reader, chapters, _ = book_pdf
+    _, chapters, _, texts = book_pdf
     offset = chapters[0][2]
-    contents = squash(" ".join(p.extract_text() for p in _front(book_pdf)[1:]))
+    contents = squash(" ".join(_front(book_pdf)[1:]))
     assert contents.startswith("Contents")
     for doc, title, start in chapters:
         number = start - offset + 1
         # Compared without spaces: text extraction puts spaces around some glyphs (Kᵀ, √).
         tight = re.sub(r"\s+", "", contents)
         assert re.search(re.escape(re.sub(r"\s+", "", title)) + str(number) + r"(?!\d)", tight), (doc, number)
-        printed = squash(reader.pages[start].extract_text())
+        printed = squash(texts[start])
         assert printed.rstrip().endswith(str(number)), f"{doc}: page {number} does not say so"
 
 
 def test_every_page_after_the_contents_shows_its_number(book_pdf):
-    reader, chapters, _ = book_pdf
+    _, chapters, _, texts = book_pdf
     offset = chapters[0][2]
-    wrong = [k + 1 for k, p in enumerate(reader.pages[offset:])
-             if not re.search(rf"\b{k + 1}\s*$", p.extract_text())]
+    wrong = [k + 1 for k, text in enumerate(texts[offset:]) if not re.search(rf"\b{k + 1}\s*$", text)]
     assert wrong == [], f"pages without their number at the foot: {wrong[:10]}"

@@ -119,6 +119,25 @@ SETTLE_JS = """async () => {
 }"""
 
 
+def screenshot(page, path: Path) -> Path:
+    """Save a full-page PNG of ``page``, encoded for speed (Chromium's ``optimizeForSpeed``: a
+    larger file in about half the encoding time of Playwright's ``full_page`` screenshot)."""
+    import base64
+
+    width, height = page.evaluate("[document.documentElement.scrollWidth, "
+                                  "document.documentElement.scrollHeight]")
+    cdp = page.context.new_cdp_session(page)
+    try:
+        shot = cdp.send("Page.captureScreenshot", {
+            "format": "png", "optimizeForSpeed": True, "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}})
+    finally:
+        cdp.detach()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(base64.b64decode(shot["data"]))
+    return path
+
+
 def settle(page) -> str | None:
     """Wait until the page is what a reader sees; returns MathJax's version, or None without it."""
     return page.evaluate(SETTLE_JS)
@@ -186,49 +205,66 @@ td {{ padding: 1.2mm 0; border-bottom: 0.2mm dotted #999; }} td.n {{ text-align:
 <h2>Contents</h2><table>{rows}</table></body></html>"""
 
 
+def print_page(page, doc: str) -> tuple[str, bytes]:
+    """A loaded page, printed once MathJax has typeset it: (its title for the outline, PDF bytes)."""
+    if settle(page) is None and page.locator(".math").count():
+        raise RuntimeError(f"{doc}: MathJax did not start; the PDF would show raw TeX")
+    page.add_style_tag(content=PRINT_CSS)
+    title = plain_title(page.title().rsplit(" \u2014 ", 1)[0])
+    return title, page.pdf(**PAGE_FORMAT)
+
+
 def print_pdf(browser, base: str, out: Path = PDF, html: Path = HTML) -> list[tuple[str, str, int]]:
-    """Print the book, in ``_toc.yml`` order, into one PDF: a title page, a table of contents with
-    page numbers, then every document with its page number at the foot of each page.
+    """Print the book, in ``_toc.yml`` order, into one PDF (see :func:`assemble_pdf`).
 
-    Two passes: the chapters are printed first and their pages counted, then the contents page is
-    rendered with those numbers. ``browser`` is a Playwright Chromium, ``base`` the URL that serves
-    ``html``. Returns, per document, (docname, title, index of its first page in the PDF).
+    ``browser`` is a Playwright Chromium, ``base`` the URL that serves ``html``. Returns, per
+    document, (docname, title, index of its first page in the PDF).
     """
-    from pypdf import PdfReader, PdfWriter
-
     docs = toc_docnames()
     missing = [d for d in docs if not (html / f"{d}.html").exists()]
     if missing:
         raise FileNotFoundError(f"not built: {missing}; run `make book` first")
-    out.parent.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport=VIEWPORT)
-    printed = []  # (doc, title, reader)
+    printed = []
     for doc in docs:
         page.goto(base + f"{doc}.html", wait_until="load")
-        if settle(page) is None and page.locator(".math").count():
-            raise RuntimeError(f"{doc}: MathJax did not start; the PDF would show raw TeX")
-        page.add_style_tag(content=PRINT_CSS)
-        title = plain_title(page.title().rsplit(" \u2014 ", 1)[0])
-        printed.append((doc, title, PdfReader(io.BytesIO(page.pdf(**PAGE_FORMAT)))))
+        printed.append((doc, *print_page(page, doc)))
+    try:
+        return assemble_pdf(page, printed, out)
+    finally:
+        page.close()
+
+
+def assemble_pdf(page, printed: list[tuple[str, str, bytes]], out: Path = PDF) -> list[tuple[str, str, int]]:
+    """One PDF from the printed documents (docname, title, PDF bytes), in order: a title page, a
+    table of contents with page numbers, then every document with its page number at the foot of
+    each page. ``page`` is a blank Playwright page, used to print the numbers and the contents.
+
+    The chapters were printed first, so their pages are counted before the contents are rendered
+    with those numbers. Returns, per document, (docname, title, index of its first page).
+    """
+    from pypdf import PdfReader, PdfWriter
+
+    readers = [(doc, title, PdfReader(io.BytesIO(data))) for doc, title, data in printed]
     body_starts, n_body = [], 0
-    for *_, reader in printed:
+    for *_, reader in readers:
         body_starts.append(n_body)
         n_body += len(reader.pages)
     numbers = _numbers(page, n_body)
     page.set_content(front_matter_html(_book_title(), _book_author(),
-                                       [(t, s + 1) for (_, t, _), s in zip(printed, body_starts)]))
+                                       [(t, s + 1) for (_, t, _), s in zip(readers, body_starts)]))
     front = PdfReader(io.BytesIO(page.pdf(**PAGE_FORMAT)))
-    page.close()
     writer = PdfWriter()
     writer.append(front)
     offset = len(front.pages)
     chapters = []
-    for (doc, title, reader), start in zip(printed, body_starts):
+    for (doc, title, reader), start in zip(readers, body_starts):
         for k, body_page in enumerate(reader.pages):
             writer.add_page(body_page).merge_page(numbers.pages[start + k])
         writer.add_outline_item(title=title, page_number=offset + start)
         chapters.append((doc, title, offset + start))
     writer.add_metadata({"/Title": _book_title(), "/Creator": "make pdf: Chromium via Playwright"})
+    out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("wb") as fh:
         writer.write(fh)
     return chapters

@@ -2,7 +2,8 @@
 
 MyST-NB pastes ``{glue:text}`` and ``{glue:md}`` as bare spans. This extension wraps each pasted
 value in ``<span class="glued" title="computed: NAME">``, where NAME is the key the page's cell glued
-it under, so a reader can tell a computed number from a typed one and find what computed it. The
+it under, so a reader can tell a computed number from a typed one and find what computed it. In the
+Markdown a ``{glue:md}`` block pastes (a table), every number outside math gets the same span. The
 look lives in ``static/book.css`` (with the dark-mode rules for figures).
 
 Enable it in ``_config.yml`` under ``sphinx.local_extensions``.
@@ -10,10 +11,12 @@ Enable it in ``_config.yml`` under ``sphinx.local_extensions``.
 
 from __future__ import annotations
 
+import re
 from html import escape
 from pathlib import Path
 
 from docutils import nodes
+from myst_nb.ext.glue.directives import PasteMarkdownDirective
 from myst_nb.ext.glue.domain import NbGlueDomain
 from myst_nb.ext.glue.roles import PasteMarkdownRole, PasteTextRole
 
@@ -30,16 +33,6 @@ def glue_key(text: str) -> str:
     return key.split("::")[-1]
 
 
-def _marked(result, key: str):
-    pasted, messages = result
-    if not pasted:
-        return pasted, messages
-    title = escape(f"computed: {key}", quote=True)
-    open_ = nodes.raw("", f'<span class="glued" title="{title}">', format="html")
-    close = nodes.raw("", "</span>", format="html")
-    return [open_, *pasted, close], messages
-
-
 class MarkedText(PasteTextRole):
     def run(self):
         return _marked(super().run(), glue_key(self.text))
@@ -50,12 +43,76 @@ class MarkedMarkdown(PasteMarkdownRole):
         return _marked(super().run(), glue_key(self.text))
 
 
+# A number in pasted Markdown: 3, -0.250, 1.5e-05, 20,000 (not the 2 of "x2" or of "v1.2.3").
+NUMBER = re.compile(r"(?<![\w.^_])[-\u2212]?\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
+# Text inside these is not prose: math, code and raw HTML keep their numbers unmarked.
+_NOT_PROSE = (nodes.math, nodes.math_block, nodes.literal, nodes.literal_block, nodes.raw)
+
+
+def _open_span(key: str):
+    title = escape(f"computed: {key}", quote=True)
+    return nodes.raw("", f'<span class="glued" title="{title}">', format="html")
+
+
+def _marked(result, key: str):
+    pasted, messages = result
+    if not pasted:
+        return pasted, messages
+    close = nodes.raw("", "</span>", format="html")
+    return [_open_span(key), *pasted, close], messages
+
+
+def mark_numbers(tree: nodes.Node, key: str) -> int:
+    """Wrap every number of the text under ``tree`` (outside math and code) in a marking span.
+
+    >>> p = nodes.paragraph("", "", nodes.Text("w = 0.25, n=3 and x2"), nodes.math("", "4"))
+    >>> mark_numbers(p, "w")
+    2
+    >>> re.findall(r'title="computed: w">([^<]*)</span>', p.astext())
+    ['0.25', '3']
+    """
+    count = 0
+    for text in list(tree.findall(nodes.Text)):
+        if any(isinstance(a, _NOT_PROSE) for a in _ancestors(text)):
+            continue
+        value = str(text)
+        pieces, end = [], 0
+        for m in NUMBER.finditer(value):
+            pieces += [nodes.Text(value[end:m.start()]), _open_span(key), nodes.Text(m.group(0)),
+                       nodes.raw("", "</span>", format="html")]
+            end = m.end()
+        if not pieces:
+            continue
+        pieces.append(nodes.Text(value[end:]))
+        parent = text.parent
+        at = parent.index(text)
+        parent[at:at + 1] = [p for p in pieces if not (isinstance(p, nodes.Text) and not str(p))]
+        count += len(pieces) // 4
+    return count
+
+
+def _ancestors(node: nodes.Node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
+class MarkedMarkdownBlock(PasteMarkdownDirective):
+    def run(self):
+        pasted = super().run()
+        key = glue_key(self.arguments[0])
+        for node in pasted:
+            mark_numbers(node, key)
+        return pasted
+
+
 def _add_static(app) -> None:
     app.config.html_static_path.append(str(STATIC))
 
 
 def setup(app):
     NbGlueDomain.roles = {**NbGlueDomain.roles, "text": MarkedText(), "md": MarkedMarkdown()}
+    NbGlueDomain.directives = {**NbGlueDomain.directives, "md": MarkedMarkdownBlock}
     app.connect("builder-inited", _add_static)
     app.add_css_file("book.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

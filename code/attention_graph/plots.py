@@ -16,9 +16,15 @@ from matplotlib.patches import Circle, FancyArrowPatch, Polygon
 
 from .validation import as_matrix
 
-# The book's look, and what makes an SVG the same bytes on every build.
+# The book's look, and what makes an SVG the same bytes on every build. Figures are drawn on a
+# transparent ground: on the light page they sit on the page itself; in dark mode book.css puts
+# them on a soft light card (black ink on a dark page could not be read, and a white card glares).
 STYLE = {
     "svg.hashsalt": "attention-graph",
+    "figure.facecolor": "none",
+    "axes.facecolor": "none",
+    "savefig.facecolor": "none",
+    "savefig.transparent": True,
     "figure.dpi": 100,
     "savefig.dpi": 100,
     "font.size": 10,
