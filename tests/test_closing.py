@@ -80,3 +80,45 @@ def test_plot_fixed_and_computed_refuses_graphs_of_other_nodes():
     b = AttentionGraph(np.eye(2), ("a", "c"))
     with pytest.raises(ValueError, match="same nodes"):
         plot_fixed_and_computed(a, b)
+
+
+# --- Exercises -------------------------------------------------------------------------------------
+
+def _pagerank_nx(W, alpha=0.85):
+    import networkx as nx
+
+    G = nx.from_numpy_array(np.asarray(W), create_using=nx.DiGraph)  # edge i -> j weighs W[i, j]
+    r = nx.pagerank(G, alpha=alpha, weight="weight", tol=1e-14, max_iter=10_000)
+    return np.array([r[i] for i in range(len(W))])
+
+
+def test_exercise_sharper_input_moves_attention_not_the_path():
+    W, W3 = weights(X), weights(3 * X)
+    assert bt.glued_float(PAGE, "ex_close_sharp_change") == pytest.approx(np.abs(W3 - W).max(), abs=1e-12)
+    assert bt.glued_float(PAGE, "ex_close_sharp_change") > 0
+    assert bt.glued_float(PAGE, "ex_close_sharp_path_change") == 0.0
+    assert (W3.max(axis=1) > W.max(axis=1)).all()  # "the largest weight of every row grows"
+    r = _pagerank_nx(W3)
+    assert bt.glued_plain(PAGE, "ex_close_sharp_top").strip("'\"") == PEOPLE[int(np.argmax(r))]
+    assert bt.glued_float(PAGE, "ex_close_sharp_top_rank") == pytest.approx(r.max(), abs=1e-9)
+
+
+def test_exercise_path_pagerank_ignores_the_input():
+    A_loop = np.array([[1, 1, 0, 0], [1, 1, 1, 0], [0, 1, 1, 1], [0, 0, 1, 1]], dtype=float)  # (4, 4)
+    r = _pagerank_nx(A_loop / A_loop.sum(axis=1, keepdims=True))
+    assert bt.glued_float(PAGE, "ex_close_path_rank_change") == 0.0
+    assert bt.glued_float(PAGE, "ex_close_path_rank_max") == pytest.approx(r.max(), abs=1e-9)
+    assert bt.glued_float(PAGE, "ex_close_path_rank_min") == pytest.approx(r.min(), abs=1e-9)
+    assert r[[0, 3]].max() < r[[1, 2]].min()  # "ends of the path" below "its middle"
+
+
+def test_exercise_uniform_attention_is_not_uniform_importance():
+    W = oracles.attention(np.zeros_like(X), X, X)[1]
+    np.testing.assert_allclose(W, 1 / 4)
+    gap = np.abs(_pagerank_nx(W) - 1 / 4).max()
+    assert gap < 1e-9  # uniform attention, uniform PageRank
+    assert bt.glued_float(PAGE, "ex_close_flat_rank_gap") == pytest.approx(gap, abs=1e-9)
+    effect = np.linalg.norm(X, axis=1) / 4  # removing V_j moves every output by V_j / 4
+    assert bt.glued_float(PAGE, "ex_close_flat_effect_low") == pytest.approx(effect.min(), abs=1e-12)
+    assert bt.glued_float(PAGE, "ex_close_flat_effect_max") == pytest.approx(effect.max(), abs=1e-12)
+    assert effect.min() < effect.max()  # "not equal"
