@@ -3,7 +3,6 @@
 import json
 import subprocess
 import sys
-import tracemalloc
 
 import numpy as np
 import pytest
@@ -11,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import booktools as bt
+import memtools
 import oracles
 from attention_graph import bench, blockwise_attention, blockwise_attention_backward, registry
 from attention_graph.backward import attention_backward, softmax_backward
@@ -110,15 +110,22 @@ def test_lse_is_the_log_sum_exp():
     np.testing.assert_allclose(Y, oracles.attention(Q, K, V)[0], atol=1e-14)
 
 
+def _backward_peak(n: int, d: int = 8, b: int = 32) -> int:
+    """Peak bytes traced while blockwise_attention_backward runs on (n, d) inputs in blocks of b."""
+    setup = f"""
+        import numpy as np
+        from attention_graph import blockwise_attention_backward
+        rng = np.random.default_rng(0)
+        Q, K, V, dY = (rng.standard_normal(({n}, {d})) for _ in range(4))
+    """
+    return memtools.traced_peak(setup, f"blockwise_attention_backward(Q, K, V, dY, {b})")
+
+
 def test_blockwise_backward_never_holds_n_by_n():
-    n, d, b = 1024, 8, 32
-    rng = np.random.default_rng(0)
-    Q, K, V, dY = (rng.standard_normal((n, d)) for _ in range(4))
-    tracemalloc.start()
-    blockwise_attention_backward(Q, K, V, dY, b)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    assert peak < n * n * 8 / 4  # well under one (n, n) float64 matrix
+    small, large = _backward_peak(1024), _backward_peak(2048)
+    n = 2048
+    assert large < 2.5 * small  # twice n: linear memory doubles, an (n, n) matrix would quadruple
+    assert large < n * n * 8 / 4  # well under one (n, n) float64 matrix
 
 
 def test_backward_record_meets_its_target():

@@ -1,8 +1,6 @@
 """Blockwise attention and the online softmax: the merge, the function, and what the chapter shows."""
 
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -10,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import booktools as bt
+import memtools
 import oracles
 from attention_graph import attention, bench, blockwise, registry
 from attention_graph.bench import blockwise as bench_blockwise
@@ -106,19 +105,14 @@ def test_same_conventions_as_attention():
 
 
 def _traced_peak(n: int, d: int, b: int) -> int:
-    """Peak bytes traced by tracemalloc while blockwise_attention runs, in a fresh interpreter.
-
-    A fresh process: the browser tests' background thread allocates in this one meanwhile.
+    """Peak bytes traced while blockwise_attention runs on (n, d) inputs in blocks of b."""
+    setup = f"""
+        import numpy as np
+        from attention_graph import blockwise_attention
+        rng = np.random.default_rng(4)
+        Q, K, V = (rng.standard_normal(({n}, {d})) for _ in range(3))
     """
-    code = ("import sys, tracemalloc, numpy as np; from attention_graph import blockwise_attention\n"
-            "n, d, b = map(int, sys.argv[1:])\n"
-            "rng = np.random.default_rng(4)\n"
-            "Q, K, V = (rng.standard_normal((n, d)) for _ in range(3))\n"
-            "tracemalloc.start(); blockwise_attention(Q, K, V, b)\n"
-            "print(tracemalloc.get_traced_memory()[1])")
-    run = subprocess.run([sys.executable, "-c", code, str(n), str(d), str(b)], capture_output=True,
-                         text=True, check=True)
-    return int(run.stdout.split()[-1])
+    return memtools.traced_peak(setup, f"blockwise_attention(Q, K, V, {b})")
 
 
 def test_extra_memory_is_of_order_n_times_block_size():
