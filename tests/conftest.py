@@ -1,8 +1,9 @@
-"""Shared test set-up: Hypothesis profiles, the markers, the figure style and the browser fixtures.
+"""Shared test set-up: Hypothesis profiles, the markers, the figure style, the background runs.
 
-The browser tests run last. When any is selected, Chromium starts visiting the built pages in a
-background thread (``tests/tour.py``) as soon as the tests are collected, so its work overlaps the
-package's tests; the browser and PDF tests then read what each page's one visit collected.
+Two slow pieces of work run in background threads from the moment the tests are collected, so they
+overlap the package's tests: Chromium's visit of every built page (``tests/tour.py``), when a
+browser test is selected, and a reader's run of the downloaded notebooks outside the checkout
+(``tests/reader.py``), when a test asks for it. The tests that read them run last.
 
 Hypothesis profiles, chosen by the environment variable ``HYPOTHESIS_PROFILE``: ``check`` (few
 examples, the writer's fast loop ``make check``), ``dev`` (the default) and ``ci`` (many examples,
@@ -18,6 +19,7 @@ from hypothesis import HealthCheck, settings
 
 import browsertools as bw
 from attention_graph import plots
+from reader import Reader
 from tour import Tour
 
 _COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
@@ -57,15 +59,20 @@ def built_html():
 
 
 _TOUR: Tour | None = None
+_READER: Reader | None = None
 
 
 def pytest_collection_modifyitems(config, items):
-    """Browser tests last; start Chromium's tour now if there are any (and a Chromium and a build)."""
-    global _TOUR
+    """The reader's and the browser tests last; start their background runs now (when they can run)."""
+    global _TOUR, _READER
+    reading = [item for item in items if "reader" in getattr(item, "fixturenames", ())]
     browser = [item for item in items if item.get_closest_marker("browser")]
+    late = {id(item) for item in reading + browser}
+    items[:] = [item for item in items if id(item) not in late] + reading + browser
+    if reading and _READER is None and (bw.HTML / "_sources").is_dir():
+        _READER = Reader().start()
     if not browser:
         return
-    items[:] = [item for item in items if not item.get_closest_marker("browser")] + browser
     exe = bw.find_chromium()
     if exe is not None and (bw.HTML / "book").is_dir():
         _TOUR = Tour(exe).start()
@@ -74,6 +81,8 @@ def pytest_collection_modifyitems(config, items):
 def pytest_sessionfinish(session, exitstatus):
     if _TOUR is not None:
         _TOUR.stop()
+    if _READER is not None:
+        _READER.stop()
 
 
 @pytest.fixture(scope="session")
@@ -83,6 +92,15 @@ def tour(chromium, built_html) -> Tour:
     if _TOUR is None:
         _TOUR = Tour(chromium).start()
     return _TOUR
+
+
+@pytest.fixture(scope="session")
+def reader(built_html) -> Reader:
+    """The reader's run of the downloaded notebooks outside the checkout (``tests/reader.py``)."""
+    global _READER
+    if _READER is None:
+        _READER = Reader().start()
+    return _READER
 
 
 @pytest.fixture(scope="session")

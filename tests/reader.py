@@ -1,0 +1,186 @@
+"""A reader's run of the book's notebooks, outside the repository, done once per test session.
+
+As a reader would: the package is built into a wheel and installed with its ``book`` extra into a
+fresh virtual environment in a temporary folder outside the checkout (by ``uv``, from the versions
+of ``requirements.txt``); every executed ``.ipynb`` the built site offers for download
+(``_build/html/_sources``) is copied next to it and run top to bottom with nbclient, in a kernel of
+that environment. ``tests/test_notebooks.py`` then reads what each notebook glued.
+
+``conftest.py`` starts the run in a background thread as soon as the tests are collected (as it
+does Chromium's tour), and the notebooks run in parallel processes, so the work overlaps the
+package's tests. A test asks :meth:`Reader.result` and waits for it if needed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+
+import booktools as bt
+
+DOWNLOADS = bt.BUILD / "html" / "_sources"
+# What the wheel is built from: nothing else of the checkout reaches the reader.
+WHEEL_SOURCES = ["pyproject.toml", "README.md", "LICENSE", "LICENSE-text", "code"]
+
+# Run in the reader's environment: execute the notebooks named on the command line, in place.
+RUNNER = r'''
+import json, sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+failures = {}
+for name in sys.argv[1:]:
+    path = Path(name)
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=900, kernel_name="python3", allow_errors=False,
+                            resources={"metadata": {"path": str(path.parent)}})
+    try:
+        client.execute()
+    except CellExecutionError as err:
+        failures[path.name] = str(err)[-3000:]
+    nbformat.write(nb, path)
+print(json.dumps(failures))
+'''
+
+
+@dataclass(frozen=True)
+class Run:
+    """What the reader's run left: its environment's python, the executed notebooks' folder, and
+    ``{notebook name: traceback}`` of the notebooks that failed."""
+
+    python: Path
+    folder: Path
+    failures: dict[str, str]
+
+
+def downloads() -> list[Path]:
+    """The executed notebooks the built site offers for download."""
+    return sorted(DOWNLOADS.rglob("*.ipynb"))
+
+
+def _run(*cmd, **kw) -> str:
+    out = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+    if out.returncode:
+        raise RuntimeError(f"{' '.join(map(str, cmd))} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
+    return out.stdout
+
+
+def _wheel(tmp: Path) -> Path:
+    """Build the wheel from a copy of what the package is made of, outside the checkout."""
+    src = tmp / "src"
+    src.mkdir()
+    for name in WHEEL_SOURCES:
+        path = bt.ROOT / name
+        if path.is_dir():
+            shutil.copytree(path, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            shutil.copy(path, src / name)
+    dist = tmp / "dist"
+    # The checkout's setuptools (locked in requirements.txt): no build environment is downloaded.
+    _run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", dist, src)
+    (wheel,) = dist.glob("attention_graph-*.whl")
+    return wheel
+
+
+def _environment(tmp: Path, wheel: Path) -> Path:
+    """A fresh venv holding the wheel and what its ``book`` extra declares, at the lock's versions."""
+    venv = tmp / "venv"
+    uv = [sys.executable, "-m", "uv"]
+    _run(*uv, "venv", "--quiet", "--python", sys.executable, venv)
+    python = venv / "bin" / "python"
+    # Exact versions of the lock as constraints (the hashes are the lock's business, not this run's).
+    constraints = tmp / "constraints.txt"
+    constraints.write_text("\n".join(
+        line.split(" ")[0] for line in (bt.ROOT / "requirements.txt").read_text().splitlines()
+        if "==" in line and not line.startswith("#")) + "\n")
+    _run(*uv, "pip", "install", "--quiet", "--python", python, "-c", constraints, f"{wheel}[book]")
+    _run(*uv, "pip", "check", "--quiet", "--python", python)
+    return python
+
+
+def _shares(paths: list[Path], workers: int) -> list[list[Path]]:
+    """Split the notebooks among the workers, largest first, each to the least loaded so far."""
+    shares: list[list[Path]] = [[] for _ in range(workers)]
+    load = [0] * workers
+    for path in sorted(paths, key=lambda p: p.stat().st_size, reverse=True):
+        i = load.index(min(load))
+        shares[i].append(path)
+        load[i] += path.stat().st_size
+    return [s for s in shares if s]
+
+
+def _execute(python: Path, folder: Path, tmp: Path, workers: int, procs: list) -> dict[str, str]:
+    """Run every notebook of ``folder`` in the reader's environment; the failures by name.
+
+    The runners' processes are appended to ``procs`` (so that :meth:`Reader.stop` can end them).
+    """
+    # The machine's environment (its BLAS settings, e.g. OPENBLAS_CORETYPE, shape the last digits),
+    # less anything that points into the checkout; Jupyter's own folders are fresh. Bytecode is
+    # written, as on a reader's machine: uv installs none, and the first kernel compiles for the rest.
+    dropped = {"PYTHONPATH", "VIRTUAL_ENV", "JUPYTER_PATH", "PYTHONDONTWRITEBYTECODE"}
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
+    env.update(PATH=f"{python.parent}:{os.environ.get('PATH', '/usr/bin:/bin')}", HOME=str(tmp),
+               JUPYTER_DATA_DIR=str(tmp / "jd"), JUPYTER_CONFIG_DIR=str(tmp / "jc"),
+               MPLCONFIGDIR=str(tmp / "mpl"))
+    runner = tmp / "runner.py"
+    runner.write_text(RUNNER)
+    procs.extend(subprocess.Popen([python, runner, *share], cwd=folder, env=env, text=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                 for share in _shares(sorted(folder.glob("*.ipynb")), workers))
+    failures: dict[str, str] = {}
+    for proc in procs:
+        out, err = proc.communicate()
+        if proc.returncode:
+            raise RuntimeError(f"the notebook runner failed:\n{out[-3000:]}\n{err[-3000:]}")
+        failures.update(json.loads(out.strip().splitlines()[-1]))
+    return failures
+
+
+class Reader:
+    """The reader's run, in a background thread: :meth:`start` it, then ask :meth:`result`."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers or min(2, os.cpu_count() or 1)
+        self.tmp = Path(tempfile.mkdtemp(prefix="attention-graph-reader-"))
+        assert not self.tmp.is_relative_to(bt.ROOT)
+        self._future: Future[Run] = Future()
+        self._procs: list[subprocess.Popen] = []
+        self._thread = threading.Thread(target=self._work, name="reader-notebooks", daemon=True)
+
+    def start(self) -> Reader:
+        self._thread.start()
+        return self
+
+    def _work(self) -> None:
+        try:
+            python = _environment(self.tmp, _wheel(self.tmp))
+            folder = self.tmp / "notebooks"
+            folder.mkdir()
+            for path in downloads():
+                shutil.copy(path, folder / path.name)
+            failures = _execute(python, folder, self.tmp, self.workers, self._procs)
+            self._future.set_result(Run(python, folder, failures))
+        except BaseException as err:  # noqa: BLE001 - handed to the test that waits for it
+            self._future.set_exception(err)
+
+    def result(self, timeout: float = 1800) -> Run:
+        return self._future.result(timeout)
+
+    def stop(self) -> None:
+        """End the runners if the session ends first (an interrupted run), and remove the folder."""
+        for proc in self._procs:
+            if proc.poll() is None:
+                proc.kill()
+        self._thread.join(timeout=60)
+        shutil.rmtree(self.tmp, ignore_errors=True)
