@@ -16,11 +16,12 @@ JB_FLAGS := -n -W --keep-going
 
 .PHONY: book test check lint pdf reproducible lab requirements clean
 
-# Everything .venv holds comes from requirements.txt, checked against its hashes; then the package
-# itself, editable (setuptools is in the lock, so no build environment is downloaded).
+# Everything .venv holds comes from requirements.txt, checked against its hashes (uv, from the lock,
+# removes what the lock no longer holds); then the package itself, editable (setuptools is in the lock, so no build environment is downloaded).
 $(STAMP): requirements.txt pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.txt
+	$(BIN)/python -m uv pip sync --quiet --python $(BIN)/python --require-hashes requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	@touch $@
 
@@ -68,9 +69,8 @@ lab: $(STAMP)
 # requirements.txt is generated: exact versions and hashes of everything pyproject.toml asks for
 # (the package, its `book` and `test` extras). uv keeps the versions already locked unless told
 # `--upgrade-package NAME`, so the book's numbers do not move by accident.
-requirements:
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet uv==0.13.9
+# uv itself is in the lock (the `test` extra).
+requirements: $(STAMP)
 	$(BIN)/uv pip compile pyproject.toml --extra book --extra test --generate-hashes -o requirements.txt
 
 clean:
