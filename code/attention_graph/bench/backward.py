@@ -70,7 +70,7 @@ def benchmark(quick: bool) -> dict:
     """Peak memory and time of the dense and the blockwise backward over n; the memory target."""
     d, seed, block = 64, 2023, 256
     if quick:
-        sizes, dense_sizes, target_n, block = [256, 512, 1024], [256, 512], 1024, 64
+        sizes, dense_sizes, target_n, block = [128, 256], [128, 256], 256, 32
     else:
         sizes, dense_sizes, target_n = [1024, 2048, 4096, 8192, 16384], [1024, 2048, 4096, 8192], 16384
     cases = [_fresh("measure_case", method="dense", n=n, d=d, block_size=0, seed=seed)
