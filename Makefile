@@ -71,7 +71,7 @@ lab: $(STAMP)
 # `--upgrade-package NAME`, so the book's numbers do not move by accident.
 # uv itself is in the lock (the `test` extra).
 requirements: $(STAMP)
-	$(BIN)/uv pip compile pyproject.toml --extra book --extra test --generate-hashes -o requirements.txt
+	$(BIN)/uv pip compile pyproject.toml --extra book --extra test --generate-hashes --no-strip-extras -o requirements.txt
 
 clean:
 	rm -rf _build

@@ -62,6 +62,7 @@ _TOUR: Tour | None = None
 _READER: Reader | None = None
 
 
+@pytest.hookimpl(trylast=True)  # after `-m` and `-k` have deselected: only what will run counts
 def pytest_collection_modifyitems(config, items):
     """The reader's and the browser tests last; start their background runs now (when they can run)."""
     global _TOUR, _READER

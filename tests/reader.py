@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -99,10 +100,12 @@ def _environment(tmp: Path, wheel: Path) -> Path:
     uv = [sys.executable, "-m", "uv"]
     _run(*uv, "venv", "--quiet", "--python", sys.executable, venv)
     python = venv / "bin" / "python"
-    # Exact versions of the lock as constraints (the hashes are the lock's business, not this run's).
+    # Exact versions of the lock as constraints (the hashes are the lock's business, not this run's;
+    # a constraint names no extras).
     constraints = tmp / "constraints.txt"
     constraints.write_text("\n".join(
-        line.split(" ")[0] for line in (bt.ROOT / "requirements.txt").read_text().splitlines()
+        re.sub(r"\[[^\]]*\]", "", line.split(" ")[0])
+        for line in (bt.ROOT / "requirements.txt").read_text().splitlines()
         if "==" in line and not line.startswith("#")) + "\n")
     _run(*uv, "pip", "install", "--quiet", "--python", python, "-c", constraints, f"{wheel}[book]")
     _run(*uv, "pip", "check", "--quiet", "--python", python)
