@@ -38,8 +38,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 # Hypothesis profiles live in tests/conftest.py: `check` (few examples) and `ci` (many).
+# `make check` spreads the tests over every core (pytest-xdist); `make test` runs in one process,
+# beside its two background runs (Chromium's tour and the reader's notebooks, tests/conftest.py).
 check: book lint
-	HYPOTHESIS_PROFILE=check $(BIN)/python -m pytest -q -m "not browser and not slow"
+	HYPOTHESIS_PROFILE=check $(BIN)/python -m pytest -q -m "not browser and not slow" -n auto
 
 test: book lint
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest

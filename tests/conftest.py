@@ -68,6 +68,10 @@ def pytest_collection_modifyitems(config, items):
     global _TOUR, _READER
     reading = [item for item in items if "reader" in getattr(item, "fixturenames", ())]
     browser = [item for item in items if item.get_closest_marker("browser")]
+    if (reading or browser) and hasattr(config, "workerinput"):
+        # Each xdist worker would start its own Chromium and its own reader's run: fail them instead.
+        config.stash[_IN_A_WORKER] = {item.nodeid for item in reading + browser}
+        return
     late = {id(item) for item in reading + browser}
     items[:] = [item for item in items if id(item) not in late] + reading + browser
     if reading and _READER is None and (bw.HTML / "_sources").is_dir():
@@ -77,6 +81,15 @@ def pytest_collection_modifyitems(config, items):
     exe = bw.find_chromium()
     if exe is not None and (bw.HTML / "book").is_dir():
         _TOUR = Tour(exe).start()
+
+
+_IN_A_WORKER = pytest.StashKey[set]()
+
+
+def pytest_runtest_setup(item):
+    if item.nodeid in item.config.stash.get(_IN_A_WORKER, set()):
+        pytest.fail("the browser and notebook tests run in one process: drop -n, or deselect them "
+                    "(-m 'not browser and not slow'), as `make check` does")
 
 
 def pytest_sessionfinish(session, exitstatus):
