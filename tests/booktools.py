@@ -153,6 +153,12 @@ def glue_keys_used(text: str) -> set[str]:
     return keys
 
 
+def locked() -> dict[str, str]:
+    """The exact versions ``requirements.txt`` pins, by name as written (extras left out)."""
+    text = (ROOT / "requirements.txt").read_text()
+    return dict(re.findall(r"^([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?==(\S+)", text, re.M))
+
+
 @cache
 def verified(label: str) -> int:
     """``registry.verify(label)``, run once per test session (a check that fails is not cached).

@@ -60,6 +60,7 @@ def built_html():
 
 _TOUR: Tour | None = None
 _READER: Reader | None = None
+_IN_A_WORKER = pytest.StashKey[set]()  # the tests an xdist worker must not run (see below)
 
 
 @pytest.hookimpl(trylast=True)  # after `-m` and `-k` have deselected: only what will run counts
@@ -81,9 +82,6 @@ def pytest_collection_modifyitems(config, items):
     exe = bw.find_chromium()
     if exe is not None and (bw.HTML / "book").is_dir():
         _TOUR = Tour(exe).start()
-
-
-_IN_A_WORKER = pytest.StashKey[set]()
 
 
 def pytest_runtest_setup(item):

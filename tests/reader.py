@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -100,13 +99,9 @@ def _environment(tmp: Path, wheel: Path) -> Path:
     uv = [sys.executable, "-m", "uv"]
     _run(*uv, "venv", "--quiet", "--python", sys.executable, venv)
     python = venv / "bin" / "python"
-    # Exact versions of the lock as constraints (the hashes are the lock's business, not this run's;
-    # a constraint names no extras).
+    # Exact versions of the lock as constraints (the hashes are the lock's business, not this run's).
     constraints = tmp / "constraints.txt"
-    constraints.write_text("\n".join(
-        re.sub(r"\[[^\]]*\]", "", line.split(" ")[0])
-        for line in (bt.ROOT / "requirements.txt").read_text().splitlines()
-        if "==" in line and not line.startswith("#")) + "\n")
+    constraints.write_text("".join(f"{name}=={version}\n" for name, version in bt.locked().items()))
     _run(*uv, "pip", "install", "--quiet", "--python", python, "-c", constraints, f"{wheel}[book]")
     _run(*uv, "pip", "check", "--quiet", "--python", python)
     return python

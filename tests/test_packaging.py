@@ -183,8 +183,7 @@ def test_stale_package_data_is_reported(tmp_path):
 # --- Dependencies: declared, locked with hashes ------------------------------------------------------
 
 def _locked() -> dict[str, str]:
-    text = (bt.ROOT / "requirements.txt").read_text()
-    return {_name(n): v for n, v in re.findall(r"^([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?==(\S+)", text, re.M)}
+    return {_name(n): v for n, v in bt.locked().items()}
 
 
 def test_requirements_lock_every_declared_dependency_with_hashes():
