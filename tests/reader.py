@@ -111,10 +111,10 @@ def _shares(paths: list[Path], workers: int) -> list[list[Path]]:
     """Split the notebooks among the workers, largest first, each to the least loaded so far."""
     shares: list[list[Path]] = [[] for _ in range(workers)]
     load = [0] * workers
-    for path in sorted(paths, key=lambda p: p.stat().st_size, reverse=True):
+    for size, path in sorted(((p.stat().st_size, p) for p in paths), reverse=True):
         i = load.index(min(load))
         shares[i].append(path)
-        load[i] += path.stat().st_size
+        load[i] += size
     return [s for s in shares if s]
 
 
@@ -135,7 +135,7 @@ def _execute(python: Path, folder: Path, tmp: Path, workers: int, procs: list) -
     runner.write_text(RUNNER)
     procs.extend(subprocess.Popen([python, runner, *share], cwd=folder, env=env, text=True,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                 for share in _shares(sorted(folder.glob("*.ipynb")), workers))
+                 for share in _shares(list(folder.glob("*.ipynb")), workers))
     failures: dict[str, str] = {}
     for proc in procs:
         out, err = proc.communicate()
