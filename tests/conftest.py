@@ -1,9 +1,10 @@
 """Shared test set-up: Hypothesis profiles, the markers, the figure style, the background runs.
 
-Two slow pieces of work run in background threads from the moment the tests are collected, so they
-overlap the package's tests: Chromium's visit of every built page (``tests/tour.py``), when a
-browser test is selected, and a reader's run of the downloaded notebooks outside the checkout
-(``tests/reader.py``), when a test asks for it. The tests that read them run last.
+Two slow pieces of work run in the background from the moment the tests are collected, so they
+overlap the package's tests: Chromium's visit of every built page (``tests/tour.py``, a process of
+its own), when a browser test is selected, and a reader's run of the downloaded notebooks outside
+the checkout (``tests/reader.py``, two processes), when a test asks for it. Their processes run at a
+lower priority than the tests (``tests/background.py``), and the tests that read them run last.
 
 Hypothesis profiles, chosen by the environment variable ``HYPOTHESIS_PROFILE``: ``check`` (few
 examples, the writer's fast loop ``make check``), ``dev`` (the default) and ``ci`` (many examples,
@@ -75,6 +76,8 @@ def pytest_collection_modifyitems(config, items):
         return
     late = {id(item) for item in reading + browser}
     items[:] = [item for item in items if id(item) not in late] + reading + browser
+    if config.option.collectonly:
+        return  # nothing will run
     if reading and _READER is None and (bw.HTML / "_sources").is_dir():
         _READER = Reader().start()
     if not browser:

@@ -7,8 +7,9 @@ of ``requirements.txt``); every executed ``.ipynb`` the built site offers for do
 that environment. ``tests/test_notebooks.py`` then reads what each notebook glued.
 
 ``conftest.py`` starts the run in a background thread as soon as the tests are collected (as it
-does Chromium's tour), and the notebooks run in parallel processes, so the work overlaps the
-package's tests. A test asks :meth:`Reader.result` and waits for it if needed.
+does Chromium's tour), and the notebooks run in two processes at a lower priority than the tests
+(``background.py``), so the work fills the CPU the package's tests leave. A test asks
+:meth:`Reader.result` and waits for it if needed.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
+import background
 import booktools as bt
 
 DOWNLOADS = bt.BUILD / "html" / "_sources"
@@ -35,6 +37,7 @@ RUNNER = r'''
 import json, sys
 from pathlib import Path
 
+import background  # copied beside this file: the kernels give the CPU to the tests first
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
@@ -45,6 +48,7 @@ for name in sys.argv[1:]:
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=900, kernel_name="python3", allow_errors=False,
                             resources={"metadata": {"path": str(path.parent)}})
+    client.on_notebook_start = lambda notebook, client=client: background.lower(client.km.provisioner.pid)
     try:
         client.execute()
     except CellExecutionError as err:
@@ -133,9 +137,11 @@ def _execute(python: Path, folder: Path, tmp: Path, workers: int, procs: list) -
                MPLCONFIGDIR=str(tmp / "mpl"))
     runner = tmp / "runner.py"
     runner.write_text(RUNNER)
-    procs.extend(subprocess.Popen([python, runner, *share], cwd=folder, env=env, text=True,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                 for share in _shares(list(folder.glob("*.ipynb")), workers))
+    shutil.copy(Path(background.__file__), tmp / "background.py")  # the runner imports it
+    for share in _shares(list(folder.glob("*.ipynb")), workers):
+        procs.append(subprocess.Popen([python, runner, *share], cwd=folder, env=env, text=True,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+        background.lower(procs[-1].pid)  # and the runner lowers each kernel it starts
     failures: dict[str, str] = {}
     for proc in procs:
         out, err = proc.communicate()

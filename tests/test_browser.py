@@ -25,7 +25,7 @@ import pytest
 
 import booktools as bt
 import browsertools as bw
-from tour import RAW_TEX, Visit, open_page
+from tour import RAW_TEX, Visit
 
 pytestmark = pytest.mark.browser
 
@@ -41,6 +41,7 @@ def visit(tour):
 BROKEN_PAGE = """<!DOCTYPE html><html><head><title>broken</title></head><body>
 <p>A formula left as TeX: <span class="math">\\(x^2\\)</span>, and $$y$$ in the prose.</p>
 <img src="missing.png"><img src="http://127.0.0.2:9/elsewhere.png" alt="from another server">
+<img src="https://example.org/far.png" alt="from a named site">
 <figure id="fig-lost"><pre>&lt;Figure size 550x340 with 1 Axes&gt;</pre></figure>
 <a href="#nowhere">here</a> <a href="gone.html">gone</a> <a href="#fig-lost">fine</a>
 <main><pre>WIDE</pre><p>a number: <span class="pasted-text">3</span></p>
@@ -52,27 +53,21 @@ BROKEN_PAGE = """<!DOCTYPE html><html><head><title>broken</title></head><body>
 
 def test_the_checks_catch_a_broken_page(tour, tmp_path):
     (tmp_path / "page.html").write_text(BROKEN_PAGE)
-
-    def job(context):
-        with bw.serve(tmp_path) as site:
-            return site, open_page(context, site, "page.html", html=tmp_path, shots=tmp_path / "shots")
-
-    site, v = tour.submit(job).result(600)
-    if True:
-        assert v.mathjax is None and v.data["math"] == 1 and v.data["untypeset"] == ["\\(x^2\\)"]
-        assert {m.group(0) for m in RAW_TEX.finditer(v.data["text"])} == {"\\(", "\\)", "$$"}
-        assert v.offsite == ["http://127.0.0.2:9/elsewhere.png"]
-        assert any("boom" in e for e in v.errors) and any("404" in e for e in v.errors)
-        assert [i["src"] for i in v.data["images"] if not i["alt"]] == ["missing.png"]
-        assert [i["src"] for i in v.data["images"] if i["width"] == 0] == [
-            "missing.png", "http://127.0.0.2:9/elsewhere.png"]
-        assert v.data["bare_figures"] == ["fig-lost"]
-        assert len(v.data["wide_code"]) == 1 and v.data["wide_code"][0]["line"].startswith("wide")
-        assert [m["title"] for m in v.data["marks"]] == [None]
-        assert [m["text"] for m in unmarked(v.data["table_marks"])] == ["0.25"]  # titled, but not dotted
-        assert [c["what"] for c in v.contrast["light"] if c["ratio"] < MIN_CONTRAST] == ["equation"]
-        assert broken_links(v, site, lambda rel: v, html=tmp_path) == [
-            "#nowhere: no #nowhere in page.html", "gone.html: no file gone.html"]
+    site, v = tour.visit(tmp_path, "page.html")
+    assert v.mathjax is None and v.data["math"] == 1 and v.data["untypeset"] == ["\\(x^2\\)"]
+    assert {m.group(0) for m in RAW_TEX.finditer(v.data["text"])} == {"\\(", "\\)", "$$"}
+    assert sorted(v.offsite) == ["http://127.0.0.2:9/elsewhere.png", "https://example.org/far.png"]
+    assert any("boom" in e for e in v.errors) and any("404" in e for e in v.errors)
+    assert [i["src"] for i in v.data["images"] if not i["alt"]] == ["missing.png"]
+    assert [i["src"] for i in v.data["images"] if i["width"] == 0] == [
+        "missing.png", "http://127.0.0.2:9/elsewhere.png", "https://example.org/far.png"]
+    assert v.data["bare_figures"] == ["fig-lost"]
+    assert len(v.data["wide_code"]) == 1 and v.data["wide_code"][0]["line"].startswith("wide")
+    assert [m["title"] for m in v.data["marks"]] == [None]
+    assert [m["text"] for m in unmarked(v.data["table_marks"])] == ["0.25"]  # titled, but not dotted
+    assert [c["what"] for c in v.contrast["light"] if c["ratio"] < MIN_CONTRAST] == ["equation"]
+    assert broken_links(v, site, lambda rel: v, html=tmp_path) == [
+        "#nowhere: no #nowhere in page.html", "gone.html: no file gone.html"]
 
 
 def test_without_chromium_the_tests_skip_with_a_hint_but_fail_in_ci(monkeypatch):

@@ -6,24 +6,31 @@ typeset it, the page printed to PDF (for the documents of ``_toc.yml``), a light
 collapsed solutions opened, the contrast of what it draws in light and in dark mode, and a dark
 screenshot. The book's PDF is assembled from those printed pages.
 
-The visits run in a background thread that ``conftest.py`` starts as soon as the tests are
-collected (the browser tests are run last), so Chromium works on one core while the package's
-tests run on the other. A test asks :meth:`Tour.page` for a visit and waits for it if needed.
+The visits run in a process of their own (:class:`Tour`) that ``conftest.py`` starts as soon as
+the tests are collected (the browser tests are run last), so Chromium works while the package's
+tests run. A test asks :meth:`Tour.page` for a visit and waits for it if needed.
+
+The checks read what a page shows once it has settled, so its CSS transitions and animations are
+switched off (:data:`STILL_CSS`): the solutions open and the dark theme applies at once, instead of
+the visit waiting a third of a second for each.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import posixpath
 import queue
 import re
 import shutil
 import threading
+import traceback
 from concurrent.futures import Future
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import background
 import browsertools as bw
 
 REFRESH = re.compile(r'<meta http-equiv="refresh" content="\d+;\s*url=([^"]+)"', re.I)
@@ -147,6 +154,9 @@ CONTRAST_JS = r"""async () => {
   return out;
 }"""
 
+# No transition or animation: every state a check reads is the final one, reached at once.
+STILL_CSS = "*, *::before, *::after { transition: none !important; animation: none !important; }"
+
 DARK_JS = """async () => {
   document.documentElement.dataset.theme = "dark";
   document.documentElement.dataset.mode = "dark";
@@ -170,126 +180,219 @@ class Visit:
     printed: tuple[str, bytes] | None  # (title for the PDF's outline, the page printed), if asked
 
 
-def open_page(context, site: str, rel: str, html: Path = bw.HTML, shots: Path = bw.SCREENSHOTS,
+def open_page(page, site: str, rel: str, html: Path = bw.HTML, shots: Path = bw.SCREENSHOTS,
               print_it: bool = False) -> Visit:
-    """Load ``rel`` once and read from that load everything the checks need (see the module)."""
-    page = context.new_page()
+    """Load ``rel`` in ``page`` (a Playwright page, one tab for the whole tour, as a reader moves from
+    page to page) and read from that load everything the checks need (see the module)."""
     origin = urlsplit(site).netloc
     offsite: list[str] = []
     errors: list[str] = []
-
-    def route(r):
-        parts = urlsplit(r.request.url)
-        if parts.scheme in {"data", "blob"} or parts.netloc == origin:
-            r.continue_()
-        else:
-            offsite.append(r.request.url)
-            r.abort()
-
-    page.route("**/*", route)
-    page.on("console", lambda m: errors.append(f"console error: {m.text} at {m.location.get('url')}")
-            if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(f"uncaught exception: {e}"))
-    page.on("requestfailed", lambda r: None if r.url in offsite else
-            errors.append(f"request failed: {r.url} ({r.failure})"))
-    page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
-
-    page.goto(site + rel, wait_until="load")
-    redirect = REFRESH.search((html / rel).read_text(encoding="utf8"))
-    if redirect:
-        target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), redirect.group(1)))
-        page.wait_for_url(site + target)
-        page.wait_for_load_state("load")
-    mathjax = bw.settle(page)
-    data = page.evaluate(COLLECT_JS)
-    printed = bw.print_page(page, rel) if print_it else None  # as the reader first sees it
-    shot = bw.screenshot(page, shots / Path(rel).with_suffix(".png"))
-    solutions = page.evaluate(SOLUTIONS_JS)
-    contrast = {"light": page.evaluate(CONTRAST_JS)}
-    page.evaluate(DARK_JS)
-    contrast["dark"] = page.evaluate(CONTRAST_JS)
-    dark = bw.screenshot(page, shots / "dark" / Path(rel).with_suffix(".png"))
-    url = page.url
-    page.close()
-    return Visit(rel, url, mathjax, data, offsite, errors, shot, solutions, contrast, dark, printed)
+    # No request is intercepted (interception would turn the browser's cache off): the browser
+    # resolves no host name but 127.0.0.1 (``bw.CHROMIUM_ARGS``), and every request is recorded.
+    listeners = {
+        "request": lambda r: offsite.append(r.url) if urlsplit(r.url).scheme not in {"data", "blob"}
+        and urlsplit(r.url).netloc != origin else None,
+        "console": lambda m: errors.append(f"console error: {m.text} at {m.location.get('url')}")
+        if m.type == "error" else None,
+        "pageerror": lambda e: errors.append(f"uncaught exception: {e}"),
+        "requestfailed": lambda r: None if r.url in offsite else
+        errors.append(f"request failed: {r.url} ({r.failure})"),
+        "response": lambda r: errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None,
+    }
+    for event, listener in listeners.items():
+        page.on(event, listener)
+    try:
+        page.goto(site + rel, wait_until="load")
+        redirect = REFRESH.search((html / rel).read_text(encoding="utf8"))
+        if redirect:
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), redirect.group(1)))
+            page.wait_for_url(site + target)
+            page.wait_for_load_state("load")
+        page.add_style_tag(content=STILL_CSS)
+        mathjax = bw.settle(page)
+        data = page.evaluate(COLLECT_JS)
+        printed = bw.print_page(page, rel) if print_it else None  # as the reader first sees it
+        shot = bw.screenshot(page, shots / Path(rel).with_suffix(".png"))
+        solutions = page.evaluate(SOLUTIONS_JS)
+        contrast = {"light": page.evaluate(CONTRAST_JS)}
+        page.evaluate(DARK_JS)
+        contrast["dark"] = page.evaluate(CONTRAST_JS)
+        dark = bw.screenshot(page, shots / "dark" / Path(rel).with_suffix(".png"))
+    finally:
+        for event, listener in listeners.items():
+            page.remove_listener(event, listener)
+    return Visit(rel, page.url, mathjax, data, offsite, errors, shot, solutions, contrast, dark, printed)
 
 
 class Tour:
-    """One Chromium, in a thread of its own, that runs the session's browser jobs in order."""
+    """Chromium's visits, made in a process of its own: ask :meth:`page`, :meth:`book` or :meth:`visit`.
+
+    The process (``multiprocessing``'s spawn, so nothing of the test process is inherited) serves
+    the build, visits every page in order (the documents of ``_toc.yml`` first), prints the book,
+    then runs the visits asked later until :meth:`stop`. Its own interpreter keeps Playwright's and
+    the HTTP server's Python work off the tests' GIL, which slowed the visits by about 40 %.
+    """
 
     def __init__(self, executable: str, html: Path = bw.HTML):
         self.executable, self.html = executable, html
-        self._jobs: queue.Queue = queue.Queue()
-        self._pages: dict[str, Future] = {}
-        self._book: Future | None = None
-        self._stack = ExitStack()
-        self._thread = threading.Thread(target=self._run, name="chromium-tour", daemon=True)
-        self._dead: BaseException | None = None
-        self.site = ""
+        self._context = multiprocessing.get_context("spawn")
+        self._futures: dict = {}
+        self._lock = threading.Lock()
+        self._asked = 0
+        self._process = None
+        self._fatal: str | None = None
+
+    def _future(self, key) -> Future:
+        with self._lock:
+            return self._futures.setdefault(key, Future())
 
     def start(self) -> Tour:
-        """Serve the build, queue a visit of every page, then the book's PDF, and start."""
+        """Start the process with its plan: every page of the build, then the book's PDF."""
         shutil.rmtree(bw.SCREENSHOTS, ignore_errors=True)  # only this build's pages, none left from older
-        self.site = self._stack.enter_context(bw.serve(self.html))
         toc = {f"{doc}.html" for doc in bw.toc_docnames()}
-        for rel in sorted(bw.html_pages(self.html), key=lambda r: r not in toc):
-            self._pages[rel] = self.submit(lambda ctx, rel=rel: open_page(ctx, self.site, rel,
-                                                                          print_it=rel in toc))
-        self._book = self.submit(self._print_book)
-        self._thread.start()
+        plan = [(rel, rel in toc) for rel in sorted(bw.html_pages(self.html), key=lambda r: r not in toc)]
+        for key in ["site", "book", *(("page", rel) for rel, _ in plan)]:
+            self._future(key)
+        self._commands, results = self._context.Queue(), self._context.Queue()
+        self._process = self._context.Process(target=_work, name="chromium-tour", daemon=True,
+                                              args=(self.executable, self.html, plan, self._commands, results))
+        self._process.start()
+        threading.Thread(target=self._listen, args=(results,), name="chromium-tour-results", daemon=True).start()
         return self
 
-    def submit(self, job) -> Future:
-        """Run ``job(context)`` in the browser's thread, after the jobs queued before it."""
-        future: Future = Future()
-        if self._dead is not None:
-            future.set_exception(self._dead)
-        else:
-            self._jobs.put((future, job))
-        return future
+    @property
+    def site(self) -> str:
+        """Base URL of the build, served by the tour's process for the whole session."""
+        return self._future("site").result(120)
 
     def page(self, rel: str, timeout: float = 900) -> Visit:
-        if rel not in self._pages:
-            self._pages[rel] = self.submit(lambda ctx: open_page(ctx, self.site, rel))
-        return self._pages[rel].result(timeout)
+        """The visit of page ``rel`` of the build (a page outside the plan is visited on demand)."""
+        with self._lock:
+            known = ("page", rel) in self._futures
+        if not known:
+            return self.visit(None, rel, timeout)
+        return self._future(("page", rel)).result(timeout)
 
-    def book(self, timeout: float = 900) -> list[tuple[str, str, int]]:
-        """The book printed into ``bw.PDF`` from the visits: (docname, title, first page) each."""
-        return self._book.result(timeout)
+    def book(self, timeout: float = 900) -> tuple[list[tuple[str, str, int]], list[str], list[str]]:
+        """The book printed into ``bw.PDF`` from the visits, then read back (:func:`pdf_texts`):
+        (docname, title, first page) of each document, the text of every page, and of its foot."""
+        return self._future("book").result(timeout)
 
-    def _print_book(self, context):
-        printed = [(doc, *self.page(f"{doc}.html", 0).printed) for doc in bw.toc_docnames()]
-        page = context.new_page()
-        try:
-            return bw.assemble_pdf(page, printed, bw.PDF)
-        finally:
-            page.close()
+    def visit(self, directory: Path | None, rel: str, timeout: float = 900):
+        """Visit ``rel`` of another folder, served apart (``directory``): (its base URL, the Visit);
+        with ``directory`` None, a page of the build outside the plan: the Visit."""
+        with self._lock:
+            self._asked += 1
+            key = ("asked", self._asked)
+        future = self._future(key)
+        self._commands.put((key, None if directory is None else Path(directory), rel))
+        return future.result(timeout)
 
-    def _run(self):
-        from playwright.sync_api import sync_playwright
-
-        try:
-            with sync_playwright() as pw:
-                browser = bw.launch(pw, self.executable)
-                context = browser.new_context(viewport=bw.VIEWPORT)
-                while (item := self._jobs.get()) is not None:
-                    future, job = item
-                    if future.set_running_or_notify_cancel():
-                        try:
-                            future.set_result(job(context))
-                        except BaseException as e:  # noqa: BLE001 - the test that waits re-raises it
-                            future.set_exception(e)
-                context.close()
-                browser.close()
-        except BaseException as e:  # noqa: BLE001 - Chromium did not start or died: fail every job
-            self._dead = e
-            while not self._jobs.empty():
-                item = self._jobs.get_nowait()
-                if item is not None and item[0].set_running_or_notify_cancel():
-                    item[0].set_exception(e)
+    def _listen(self, results) -> None:
+        """Hand each result to its future; if the process ends early, fail what is still awaited."""
+        while True:
+            try:
+                item = results.get(timeout=1)
+            except queue.Empty:
+                if self._process.is_alive():
+                    continue
+                item = None
+            if item is None:
+                break
+            key, error, value = item
+            if key == "fatal":
+                self._fatal = error
+                break
+            future = self._future(key)
+            future.set_exception(RuntimeError(error)) if error else future.set_result(value)
+        self._process.join(timeout=30)
+        why = self._fatal or f"Chromium's tour ended (exit code {self._process.exitcode}) before this visit"
+        with self._lock:
+            pending = [f for f in self._futures.values() if not f.done()]
+        for future in pending:
+            future.set_exception(RuntimeError(why))
 
     def stop(self) -> None:
-        self._jobs.put(None)
-        if self._thread.is_alive():
-            self._thread.join(timeout=60)
-        self._stack.close()
+        if self._process is None:
+            return
+        self._commands.put(None)
+        self._process.join(timeout=60)
+        if self._process.is_alive():
+            self._process.terminate()
+            self._process.join(timeout=10)
+
+
+def _attempt(call) -> tuple[str | None, object]:
+    """(None, call()) or (the error with its traceback, None): what crosses back to the tests."""
+    try:
+        return None, call()
+    except Exception:  # noqa: BLE001 - re-raised in the test that waits for it
+        return traceback.format_exc(), None
+
+
+def _work(executable: str, html: Path, plan: list[tuple[str, bool]], commands, results) -> None:
+    """The tour's process: serve ``html``, visit the plan, print the book, then run what is asked.
+
+    It and Chromium run at a lower priority than the tests (``background.py``).
+    """
+    background.lower(os.getpid())
+    try:
+        _tour(executable, html, plan, commands, results)
+    except BaseException:  # noqa: BLE001 - Chromium did not start or died: every waiting test says why
+        results.put(("fatal", traceback.format_exc(), None))
+    results.put(None)
+
+
+def _tour(executable: str, html: Path, plan: list[tuple[str, bool]], commands, results) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with bw.serve(html) as site, sync_playwright() as pw:
+        results.put(("site", None, site))
+        browser = bw.launch(pw, executable)
+        for pid in background.descendants(os.getpid()):  # Chromium starts a session of its own
+            background.lower(pid)
+        context = browser.new_context(viewport=bw.VIEWPORT)
+        tab = context.new_page()  # one tab: its renderer keeps the theme's and MathJax's code compiled
+        visits = {}
+        for rel, print_it in plan:
+            error, visits[rel] = _attempt(lambda rel=rel, print_it=print_it: open_page(
+                tab, site, rel, html=html, print_it=print_it))
+            results.put((("page", rel), error, visits[rel]))
+
+        def book():
+            printed = [(doc, *visits[f"{doc}.html"].printed) for doc in bw.toc_docnames()]
+            return bw.assemble_pdf(tab, printed, bw.PDF), *pdf_texts(bw.PDF)
+
+        results.put(("book", *_attempt(book)))
+        while (item := commands.get()) is not None:
+            key, directory, rel = item
+            results.put((key, *_attempt(lambda rel=rel, directory=directory: _asked(
+                tab, site, html, directory, rel))))
+        context.close()
+        browser.close()
+
+
+def pdf_texts(path: Path) -> tuple[list[str], list[str]]:
+    """The text of every page of a PDF, and the text of its bottom margin (``bw.PAGE_FORMAT``'s),
+    where the page number is printed; read by PDFium (pypdf's reading of the book takes 7 s)."""
+    import pypdfium2 as pdfium
+
+    margin = float(bw.PAGE_FORMAT["margin"]["bottom"].removesuffix("mm")) / 25.4 * 72  # points
+    texts, feet = [], []
+    document = pdfium.PdfDocument(path)
+    try:
+        for page in document:
+            text = page.get_textpage()
+            texts.append(text.get_text_bounded())
+            feet.append(text.get_text_bounded(0, 0, page.get_width(), margin))
+    finally:
+        document.close()
+    return texts, feet
+
+
+def _asked(tab, site: str, html: Path, directory: Path | None, rel: str):
+    """A visit asked during the session: a page of the build, or (base URL, Visit) of another folder."""
+    if directory is None:
+        return open_page(tab, site, rel, html=html)
+    with bw.serve(directory) as other:
+        return other, open_page(tab, other, rel, html=directory, shots=directory / "shots")

@@ -30,8 +30,10 @@ PDF = BUILD / "pdf" / "book.pdf"
 
 INSTALL_HINT = ("no Chromium found: install one (Debian/Ubuntu: `sudo apt-get install chromium`) "
                 "or point the CHROMIUM environment variable at a Chromium or Chrome executable")
-# A quiet, offline browser: nothing phones home, so every request a page makes is the page's own.
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+# A quiet, offline browser: nothing phones home, so every request a page makes is the page's own;
+# no host name resolves but the local server's, so a page's request to another site fails at once.
+CHROMIUM_ARGS = ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+                 "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--disable-default-apps", "--disable-extensions", "--no-first-run",
                  "--no-default-browser-check", "--metrics-recording-only", "--mute-audio"]

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from .registry import derivation
+from .registry import clearly_nonzero, derivation, sample_point
 from .scores import scaled_scores
 from .softmax import softmax
 from .validation import as_mask, as_matrix, as_qkv, check_same
@@ -122,8 +122,14 @@ def _grad(L, X: sp.Matrix) -> sp.Matrix:
     return X.applyfunc(lambda x: sp.diff(L, x))
 
 
-def _zero(M: sp.Matrix) -> list:
-    """Each entry of M is 0 once every exponential is named by a symbol and fractions are cancelled."""
+def _zero(M: sp.Matrix):
+    """Each entry of M is 0 once every exponential is named by a symbol and fractions are cancelled.
+
+    An entry is first evaluated exactly at one point its symbols allow (``registry.sample_point``):
+    where it is clearly not 0 there, it is not 0 as a function either, and the statement is given as
+    that number, which fails at once (a wrong formula costs no cancellation). Only an entry that is 0 there is
+    cancelled, which proves it is 0 everywhere.
+    """
     bases, names = [], {}
     for e in sorted(M.atoms(sp.exp), key=sp.default_sort_key):  # exp(2a) is named x_a²
         for k, b in enumerate(bases):
@@ -134,7 +140,13 @@ def _zero(M: sp.Matrix) -> list:
         else:
             names[e] = sp.Symbol(f"x{len(bases)}", positive=True)
             bases.append(e.args[0])
-    return [sp.Eq(sp.cancel(sp.together(e.xreplace(names))), 0) for e in M]
+    for entry in M:
+        entry = entry.xreplace(names)
+        point = sample_point(entry)
+        if point is not None and clearly_nonzero(at := entry.xreplace(point)):
+            yield sp.Eq(at, 0, evaluate=False)  # not 0 at that point: a counterexample
+        else:
+            yield sp.Eq(sp.cancel(sp.together(entry)), 0)
 
 
 def _grad_v(W, G):
@@ -250,14 +262,15 @@ _ALLOWED = [[True, False, True], [True, True, False]]  # query 0 may not see key
 def _check_masked_gradient():
     # The masked layer (forbidden entries left out of the softmax) differentiated exactly: the same
     # formulas hold, and the score of a forbidden pair gets gradient 0.
+    # The cheap statements first, so a wrong layer fails before any cancellation.
     Q, K, V, G, W, L = _layer(_ALLOWED)
     dV, _, dS, dQ, dK = _formulas(Q, K, V, G, W)
-    for got, want in ((_grad(L, V), dV), (_grad(L, Q), dQ), (_grad(L, K), dK)):
-        yield from _zero(got - want)
     yield from [sp.Eq(dS[i, j], 0) for i in range(N_Q) for j in range(N_K) if not _ALLOWED[i][j]]
     # The key a query may not see receives nothing from it: its value and key gradients do not
     # depend on that query's upstream gradient.
     yield from [sp.Eq(sp.diff(dV[1, c], G[0, c2]), 0) for c in range(D_V) for c2 in range(D_V)]
     yield from [sp.Eq(sp.diff(dK[1, c], G[0, c2]), 0) for c in range(D) for c2 in range(D_V)]
+    for got, want in ((_grad(L, V), dV), (_grad(L, Q), dQ), (_grad(L, K), dK)):
+        yield from _zero(got - want)
     # The package agrees with the exact derivatives at a rational point.
     yield from _package_agrees(Q, K, V, G, L, _ALLOWED)

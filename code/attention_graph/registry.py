@@ -182,7 +182,7 @@ def close_to_exact(exact, got, *, atol: float = 0.0, rtol: float = 0.0, reshape:
     return bool(want.shape == got.shape and np.allclose(got, want, rtol=rtol, atol=atol))
 
 
-def _sample_point(expr) -> dict | None:
+def sample_point(expr) -> dict | None:
     """Values for the free symbols of ``expr`` that satisfy each symbol's assumptions, or None."""
     point = {}
     for k, x in enumerate(sorted(expr.free_symbols, key=str)):
@@ -197,13 +197,13 @@ def _sample_point(expr) -> dict | None:
     return point
 
 
-def _clearly_nonzero(expr) -> bool:
+def clearly_nonzero(expr) -> bool:
     """True when ``expr`` is nonzero at a point allowed by its symbols' assumptions.
 
     An identity is zero at every allowed point, so this only speeds up the refutation of a false
     statement (SymPy's ``simplify`` can take seconds to give up on one); it never proves anything.
     """
-    point = _sample_point(expr)
+    point = sample_point(expr)
     if point is None:
         return False
     try:
@@ -215,7 +215,7 @@ def _clearly_nonzero(expr) -> bool:
 
 def _is_zero(expr) -> bool:
     expr = sp.expand(expr.doit())
-    return not _clearly_nonzero(expr) and sp.simplify(expr) == 0
+    return not clearly_nonzero(expr) and sp.simplify(expr) == 0
 
 
 def _holds(statement) -> bool:
