@@ -5,7 +5,7 @@ the system's Chromium. For every page: MathJax has typeset every formula and lef
 error; no request leaves this machine and the console stays free of errors; every image has loaded
 and has alt text, every figure shows one; every internal link and ``#anchor`` resolves; the numbers
 the page pastes with ``{glue:text}`` are visible, formatted as the page asks; a full-page screenshot
-is saved under ``_build/screenshots/`` for review.
+(light) and one of the first screen (dark) are saved under ``_build/screenshots/`` for review.
 
 Without a Chromium these tests skip and say how to install one; with ``CI=true`` they fail instead.
 """
@@ -190,10 +190,20 @@ def test_download_buttons_give_the_source_and_the_executed_notebook(page, visit)
 
 # --- Screenshots -----------------------------------------------------------------------------------
 
+def _png(path: Path, luminance: bool = False) -> tuple[int, int, float | None]:
+    """Width and height of a saved screenshot, and its mean luminance if asked (0 black, 1 white)."""
+    from PIL import Image, ImageStat
+
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
+    with Image.open(path) as image:  # reads the header; the pixels only for the luminance
+        mean = ImageStat.Stat(image.convert("L")).mean[0] / 255 if luminance else None
+        return image.width, image.height, mean
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_a_screenshot_is_saved(page, visit):
-    shot = visit(page).screenshot
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", shot
+    width, height, _ = _png(visit(page).screenshot)
+    assert width == bw.VIEWPORT["width"] and height >= bw.VIEWPORT["height"], "the whole page"
 
 
 # --- Glued numbers ---------------------------------------------------------------------------------
@@ -418,5 +428,6 @@ def test_figures_equations_and_tables_keep_their_contrast(page, mode, visit):
 
 @pytest.mark.parametrize("page", PAGES)
 def test_a_dark_screenshot_is_saved(page, visit):
-    shot = visit(page).dark_screenshot
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", shot
+    width, height, luminance = _png(visit(page).dark_screenshot, luminance=True)
+    assert (width, height) == (bw.VIEWPORT["width"], bw.VIEWPORT["height"]), "the first screen"
+    assert luminance < 0.5, "dark mode is dark"

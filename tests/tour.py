@@ -2,9 +2,11 @@
 
 One visit per page collects everything the browser tests check (``tests/test_browser.py``) and the
 PDF test reads (``tests/test_pdf.py``), from a single load: the page's facts once MathJax has
-typeset it, the page printed to PDF (for the documents of ``_toc.yml``), a light screenshot, the
-collapsed solutions opened, the contrast of what it draws in light and in dark mode, and a dark
-screenshot. The book's PDF is assembled from those printed pages.
+typeset it, the page printed to PDF (for the documents of ``_toc.yml``), a screenshot of the whole
+page, the collapsed solutions opened, the contrast of what it draws in light and in dark mode, and
+a screenshot of its first screen in dark mode (the contrast check covers the whole page in both
+modes; a second full-page capture cost a fifth of the tour). The book's PDF is assembled from those
+printed pages.
 
 The visits run in a process of their own (:class:`Tour`) that ``conftest.py`` starts as soon as
 the tests are collected (the browser tests are run last), so Chromium works while the package's
@@ -173,10 +175,10 @@ class Visit:
     data: dict
     offsite: list[str]
     errors: list[str]
-    screenshot: Path
+    screenshot: Path  # the whole page
     solutions: list[dict]  # every collapsed solution, after opening it
     contrast: dict[str, list[dict]]  # "light" and "dark": contrast of each equation, figure, table
-    dark_screenshot: Path
+    dark_screenshot: Path  # the first screen (bw.VIEWPORT), in dark mode
     printed: tuple[str, bytes] | None  # (title for the PDF's outline, the page printed), if asked
 
 
@@ -217,7 +219,7 @@ def open_page(page, site: str, rel: str, html: Path = bw.HTML, shots: Path = bw.
         contrast = {"light": page.evaluate(CONTRAST_JS)}
         page.evaluate(DARK_JS)
         contrast["dark"] = page.evaluate(CONTRAST_JS)
-        dark = bw.screenshot(page, shots / "dark" / Path(rel).with_suffix(".png"))
+        dark = bw.screenshot(page, shots / "dark" / Path(rel).with_suffix(".png"), full_page=False)
     finally:
         for event, listener in listeners.items():
             page.remove_listener(event, listener)

@@ -121,18 +121,22 @@ SETTLE_JS = """async () => {
 }"""
 
 
-def screenshot(page, path: Path) -> Path:
-    """Save a full-page PNG of ``page``, encoded for speed (Chromium's ``optimizeForSpeed``: a
-    larger file in about half the encoding time of Playwright's ``full_page`` screenshot)."""
+def screenshot(page, path: Path, full_page: bool = True) -> Path:
+    """Save a PNG of ``page``, the whole page or (``full_page=False``) the screen a reader first
+    sees, encoded for speed (Chromium's ``optimizeForSpeed``: a larger file in about half the
+    encoding time of Playwright's ``full_page`` screenshot)."""
     import base64
 
-    width, height = page.evaluate("[document.documentElement.scrollWidth, "
-                                  "document.documentElement.scrollHeight]")
+    if full_page:
+        width, height = page.evaluate("[document.documentElement.scrollWidth, "
+                                      "document.documentElement.scrollHeight]")
+        area = {"captureBeyondViewport": True, "clip": {"x": 0, "y": 0, "width": width, "height": height,
+                                                        "scale": 1}}
+    else:
+        area = {"captureBeyondViewport": False}
     cdp = page.context.new_cdp_session(page)
     try:
-        shot = cdp.send("Page.captureScreenshot", {
-            "format": "png", "optimizeForSpeed": True, "captureBeyondViewport": True,
-            "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}})
+        shot = cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True, **area})
     finally:
         cdp.detach()
     path.parent.mkdir(parents=True, exist_ok=True)
