@@ -32,6 +32,9 @@ DOWNLOADS = bt.BUILD / "html" / "_sources"
 # What the wheel is built from: nothing else of the checkout reaches the reader.
 WHEEL_SOURCES = ["pyproject.toml", "README.md", "LICENSE", "LICENSE-text", "code"]
 
+# What every kernel imports, compiled once before the notebooks run.
+WARM_UP = "import attention_graph, attention_graph.plots, ipykernel.kernelapp, matplotlib.pyplot, myst_nb"
+
 # Run in the reader's environment: execute the notebooks named on the command line, in place.
 RUNNER = r'''
 import json, sys
@@ -129,7 +132,8 @@ def _execute(python: Path, folder: Path, tmp: Path, workers: int, procs: list) -
     """
     # The machine's environment (its BLAS settings, e.g. OPENBLAS_CORETYPE, shape the last digits),
     # less anything that points into the checkout; Jupyter's own folders are fresh. Bytecode is
-    # written, as on a reader's machine: uv installs none, and the first kernel compiles for the rest.
+    # written, as on a reader's machine: uv installs none, so what every kernel imports is compiled
+    # once (and matplotlib's font list made once) before the runners start, not by each first kernel.
     dropped = {"PYTHONPATH", "VIRTUAL_ENV", "JUPYTER_PATH", "PYTHONDONTWRITEBYTECODE"}
     env = {k: v for k, v in os.environ.items() if k not in dropped}
     env.update(PATH=f"{python.parent}:{os.environ.get('PATH', '/usr/bin:/bin')}", HOME=str(tmp),
@@ -138,6 +142,10 @@ def _execute(python: Path, folder: Path, tmp: Path, workers: int, procs: list) -
     runner = tmp / "runner.py"
     runner.write_text(RUNNER)
     shutil.copy(Path(background.__file__), tmp / "background.py")  # the runner imports it
+    warm = subprocess.Popen([python, "-c", WARM_UP], cwd=folder, env=env)
+    background.lower(warm.pid)
+    if warm.wait():
+        raise RuntimeError(f"the reader's environment cannot import what the kernels import: {WARM_UP}")
     for share in _shares(list(folder.glob("*.ipynb")), workers):
         procs.append(subprocess.Popen([python, runner, *share], cwd=folder, env=env, text=True,
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE))
