@@ -35,9 +35,11 @@ WHEEL_SOURCES = ["pyproject.toml", "README.md", "LICENSE", "LICENSE-text", "code
 # What every kernel imports, compiled once before the notebooks run.
 WARM_UP = "import attention_graph, attention_graph.plots, ipykernel.kernelapp, matplotlib.pyplot, myst_nb"
 
-# Run in the reader's environment: execute the notebooks named on the command line, in place.
+# Run in the reader's environment: execute the notebooks named on the command line, in place. A
+# notebook fails when a cell raises. A kernel that fails to start or to answer (not the notebook's
+# doing: e.g. two kernels handed the same port) gets one more try on a new kernel, and is reported.
 RUNNER = r'''
-import json, sys
+import json, sys, traceback
 from pathlib import Path
 
 import background  # copied beside this file: the kernels give the CPU to the tests first
@@ -45,30 +47,51 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-failures = {}
-for name in sys.argv[1:]:
-    path = Path(name)
+
+def run(path):
+    """Execute the notebook at ``path`` and save it; None, or the failing cell's error."""
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=900, kernel_name="python3", allow_errors=False,
                             resources={"metadata": {"path": str(path.parent)}})
-    client.on_notebook_start = lambda notebook, client=client: background.lower(client.km.provisioner.pid)
+    client.on_notebook_start = lambda notebook: background.lower(client.km.provisioner.pid)
     try:
         client.execute()
     except CellExecutionError as err:
-        failures[path.name] = str(err)[-3000:]
-    nbformat.write(nb, path)
-print(json.dumps(failures))
+        return str(err)[-3000:]
+    finally:
+        nbformat.write(nb, path)
+    return None
+
+
+failures, retried = {}, {}
+for name in sys.argv[1:]:
+    path = Path(name)
+    original = path.read_bytes()
+    try:
+        why = run(path)
+    except Exception:  # the kernel, not a cell
+        retried[path.name] = traceback.format_exc()[-2000:]
+        path.write_bytes(original)
+        try:
+            why = run(path)
+        except Exception:
+            why = retried[path.name] + "\nand on a second kernel:\n" + traceback.format_exc()[-2000:]
+    if why is not None:
+        failures[path.name] = why
+print(json.dumps({"failures": failures, "retried": retried}))
 '''
 
 
 @dataclass(frozen=True)
 class Run:
     """What the reader's run left: its environment's python, the executed notebooks' folder, and
-    ``{notebook name: traceback}`` of the notebooks that failed."""
+    ``{notebook name: traceback}`` of the notebooks that failed, and of those whose kernel failed
+    once (started again, see :data:`RUNNER`)."""
 
     python: Path
     folder: Path
     failures: dict[str, str]
+    retried: dict[str, str]
 
 
 def downloads() -> list[Path]:
@@ -125,8 +148,10 @@ def _shares(paths: list[Path], workers: int) -> list[list[Path]]:
     return [s for s in shares if s]
 
 
-def _execute(python: Path, folder: Path, tmp: Path, workers: int, procs: list) -> dict[str, str]:
-    """Run every notebook of ``folder`` in the reader's environment; the failures by name.
+def _execute(python: Path, folder: Path, tmp: Path, workers: int,
+             procs: list) -> tuple[dict[str, str], dict[str, str]]:
+    """Run every notebook of ``folder`` in the reader's environment; the failures by name, and the
+    notebooks whose first kernel failed.
 
     The runners' processes are appended to ``procs`` (so that :meth:`Reader.stop` can end them).
     """
@@ -151,12 +176,15 @@ def _execute(python: Path, folder: Path, tmp: Path, workers: int, procs: list) -
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE))
         background.lower(procs[-1].pid)  # and the runner lowers each kernel it starts
     failures: dict[str, str] = {}
+    retried: dict[str, str] = {}
     for proc in procs:
         out, err = proc.communicate()
         if proc.returncode:
             raise RuntimeError(f"the notebook runner failed:\n{out[-3000:]}\n{err[-3000:]}")
-        failures.update(json.loads(out.strip().splitlines()[-1]))
-    return failures
+        report = json.loads(out.strip().splitlines()[-1])
+        failures.update(report["failures"])
+        retried.update(report["retried"])
+    return failures, retried
 
 
 class Reader:
@@ -181,8 +209,8 @@ class Reader:
             folder.mkdir()
             for path in downloads():
                 shutil.copy(path, folder / path.name)
-            failures = _execute(python, folder, self.tmp, self.workers, self._procs)
-            self._future.set_result(Run(python, folder, failures))
+            failures, retried = _execute(python, folder, self.tmp, self.workers, self._procs)
+            self._future.set_result(Run(python, folder, failures, retried))
         except BaseException as err:  # noqa: BLE001 - handed to the test that waits for it
             self._future.set_exception(err)
 

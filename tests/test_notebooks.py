@@ -9,10 +9,15 @@ pasted in (every text form: plain, LaTeX, Markdown, HTML).
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
+import sys
+import warnings
 
+import nbformat
 import pytest
 
+import background
 import booktools as bt
 import reader as rd
 
@@ -27,7 +32,10 @@ print(attention_graph.__file__)
 
 @pytest.fixture(scope="module")
 def run(reader) -> rd.Run:
-    return reader.result()
+    result = reader.result()
+    for name, why in result.retried.items():  # not the notebook's failure, but worth seeing
+        warnings.warn(f"{name}: its first kernel failed, a second one ran it:\n{why}", stacklevel=1)
+    return result
 
 
 def _values(data: dict) -> dict:
@@ -58,3 +66,19 @@ def test_downloaded_notebook_runs_and_glues_what_the_book_shows(run, name):
     assert rerun.keys() == built.keys()
     different = {k: (built[k], rerun[k]) for k in built if built[k] != rerun[k]}
     assert different == {}, "glued values differ from the built book (built, re-run)"
+
+
+def test_the_runner_fails_a_notebook_whose_kernel_dies_twice_and_keeps_going(tmp_path):
+    """The reader's runner (here with the checkout's Python): a kernel that dies gets one more start;
+    a notebook that kills it again fails with both reports, and the next notebook still runs."""
+    cells = {"dies.ipynb": "import os\nos._exit(3)", "fine.ipynb": "print(6 * 7)"}
+    for name, source in cells.items():
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)]), tmp_path / name)
+    (tmp_path / "runner.py").write_text(rd.RUNNER)
+    shutil.copy(background.__file__, tmp_path / "background.py")
+    out = subprocess.run([sys.executable, "runner.py", *cells], cwd=tmp_path, capture_output=True, text=True,
+                         check=True)
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    assert set(report["failures"]) == set(report["retried"]) == {"dies.ipynb"}
+    assert "and on a second kernel" in report["failures"]["dies.ipynb"]
+    assert nbformat.read(tmp_path / "fine.ipynb", as_version=4).cells[0].outputs[0].text == "42\n"

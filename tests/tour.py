@@ -19,6 +19,7 @@ the visit waiting a third of a second for each.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 import posixpath
@@ -179,7 +180,8 @@ class Visit:
     solutions: list[dict]  # every collapsed solution, after opening it
     contrast: dict[str, list[dict]]  # "light" and "dark": contrast of each equation, figure, table
     dark_screenshot: Path  # the first screen (bw.VIEWPORT), in dark mode
-    printed: tuple[str, bytes] | None  # (title for the PDF's outline, the page printed), if asked
+    printed: tuple[str, bytes] | None  # (title for the PDF's outline, the page printed), if asked;
+    # kept in the tour's process, where the book is assembled (None in the tests' copy)
 
 
 def open_page(page, site: str, rel: str, html: Path = bw.HTML, shots: Path = bw.SCREENSHOTS,
@@ -283,6 +285,8 @@ class Tour:
     def visit(self, directory: Path | None, rel: str, timeout: float = 900):
         """Visit ``rel`` of another folder, served apart (``directory``): (its base URL, the Visit);
         with ``directory`` None, a page of the build outside the plan: the Visit."""
+        if self._process is None or not self._process.is_alive():
+            raise RuntimeError(self._fatal or "Chromium's tour is not running")
         with self._lock:
             self._asked += 1
             key = ("asked", self._asked)
@@ -359,7 +363,8 @@ def _tour(executable: str, html: Path, plan: list[tuple[str, bool]], commands, r
         for rel, print_it in plan:
             error, visits[rel] = _attempt(lambda rel=rel, print_it=print_it: open_page(
                 tab, site, rel, html=html, print_it=print_it))
-            results.put((("page", rel), error, visits[rel]))
+            # The printed PDF stays here, where the book is assembled; the tests need the rest.
+            results.put((("page", rel), error, visits[rel] and dataclasses.replace(visits[rel], printed=None)))
 
         def book():
             printed = [(doc, *visits[f"{doc}.html"].printed) for doc in bw.toc_docnames()]
