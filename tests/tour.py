@@ -184,6 +184,13 @@ class Visit:
     # kept in the tour's process, where the book is assembled (None in the tests' copy)
 
 
+def _favicon_probe(url: str) -> bool:
+    """The browser's own request for /favicon.ico, made for a page that names no icon: Jupyter
+    Book's redirect stub (``index.html``) does not. The book's pages name theirs (``html_favicon``);
+    the probe is not a request of the page."""
+    return urlsplit(url).path == "/favicon.ico"
+
+
 def open_page(page, site: str, rel: str, html: Path = bw.HTML, shots: Path = bw.SCREENSHOTS,
               print_it: bool = False) -> Visit:
     """Load ``rel`` in ``page`` (a Playwright page, one tab for the whole tour, as a reader moves from
@@ -197,11 +204,12 @@ def open_page(page, site: str, rel: str, html: Path = bw.HTML, shots: Path = bw.
         "request": lambda r: offsite.append(r.url) if urlsplit(r.url).scheme not in {"data", "blob"}
         and urlsplit(r.url).netloc != origin else None,
         "console": lambda m: errors.append(f"console error: {m.text} at {m.location.get('url')}")
-        if m.type == "error" else None,
+        if m.type == "error" and not _favicon_probe(m.location.get("url", "")) else None,
         "pageerror": lambda e: errors.append(f"uncaught exception: {e}"),
         "requestfailed": lambda r: None if r.url in offsite else
         errors.append(f"request failed: {r.url} ({r.failure})"),
-        "response": lambda r: errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None,
+        "response": lambda r: errors.append(f"HTTP {r.status}: {r.url}")
+        if r.status >= 400 and not _favicon_probe(r.url) else None,
     }
     for event, listener in listeners.items():
         page.on(event, listener)
