@@ -137,6 +137,14 @@ def _environment(tmp: Path, wheel: Path) -> Path:
     return python
 
 
+def install_runner(folder: Path) -> Path:
+    """Write :data:`RUNNER` into ``folder``, with ``background.py`` beside it (it imports it); its path."""
+    runner = folder / "runner.py"
+    runner.write_text(RUNNER)
+    shutil.copy(Path(background.__file__), folder / "background.py")
+    return runner
+
+
 def _shares(paths: list[Path], workers: int) -> list[list[Path]]:
     """Split the notebooks among the workers, largest first, each to the least loaded so far."""
     shares: list[list[Path]] = [[] for _ in range(workers)]
@@ -164,9 +172,7 @@ def _execute(python: Path, folder: Path, tmp: Path, workers: int,
     env.update(PATH=f"{python.parent}:{os.environ.get('PATH', '/usr/bin:/bin')}", HOME=str(tmp),
                JUPYTER_DATA_DIR=str(tmp / "jd"), JUPYTER_CONFIG_DIR=str(tmp / "jc"),
                MPLCONFIGDIR=str(tmp / "mpl"))
-    runner = tmp / "runner.py"
-    runner.write_text(RUNNER)
-    shutil.copy(Path(background.__file__), tmp / "background.py")  # the runner imports it
+    runner = install_runner(tmp)
     warm = subprocess.Popen([python, "-c", WARM_UP], cwd=folder, env=env)
     background.lower(warm.pid)
     if warm.wait():

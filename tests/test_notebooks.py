@@ -9,7 +9,6 @@ pasted in (every text form: plain, LaTeX, Markdown, HTML).
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import warnings
@@ -17,7 +16,6 @@ import warnings
 import nbformat
 import pytest
 
-import background
 import booktools as bt
 import reader as rd
 
@@ -74,9 +72,8 @@ def test_the_runner_fails_a_notebook_whose_kernel_dies_twice_and_keeps_going(tmp
     cells = {"dies.ipynb": "import os\nos._exit(3)", "fine.ipynb": "print(6 * 7)"}
     for name, source in cells.items():
         nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)]), tmp_path / name)
-    (tmp_path / "runner.py").write_text(rd.RUNNER)
-    shutil.copy(background.__file__, tmp_path / "background.py")
-    out = subprocess.run([sys.executable, "runner.py", *cells], cwd=tmp_path, capture_output=True, text=True,
+    runner = rd.install_runner(tmp_path)
+    out = subprocess.run([sys.executable, runner, *cells], cwd=tmp_path, capture_output=True, text=True,
                          check=True)
     report = json.loads(out.stdout.strip().splitlines()[-1])
     assert set(report["failures"]) == set(report["retried"]) == {"dies.ipynb"}
