@@ -35,11 +35,15 @@ WHEEL_SOURCES = ["pyproject.toml", "README.md", "LICENSE", "LICENSE-text", "code
 # What every kernel imports, compiled once before the notebooks run.
 WARM_UP = "import attention_graph, attention_graph.plots, ipykernel.kernelapp, matplotlib.pyplot, myst_nb"
 
-# Run in the reader's environment: execute the notebooks named on the command line, in place. A
+# Run in the reader's environment: execute the notebooks named on the command line, in place. Every
+# runner is given the same list, largest first, and runs the notebooks it claims first (a file made
+# beside the notebook, which only one process can create), so the runners finish together. A
 # notebook fails when a cell raises. A kernel that fails to start or to answer (not the notebook's
 # doing: e.g. two kernels handed the same port) gets one more try on a new kernel, and is reported.
+# Once the last cell has run, the kernel is stopped at once: its outputs are saved, and a graceful
+# shutdown sometimes waits 2.5 s for a kernel that does not exit.
 RUNNER = r'''
-import json, sys, traceback
+import json, os, sys, traceback
 from pathlib import Path
 
 import background  # copied beside this file: the kernels give the CPU to the tests first
@@ -48,11 +52,20 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 
+def claim(path):
+    """True for the one runner that claims ``path`` first."""
+    try:
+        os.close(os.open(path.with_name(path.name + ".claimed"), os.O_CREAT | os.O_EXCL))
+        return True
+    except FileExistsError:
+        return False
+
+
 def run(path):
     """Execute the notebook at ``path`` and save it; None, or the failing cell's error."""
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=900, kernel_name="python3", allow_errors=False,
-                            resources={"metadata": {"path": str(path.parent)}})
+                            shutdown_kernel="immediate", resources={"metadata": {"path": str(path.parent)}})
     client.on_notebook_start = lambda notebook: background.lower(client.km.provisioner.pid)
     try:
         client.execute()
@@ -66,6 +79,8 @@ def run(path):
 failures, retried = {}, {}
 for name in sys.argv[1:]:
     path = Path(name)
+    if not claim(path):
+        continue
     original = path.read_bytes()
     try:
         why = run(path)
@@ -145,15 +160,10 @@ def install_runner(folder: Path) -> Path:
     return runner
 
 
-def _shares(paths: list[Path], workers: int) -> list[list[Path]]:
-    """Split the notebooks among the workers, largest first, each to the least loaded so far."""
-    shares: list[list[Path]] = [[] for _ in range(workers)]
-    load = [0] * workers
-    for size, path in sorted(((p.stat().st_size, p) for p in paths), reverse=True):
-        i = load.index(min(load))
-        shares[i].append(path)
-        load[i] += size
-    return [s for s in shares if s]
+def largest_first(paths: list[Path]) -> list[Path]:
+    """The notebooks in the order the runners take them: largest first, so none is left alone at
+    the end with a long notebook."""
+    return [path for _, path in sorted(((p.stat().st_size, p) for p in paths), reverse=True)]
 
 
 def _execute(python: Path, folder: Path, tmp: Path, workers: int,
@@ -177,8 +187,9 @@ def _execute(python: Path, folder: Path, tmp: Path, workers: int,
     background.lower(warm.pid)
     if warm.wait():
         raise RuntimeError(f"the reader's environment cannot import what the kernels import: {WARM_UP}")
-    for share in _shares(list(folder.glob("*.ipynb")), workers):
-        procs.append(subprocess.Popen([python, runner, *share], cwd=folder, env=env, text=True,
+    notebooks = largest_first(list(folder.glob("*.ipynb")))
+    for _ in range(min(workers, len(notebooks))):
+        procs.append(subprocess.Popen([python, runner, *notebooks], cwd=folder, env=env, text=True,
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE))
         background.lower(procs[-1].pid)  # and the runner lowers each kernel it starts
     failures: dict[str, str] = {}
