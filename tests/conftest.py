@@ -1,10 +1,11 @@
 """Shared test set-up: Hypothesis profiles, the markers, the figure style, the background runs.
 
-Two slow pieces of work run in the background from the moment the tests are collected, so they
-overlap the package's tests: Chromium's visit of every built page (``tests/tour.py``, a process of
-its own), when a browser test is selected, and a reader's run of the downloaded notebooks outside
-the checkout (``tests/reader.py``, two processes), when a test asks for it. Their processes run at a
-lower priority than the tests (``tests/background.py``), and the tests that read them run last.
+Two slow pieces of work run in the background, so they overlap the package's tests: Chromium's
+visit of every built page (``tests/tour.py``, a process of its own), when a browser test is
+selected, and a reader's run of the downloaded notebooks outside the checkout (``tests/reader.py``,
+two processes), when a test asks for it. They start once the tests are collected, or before the
+collection when the whole suite runs (as ``make test`` runs it). Their processes run at a lower
+priority than the tests (``tests/background.py``), and the tests that read them run last.
 
 Hypothesis profiles, chosen by the environment variable ``HYPOTHESIS_PROFILE``: ``check`` (few
 examples, the writer's fast loop ``make check``), ``dev`` (the default) and ``ci`` (many examples,
@@ -64,10 +65,39 @@ _READER: Reader | None = None
 _IN_A_WORKER = pytest.StashKey[set]()  # the tests an xdist worker must not run (see below)
 
 
+def _whole_suite(config) -> bool:
+    """True when this run is the whole suite (as ``make test``): the configured test paths, nothing
+    selected or deselected, in one process."""
+    opt = config.option
+    chosen = (opt.markexpr, opt.keyword, getattr(opt, "deselect", None), getattr(opt, "lf", False),
+              getattr(opt, "numprocesses", None), opt.collectonly)
+    return config.args_source == pytest.Config.ArgsSource.TESTPATHS and not any(chosen)
+
+
+def _start_reader() -> None:
+    global _READER
+    if _READER is None and (bw.HTML / "_sources").is_dir():
+        _READER = Reader().start()
+
+
+def _start_tour() -> None:
+    global _TOUR
+    exe = bw.find_chromium()
+    if _TOUR is None and exe is not None and (bw.HTML / "book").is_dir():
+        _TOUR = Tour(exe).start()
+
+
+def pytest_sessionstart(session):
+    """The whole suite runs the reader's and the browser tests: their background runs start now,
+    while the tests are collected (a few seconds of one core)."""
+    if _whole_suite(session.config) and not hasattr(session.config, "workerinput"):
+        _start_reader()
+        _start_tour()
+
+
 @pytest.hookimpl(trylast=True)  # after `-m` and `-k` have deselected: only what will run counts
 def pytest_collection_modifyitems(config, items):
-    """The reader's and the browser tests last; start their background runs now (when they can run)."""
-    global _TOUR, _READER
+    """The browser and the reader's tests last; start their background runs now (when they can run)."""
     reading = [item for item in items if "reader" in getattr(item, "fixturenames", ())]
     browser = [item for item in items if item.get_closest_marker("browser")]
     if (reading or browser) and hasattr(config, "workerinput"):
@@ -75,16 +105,14 @@ def pytest_collection_modifyitems(config, items):
         config.stash[_IN_A_WORKER] = {item.nodeid for item in reading + browser}
         return
     late = {id(item) for item in reading + browser}
-    items[:] = [item for item in items if id(item) not in late] + reading + browser
+    # The tour has less to do than the reader, so its tests come first, while the notebooks still run.
+    items[:] = [item for item in items if id(item) not in late] + browser + reading
     if config.option.collectonly:
         return  # nothing will run
-    if reading and _READER is None and (bw.HTML / "_sources").is_dir():
-        _READER = Reader().start()
-    if not browser:
-        return
-    exe = bw.find_chromium()
-    if exe is not None and (bw.HTML / "book").is_dir():
-        _TOUR = Tour(exe).start()
+    if reading:
+        _start_reader()
+    if browser:
+        _start_tour()
 
 
 def pytest_runtest_setup(item):

@@ -240,9 +240,10 @@ class Tour:
     """Chromium's visits, made in a process of its own: ask :meth:`page`, :meth:`book` or :meth:`visit`.
 
     The process (``multiprocessing``'s spawn, so nothing of the test process is inherited) serves
-    the build, visits every page in order (the documents of ``_toc.yml`` first), prints the book,
-    then runs the visits asked later until :meth:`stop`. Its own interpreter keeps Playwright's and
-    the HTTP server's Python work off the tests' GIL, which slowed the visits by about 40 %.
+    the build, visits every page in order (the documents of ``_toc.yml`` first) and prints the book;
+    a visit a test asks for (:meth:`visit`) runs before the next page, and after the book until
+    :meth:`stop`. Its own interpreter keeps Playwright's and the HTTP server's Python work off the
+    tests' GIL, which slowed the visits by about 40 %.
     """
 
     def __init__(self, executable: str, html: Path = bw.HTML):
@@ -345,11 +346,11 @@ def _attempt(call) -> tuple[str | None, object]:
 
 
 def _work(executable: str, html: Path, plan: list[tuple[str, bool]], commands, results) -> None:
-    """The tour's process: serve ``html``, visit the plan, print the book, then run what is asked.
+    """The tour's process: serve ``html``, visit the plan and print the book, and run what is asked.
 
     It and Chromium run at a lower priority than the tests (``background.py``).
     """
-    background.lower(os.getpid())
+    background.lower(os.getpid(), background.NICE_TOUR)
     try:
         _tour(executable, html, plan, commands, results)
     except BaseException:  # noqa: BLE001 - Chromium did not start or died: every waiting test says why
@@ -364,11 +365,28 @@ def _tour(executable: str, html: Path, plan: list[tuple[str, bool]], commands, r
         results.put(("site", None, site))
         browser = bw.launch(pw, executable)
         for pid in background.descendants(os.getpid()):  # Chromium starts a session of its own
-            background.lower(pid)
+            background.lower(pid, background.NICE_TOUR)
         context = browser.new_context(viewport=bw.VIEWPORT)
         tab = context.new_page()  # one tab: its renderer keeps the theme's and MathJax's code compiled
-        visits = {}
+
+        def asked(wait: bool) -> bool:
+            """Run the visits asked so far (with ``wait``, until :meth:`Tour.stop`); False once stopped."""
+            while True:
+                try:
+                    item = commands.get() if wait else commands.get_nowait()
+                except queue.Empty:
+                    return True
+                if item is None:
+                    return False
+                key, directory, rel = item
+                results.put((key, *_attempt(lambda rel=rel, directory=directory: _asked(
+                    tab, site, html, directory, rel))))
+
+        visits, going = {}, True
         for rel, print_it in plan:
+            going = going and asked(wait=False)  # a test asking for a visit does not wait for the plan
+            if not going:
+                break
             error, visits[rel] = _attempt(lambda rel=rel, print_it=print_it: open_page(
                 tab, site, rel, html=html, print_it=print_it))
             # The printed PDF stays here, where the book is assembled; the tests need the rest.
@@ -378,11 +396,9 @@ def _tour(executable: str, html: Path, plan: list[tuple[str, bool]], commands, r
             printed = [(doc, *visits[f"{doc}.html"].printed) for doc in bw.toc_docnames()]
             return bw.assemble_pdf(tab, printed, bw.PDF), *pdf_texts(bw.PDF)
 
-        results.put(("book", *_attempt(book)))
-        while (item := commands.get()) is not None:
-            key, directory, rel = item
-            results.put((key, *_attempt(lambda rel=rel, directory=directory: _asked(
-                tab, site, html, directory, rel))))
+        if going:
+            results.put(("book", *_attempt(book)))
+            asked(wait=True)
         context.close()
         browser.close()
 
