@@ -53,8 +53,13 @@ def _closure() -> frozenset[str]:
 
 
 @lru_cache
+def _packages() -> dict[str, list[str]]:
+    """Top-level module -> the distributions that provide it (a scan of every installed one)."""
+    return metadata.packages_distributions()
+
+
 def _distributions(module: str) -> set[str]:
-    return {_name(d) for d in metadata.packages_distributions().get(module, [])}
+    return {_name(d) for d in _packages().get(module, [])}
 
 
 def _is_stdlib(module: str) -> bool:
