@@ -38,10 +38,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 # Hypothesis profiles live in tests/conftest.py: `check` (few examples) and `ci` (many).
-# `make check` spreads the tests over every core (pytest-xdist); `make test` runs in one process,
+# `make check` spreads the tests over every core (pytest-xdist; an idle worker takes tests queued for
+# another, so neither is left alone with the long ones at the end); `make test` runs in one process,
 # beside its two background runs (Chromium's tour and the reader's notebooks, tests/conftest.py).
 check: book lint
-	HYPOTHESIS_PROFILE=check $(BIN)/python -m pytest -q -m "not browser and not slow" -n auto
+	HYPOTHESIS_PROFILE=check $(BIN)/python -m pytest -q -m "not browser and not slow" -n auto --dist worksteal
 
 test: book lint
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest
