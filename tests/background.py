@@ -29,9 +29,10 @@ NICE_TOUR = 5
 
 
 def lower(pid: int, by: int = NICE) -> None:
-    """Lower process ``pid`` by ``by``, and its autogroup if it leads a session of its own."""
+    """Lower process ``pid`` to ``by`` below the tests, and its autogroup if it leads a session of its
+    own. A process that inherited a lower priority keeps it: the values do not add up."""
     try:
-        os.setpriority(os.PRIO_PROCESS, pid, min(os.getpriority(os.PRIO_PROCESS, pid) + by, 19))
+        os.setpriority(os.PRIO_PROCESS, pid, max(os.getpriority(os.PRIO_PROCESS, pid), by))
         if os.getsid(pid) != os.getsid(0):
             with open(f"/proc/{pid}/autogroup", "w") as f:
                 f.write(str(by))

@@ -70,7 +70,7 @@ def _whole_suite(config) -> bool:
     selected or deselected, in one process."""
     opt = config.option
     chosen = (opt.markexpr, opt.keyword, getattr(opt, "deselect", None), getattr(opt, "lf", False),
-              getattr(opt, "numprocesses", None), opt.collectonly)
+              getattr(opt, "numprocesses", None), opt.collectonly, hasattr(config, "workerinput"))
     return config.args_source == pytest.Config.ArgsSource.TESTPATHS and not any(chosen)
 
 
@@ -90,7 +90,7 @@ def _start_tour() -> None:
 def pytest_sessionstart(session):
     """The whole suite runs the reader's and the browser tests: their background runs start now,
     while the tests are collected (a few seconds of one core)."""
-    if _whole_suite(session.config) and not hasattr(session.config, "workerinput"):
+    if _whole_suite(session.config):
         _start_reader()
         _start_tour()
 

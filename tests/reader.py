@@ -6,8 +6,8 @@ of ``requirements.txt``); every executed ``.ipynb`` the built site offers for do
 (``_build/html/_sources``) is copied next to it and run top to bottom with nbclient, in a kernel of
 that environment. ``tests/test_notebooks.py`` then reads what each notebook glued.
 
-``conftest.py`` starts the run in a background thread as soon as the tests are collected (as it
-does Chromium's tour), and the notebooks run in two processes at a lower priority than the tests
+``conftest.py`` starts the run in a background thread before the package's tests (as it does
+Chromium's tour), and the notebooks run in two processes at a lower priority than the tests
 (``background.py``), so the work fills the CPU the package's tests leave. A test asks
 :meth:`Reader.result` and waits for it if needed.
 """

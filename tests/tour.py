@@ -8,9 +8,9 @@ a screenshot of its first screen in dark mode (the contrast check covers the who
 modes; a second full-page capture cost a fifth of the tour). The book's PDF is assembled from those
 printed pages.
 
-The visits run in a process of their own (:class:`Tour`) that ``conftest.py`` starts as soon as
-the tests are collected (the browser tests are run last), so Chromium works while the package's
-tests run. A test asks :meth:`Tour.page` for a visit and waits for it if needed.
+The visits run in a process of their own (:class:`Tour`) that ``conftest.py`` starts before the
+package's tests (the browser tests are run last), so Chromium works while they run. A test asks
+:meth:`Tour.page` for a visit and waits for it if needed.
 
 The checks read what a page shows once it has settled, so its CSS transitions and animations are
 switched off (:data:`STILL_CSS`): the solutions open and the dark theme applies at once, instead of
@@ -382,21 +382,19 @@ def _tour(executable: str, html: Path, plan: list[tuple[str, bool]], commands, r
                 results.put((key, *_attempt(lambda rel=rel, directory=directory: _asked(
                     tab, site, html, directory, rel))))
 
-        visits, going = {}, True
+        def book():
+            printed = [(doc, *visits[f"{doc}.html"].printed) for doc in bw.toc_docnames()]
+            return bw.assemble_pdf(tab, printed, bw.PDF), *pdf_texts(bw.PDF)
+
+        visits = {}
         for rel, print_it in plan:
-            going = going and asked(wait=False)  # a test asking for a visit does not wait for the plan
-            if not going:
+            if not asked(wait=False):  # a test asking for a visit does not wait for the plan
                 break
             error, visits[rel] = _attempt(lambda rel=rel, print_it=print_it: open_page(
                 tab, site, rel, html=html, print_it=print_it))
             # The printed PDF stays here, where the book is assembled; the tests need the rest.
             results.put((("page", rel), error, visits[rel] and dataclasses.replace(visits[rel], printed=None)))
-
-        def book():
-            printed = [(doc, *visits[f"{doc}.html"].printed) for doc in bw.toc_docnames()]
-            return bw.assemble_pdf(tab, printed, bw.PDF), *pdf_texts(bw.PDF)
-
-        if going:
+        else:  # the whole plan was visited, not stopped
             results.put(("book", *_attempt(book)))
             asked(wait=True)
         context.close()
