@@ -1,11 +1,15 @@
 # Two commands: `make book` builds the HTML, `make test` builds when needed, runs ruff and every test
 # (the browser tests included: they need a Chromium, see README.md). Both create .venv on first use
 # and reinstall it when requirements.txt or pyproject.toml change.
-# The writer's fast loop: `make check` (ruff, then the package tests and the integrity rules with few
-# Hypothesis examples; no browser, no PDF, no book rebuilt by a test).
-# Also: `make pdf` prints the built book into one PDF; `make reproducible` builds it twice from
-# scratch and compares every output file byte for byte; `make lab` opens the chapters in
-# JupyterLab; `make requirements` regenerates the hashed lock file from pyproject.toml.
+# The test targets (all build the book first, when it is out of date):
+#   make check      the writer's fast loop: ruff, the package tests and the integrity rules with few
+#                   Hypothesis examples (no browser, no notebook re-run, no PDF)
+#   make browser    the built pages in Chromium and the PDF printed from them (tests marked `browser`)
+#   make notebooks  the downloadable notebooks re-run outside the checkout (tests marked `notebooks`)
+#   make test       all of them, with many Hypothesis examples: the README's and CI's command
+# Also: `make pdf` prints the built book into one PDF; `make reproducible` builds the book in a
+# fresh folder and compares every output file with the checkout's build, byte for byte; `make lab`
+# opens the chapters in JupyterLab; `make requirements` regenerates the hashed lock file.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -14,7 +18,7 @@ STAMP  := $(VENV)/.installed
 # Strict: any warning, unresolved reference or cell error fails the build (tracebacks are shown).
 JB_FLAGS := -n -W --keep-going
 
-.PHONY: book test check lint pdf reproducible lab requirements clean
+.PHONY: book test check browser notebooks lint pdf reproducible lab requirements clean
 
 # Everything .venv holds comes from requirements.txt, checked against its hashes (uv, from the lock,
 # removes what the lock no longer holds); then the package itself, editable (setuptools is in the lock, so no build environment is downloaded).
@@ -38,21 +42,30 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 # Hypothesis profiles live in tests/conftest.py: `check` (few examples) and `ci` (many).
-# `make check` spreads the tests over every core (pytest-xdist; an idle worker takes tests queued for
-# another, so neither is left alone with the long ones at the end); `make test` runs in one process,
-# beside its two background runs (Chromium's tour and the reader's notebooks, tests/conftest.py).
+# The tests spread over every core with pytest-xdist; `--dist loadgroup` keeps each xdist_group on
+# one worker: the browser tests (one Chromium, each page opened once) and the notebooks (one
+# reader's environment).
+PYTEST := $(BIN)/python -m pytest -n auto --dist loadgroup
+
 check: book lint
-	HYPOTHESIS_PROFILE=check $(BIN)/python -m pytest -q -m "not browser and not slow" -n auto --dist worksteal
+	HYPOTHESIS_PROFILE=check $(PYTEST) -q -m "not browser and not notebooks and not slow"
+
+browser: book
+	$(BIN)/python -m pytest -m browser
+
+notebooks: book
+	$(BIN)/python -m pytest -m notebooks
 
 test: book lint
-	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest
+	HYPOTHESIS_PROFILE=ci $(PYTEST)
 
 # The whole book as one PDF, printed by Chromium after MathJax has typeset each page (no LaTeX).
 pdf: book
 	$(BIN)/python tools/browsertools.py pdf _build/pdf/book.pdf
 
-# Two clean builds in fresh folders (other paths, hash seeds and dates) give byte-identical files.
-reproducible: $(STAMP)
+# The checkout's build (up to date: the tree the tests check) and a clean build of a copy in a fresh
+# folder (another path, hash seed and date) give byte-identical files.
+reproducible: book
 	JB_FLAGS="$(JB_FLAGS)" $(BIN)/python tools/reproducible.py
 
 # JupyterLab on the book's chapters: every book/*.md opens as a notebook (jupytext), its cells run

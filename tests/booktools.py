@@ -7,23 +7,18 @@ The functions take text so that each rule can be shown to fail on a small exampl
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 from functools import cache
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-BOOK = ROOT / "book"
-BUILD = ROOT / "_build"
-EXECUTED = BUILD / "jupyter_execute" / "book"
-HTML = BUILD / "html" / "book"
-
 # --------------------------------------------------------------------------------------------------
 # Sources
 # --------------------------------------------------------------------------------------------------
-
-# The source readers live in the package: the book's index of results is generated with them too.
+# The source readers are build code (tools/mystsource.py): the book's index of results is made with them too.
 from attention_graph import registry  # noqa: E402
-from attention_graph.citable import FENCE, NON_PROSE, THEOREM_KINDS, blocks, labeled_equations, theorem_labels  # noqa: F401,E402
+from buildpaths import BOOK, EXECUTED, ROOT
+from mystsource import FENCE, NON_PROSE, THEOREM_KINDS, blocks, labeled_equations, theorem_labels  # noqa: F401,E402
 
 
 def pages() -> list[Path]:
@@ -105,12 +100,30 @@ def typed_numbers(text: str) -> list[tuple[int, str]]:
 
 
 @cache
-def glue_data(page: str) -> dict:
-    """The glue record of ``book/<page>.md`` written by the last build."""
-    path = EXECUTED / f"{page}.glue.json"
+def glue_record(docname: str) -> dict:
+    """Everything document ``docname`` (e.g. "book/softmax") glued, as the last build wrote it."""
+    path = EXECUTED / f"{docname}.glue.json"
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing: build the book first (make book)")
     return json.loads(path.read_text())
+
+
+def glue_data(page: str) -> dict:
+    """The glue record of ``book/<page>.md``."""
+    return glue_record(f"book/{page}")
+
+
+def pasted(docname: str, ref: str) -> dict:
+    """The glued value a role or directive of ``docname`` pastes: ``ref`` is ``key``, or
+    ``rel::key`` for a key another document glued (``rel`` relative to ``docname``, or from the
+    book's root with a leading /): ``{"data": {mimetype: ...}, ...}``."""
+    doc, key = docname, ref
+    if "::" in ref:
+        rel, key = ref.split("::", 1)
+        doc = rel.lstrip("/") if rel.startswith("/") else posixpath.normpath(
+            posixpath.join(posixpath.dirname(docname), rel))
+        doc = re.sub(r"\.(md|ipynb)$", "", doc)
+    return glue_record(doc)[key]
 
 
 def glue_outputs(notebook: dict) -> dict[str, dict]:

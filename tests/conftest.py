@@ -1,15 +1,14 @@
-"""Shared test set-up: Hypothesis profiles, the markers, the figure style, the background runs.
-
-Two slow pieces of work run in the background, so they overlap the package's tests: Chromium's
-visit of every built page (``tests/tour.py``, a process of its own), when a browser test is
-selected, and a reader's run of the downloaded notebooks outside the checkout (``tests/reader.py``,
-two processes), when a test asks for it. They start once the tests are collected, or before the
-collection when the whole suite runs (as ``make test`` runs it). Their processes run at a lower
-priority than the tests (``tests/background.py``), and the tests that read them run last.
+"""Shared test set-up: Hypothesis profiles, the figure style, and the browser tests' session fixtures.
 
 Hypothesis profiles, chosen by the environment variable ``HYPOTHESIS_PROFILE``: ``check`` (few
-examples, the writer's fast loop ``make check``), ``dev`` (the default) and ``ci`` (many examples,
-``make test`` and CI). Tests give no example counts of their own.
+examples, ``make check``), ``dev`` (the default) and ``ci`` (many examples, ``make test`` and CI).
+Tests give no example counts of their own.
+
+The browser tests (marked ``browser``) use three session fixtures: ``site``, the base URL of
+``_build/html`` served on 127.0.0.1; ``browser``, a Playwright ``Browser`` on the system's Chromium
+(``tools/browsertools.launch``); and ``visit``, ``visit("book/softmax.html")`` → what that page showed
+(``tests/visits.py``; each page is opened once per session). Every browser test is put in one
+pytest-xdist group, so under ``-n ... --dist loadgroup`` one worker, with one Chromium, runs them all.
 """
 
 from __future__ import annotations
@@ -20,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import browsertools as bw
+import buildpaths as paths
 from attention_graph import plots
-from reader import Reader
-from tour import Tour
+from visits import Visits
 
 _COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 settings.register_profile("check", max_examples=15, **_COMMON)
@@ -47,106 +46,35 @@ def need_chromium() -> str:
     return exe
 
 
-@pytest.fixture(scope="session")
-def chromium() -> str:
-    return need_chromium()
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 @pytest.fixture(scope="session")
-def built_html():
-    """The HTML build the browser tests read; `make test` builds it first."""
-    if not (bw.HTML / "book").is_dir():
-        pytest.fail(f"{bw.HTML} has no book: build it first (make book)")
-    return bw.HTML
-
-
-_TOUR: Tour | None = None
-_READER: Reader | None = None
-_IN_A_WORKER = pytest.StashKey[set]()  # the tests an xdist worker must not run (see below)
-
-
-def _whole_suite(config) -> bool:
-    """True when this run is the whole suite (as ``make test``): the configured test paths, nothing
-    selected or deselected, in one process."""
-    opt = config.option
-    chosen = (opt.markexpr, opt.keyword, getattr(opt, "deselect", None), getattr(opt, "lf", False),
-              getattr(opt, "numprocesses", None), opt.collectonly, hasattr(config, "workerinput"))
-    return config.args_source == pytest.Config.ArgsSource.TESTPATHS and not any(chosen)
-
-
-def _start_reader() -> None:
-    global _READER
-    if _READER is None and (bw.HTML / "_sources").is_dir():
-        _READER = Reader().start()
-
-
-def _start_tour() -> None:
-    global _TOUR
-    exe = bw.find_chromium()
-    if _TOUR is None and exe is not None and (bw.HTML / "book").is_dir():
-        _TOUR = Tour(exe).start()
-
-
-def pytest_sessionstart(session):
-    """The whole suite runs the reader's and the browser tests: their background runs start now,
-    while the tests are collected (a few seconds of one core)."""
-    if _whole_suite(session.config):
-        _start_reader()
-        _start_tour()
-
-
-@pytest.hookimpl(trylast=True)  # after `-m` and `-k` have deselected: only what will run counts
-def pytest_collection_modifyitems(config, items):
-    """The browser and the reader's tests last; start their background runs now (when they can run)."""
-    reading = [item for item in items if "reader" in getattr(item, "fixturenames", ())]
-    browser = [item for item in items if item.get_closest_marker("browser")]
-    if (reading or browser) and hasattr(config, "workerinput"):
-        # Each xdist worker would start its own Chromium and its own reader's run: fail them instead.
-        config.stash[_IN_A_WORKER] = {item.nodeid for item in reading + browser}
-        return
-    late = {id(item) for item in reading + browser}
-    # The tour has less to do than the reader, so its tests come first, while the notebooks still run.
-    items[:] = [item for item in items if id(item) not in late] + browser + reading
-    if config.option.collectonly:
-        return  # nothing will run
-    if reading:
-        _start_reader()
-    if browser:
-        _start_tour()
-
-
-def pytest_runtest_setup(item):
-    if item.nodeid in item.config.stash.get(_IN_A_WORKER, set()):
-        pytest.fail("the browser and notebook tests run in one process: drop -n, or deselect them "
-                    "(-m 'not browser and not slow'), as `make check` does")
-
-
-def pytest_sessionfinish(session, exitstatus):
-    if _TOUR is not None:
-        _TOUR.stop()
-    if _READER is not None:
-        _READER.stop()
+def site():
+    """Base URL of the built site (``_build/html``), served on 127.0.0.1 for the whole session."""
+    if not (paths.HTML / "book").is_dir():
+        pytest.fail(f"{paths.HTML} has no book: build it first (make book)")
+    with bw.serve(paths.HTML) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
-def tour(chromium, built_html) -> Tour:
-    """Chromium's visits of every page (one load each) and the book's PDF, made once per session."""
-    global _TOUR
-    if _TOUR is None:
-        _TOUR = Tour(chromium).start()
-    return _TOUR
+def browser():
+    """The system's Chromium, headless and offline, driven by Playwright for the whole session."""
+    from playwright.sync_api import sync_playwright
+
+    executable = need_chromium()
+    with sync_playwright() as pw:
+        chromium = bw.launch(pw, executable)
+        yield chromium
+        chromium.close()
 
 
 @pytest.fixture(scope="session")
-def reader(built_html) -> Reader:
-    """The reader's run of the downloaded notebooks outside the checkout (``tests/reader.py``)."""
-    global _READER
-    if _READER is None:
-        _READER = Reader().start()
-    return _READER
-
-
-@pytest.fixture(scope="session")
-def site(tour):
-    """Base URL of the built book, served on 127.0.0.1 for the whole session."""
-    return tour.site
+def visit(browser, site) -> Visits:
+    """``visit(rel)`` → the :class:`visits.Visit` of page ``rel`` of the build, opened once."""
+    return Visits(browser, site)

@@ -1,7 +1,7 @@
 """The tests' one way to measure a call's memory: in a fresh interpreter, by the benchmarks' measure.
 
-A fresh process, because the browser tests' background thread (``tests/tour.py``) allocates in the
-test process meanwhile, and ``tracemalloc`` traces every thread. The measure itself is
+A fresh process, because ``tracemalloc`` traces every thread of the test process (the HTTP server of
+the browser tests' ``site`` fixture, Playwright's), not the call alone. The measure itself is
 :func:`attention_graph.bench.memory.peak`, the same one the benchmark records use.
 """
 

@@ -1,11 +1,13 @@
 """The built book as a reader meets it: every page of ``_build/html`` opened in Chromium.
 
-The pages are served over HTTP on 127.0.0.1 (``browsertools.serve``) and opened by Playwright in
-the system's Chromium. For every page: MathJax has typeset every formula and left no raw TeX and no
-error; no request leaves this machine and the console stays free of errors; every image has loaded
-and has alt text, every figure shows one; every internal link and ``#anchor`` resolves; the numbers
-the page pastes with ``{glue:text}`` are visible, formatted as the page asks; a full-page screenshot
-(light) and one of the first screen (dark) are saved under ``_build/screenshots/`` for review.
+The pages are served over HTTP on 127.0.0.1 (the session fixture ``site``) and opened by Playwright
+in the system's Chromium (``browser``), each page once per session (``visit``, ``tests/visits.py``;
+the JavaScript that reads a page is in ``tests/js/``). For every page: MathJax has typeset every
+formula and left no raw TeX and no error; no request leaves this machine and the console stays
+free of errors; every image has loaded and has alt text, every figure shows one; every internal
+link and ``#anchor`` resolves; the numbers the page pastes with ``{glue:text}`` are visible,
+formatted as the page asks; a full-page screenshot (light) and one of the first screen (dark) are
+saved under ``_build/screenshots/`` for review.
 
 Without a Chromium these tests skip and say how to install one; with ``CI=true`` they fail instead.
 """
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 import ast
 import json
-import posixpath
 import re
 from collections import Counter
 from pathlib import Path
@@ -25,18 +26,12 @@ import pytest
 
 import booktools as bt
 import browsertools as bw
-from tour import RAW_TEX, Visit
+import buildpaths as paths
+from visits import RAW_TEX, Visit
 
 pytestmark = pytest.mark.browser
 
 PAGES = bw.html_pages()
-
-
-@pytest.fixture(scope="session")
-def visit(tour):
-    """visit(page) → :class:`tour.Visit`; each page is opened once per session (``tests/tour.py``)."""
-    return tour.page
-
 
 BROKEN_PAGE = """<!DOCTYPE html><html><head><title>broken</title></head><body>
 <p>A formula left as TeX: <span class="math">\\(x^2\\)</span>, and $$y$$ in the prose.</p>
@@ -51,9 +46,9 @@ BROKEN_PAGE = """<!DOCTYPE html><html><head><title>broken</title></head><body>
 </body></html>""".replace("WIDE", "wide " * 80)
 
 
-def test_the_checks_catch_a_broken_page(tour, tmp_path):
+def test_the_checks_catch_a_broken_page(visit, tmp_path):
     (tmp_path / "page.html").write_text(BROKEN_PAGE)
-    site, v = tour.visit(tmp_path, "page.html")
+    site, v = visit.elsewhere(tmp_path, "page.html")
     assert v.mathjax is None and v.data["math"] == 1 and v.data["untypeset"] == ["\\(x^2\\)"]
     assert {m.group(0) for m in RAW_TEX.finditer(v.data["text"])} == {"\\(", "\\)", "$$"}
     assert sorted(v.offsite) == ["http://127.0.0.2:9/elsewhere.png", "https://example.org/far.png"]
@@ -83,7 +78,7 @@ def test_without_chromium_the_tests_skip_with_a_hint_but_fail_in_ci(monkeypatch)
 
 
 def test_the_build_has_pages():
-    assert "book/intro.html" in PAGES, f"no built book in {bw.HTML}: run `make book`"
+    assert "book/intro.html" in PAGES, f"no built book in {paths.HTML}: run `make book`"
 
 
 # --- MathJax ---------------------------------------------------------------------------------------
@@ -117,7 +112,7 @@ def test_no_console_error_and_no_failed_request(page, visit):
 @pytest.mark.parametrize("page", PAGES)
 def test_no_path_of_the_build_machine_in_the_page(page, visit):
     # e.g. a traceback's file names: they must read code/..., not /home/someone/book/code/...
-    assert str(bt.ROOT) not in visit(page).data["rendered"]
+    assert str(paths.ROOT) not in visit(page).data["rendered"]
 
 
 # --- Images and figures ----------------------------------------------------------------------------
@@ -137,7 +132,7 @@ def test_every_figure_shows_an_image(page, visit):
 
 # --- Links -----------------------------------------------------------------------------------------
 
-def broken_links(v: Visit, site: str, visit, html: Path = bw.HTML) -> list[str]:
+def broken_links(v: Visit, site: str, visit, html: Path = paths.HTML) -> list[str]:
     broken = []
     origin = urlsplit(site).netloc
     for link in v.data["links"]:
@@ -168,12 +163,12 @@ def _is_notebook(source: Path) -> bool:
     return source.exists() and "kernelspec:" in source.read_text().split("\n---", 1)[0]
 
 
-SOURCE_PAGES = [p for p in PAGES if (bt.ROOT / Path(p).with_suffix(".md")).exists()]
+SOURCE_PAGES = [p for p in PAGES if (paths.ROOT / Path(p).with_suffix(".md")).exists()]
 
 
 @pytest.mark.parametrize("page", SOURCE_PAGES)
 def test_download_buttons_give_the_source_and_the_executed_notebook(page, visit):
-    source = bt.ROOT / Path(page).with_suffix(".md")
+    source = paths.ROOT / Path(page).with_suffix(".md")
     by_suffix = {Path(urlsplit(u).path).suffix: u for u in visit(page).data["downloads"]}
     with urlopen(by_suffix[".md"]) as r:
         assert r.read().decode("utf8") == source.read_text(encoding="utf8")
@@ -181,7 +176,7 @@ def test_download_buttons_give_the_source_and_the_executed_notebook(page, visit)
         return
     with urlopen(by_suffix[".ipynb"]) as r:
         notebook = json.loads(r.read())
-    executed = json.loads((bw.BUILD / "jupyter_execute" / Path(page).with_suffix(".ipynb")).read_text())
+    executed = json.loads((paths.EXECUTED / Path(page).with_suffix(".ipynb")).read_text())
     assert notebook["nbformat"] == 4
     assert [c["source"] for c in notebook["cells"]] == [c["source"] for c in executed["cells"]]
     ran = [c for c in notebook["cells"] if c["cell_type"] == "code"]
@@ -268,20 +263,13 @@ def expected_pasted(docname: str, source: str) -> list[tuple[str, str]]:
     """(role, text the reader must see) for every ``{glue:text}`` role of a page."""
     out = []
     for role in glue_text_roles(source):
-        key, spec = role.rsplit(":", 1) if ":" in role else (role, "s")
-        doc = docname
-        if "::" in key:
-            rel, key = key.split("::", 1)
-            doc = rel.lstrip("/") if rel.startswith("/") else posixpath.normpath(
-                posixpath.join(posixpath.dirname(docname), rel))
-            doc = re.sub(r"\.(md|ipynb)$", "", doc)
-        glue = json.loads((bw.BUILD / "jupyter_execute" / f"{doc}.glue.json").read_text())
-        out.append((role, format_glued(glue[key]["data"]["text/plain"], spec)))
+        ref, spec = role.rsplit(":", 1) if ":" in role else (role, "s")
+        out.append((role, format_glued(bt.pasted(docname, ref)["data"]["text/plain"], spec)))
     return out
 
 
 def _source(page: str) -> Path:
-    return bt.ROOT / Path(page).with_suffix(".md")
+    return paths.ROOT / Path(page).with_suffix(".md")
 
 
 GLUING_PAGES = [p for p in PAGES if _source(p).exists() and glue_text_roles(_source(p).read_text())]
@@ -315,13 +303,8 @@ def glued_markdown_numbers(docname: str, source: str, code: bool = True) -> list
     keys = [arg.strip() for name, arg, *_ in bt.blocks(source) if name == "glue:md"]
     keys += re.findall(r"\{glue:md\}`([^`]+)`", _outside_code(source))
     numbers = []
-    for key in keys:
-        doc = docname
-        if "::" in key:
-            rel, key = key.split("::", 1)
-            doc = re.sub(r"\.(md|ipynb)$", "", posixpath.normpath(posixpath.join(posixpath.dirname(docname), rel)))
-        glue = json.loads((bw.BUILD / "jupyter_execute" / f"{doc}.glue.json").read_text())
-        markdown = glue[key]["data"].get("text/markdown", "")
+    for ref in keys:
+        markdown = bt.pasted(docname, ref)["data"].get("text/markdown", "")
         if not code:
             markdown = CODE.sub(" ", markdown)
         numbers += [m.group(0) for m in NUMBER.finditer(MATH.sub(" ", markdown))]
@@ -371,7 +354,7 @@ def unmarked(marks: list[dict]) -> list[dict]:
 
 
 def _glued_keys(page: str) -> set[str]:
-    return set(json.loads((bw.BUILD / "jupyter_execute" / page.replace(".html", ".glue.json")).read_text()))
+    return set(bt.glue_record(page.removesuffix(".html")))
 
 
 @pytest.mark.parametrize("page", GLUING_PAGES)

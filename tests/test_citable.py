@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 import booktools as bt
+import buildpaths as paths
 from attention_graph import citable
 from package_data import book_results
 
@@ -42,7 +43,7 @@ def test_label_prefix_matches_its_kind():
 
 @pytest.mark.parametrize("item", ITEMS, ids=lambda it: it.label)
 def test_every_result_has_a_number_and_a_permalink_anchor(item):
-    html = (bt.HTML / f"{item.page}.html").read_text()
+    html = (paths.HTML / "book" / f"{item.page}.html").read_text()
     anchor = f"equation-{item.label}" if item.kind == "equation" else item.label
     assert f'id="{anchor}"' in html, f"no anchor #{anchor} in {item.page}.html"
     if item.kind == "equation":
@@ -54,7 +55,7 @@ def test_every_result_has_a_number_and_a_permalink_anchor(item):
 
 
 def test_the_index_page_lists_every_result():
-    html = re.sub(r"<[^>]+>", " ", (bt.HTML / "derivations.html").read_text())
+    html = re.sub(r"<[^>]+>", " ", (paths.HTML / "book" / "derivations.html").read_text())
     for it in ITEMS:
         assert it.label in html
     assert bt.glued_float("derivations", "n_results") == len(ITEMS)

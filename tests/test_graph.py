@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import booktools as bt
+import buildpaths as paths
 import oracles
 from attention_graph import graph, tables
 from attention_graph.worked_example import PEOPLE
@@ -478,7 +479,7 @@ def test_glued_empty_row_with_minus_1e9_is_the_unmasked_row():
 
 
 def test_page_prints_the_refusal_naming_diego():
-    nb = json.loads((bt.EXECUTED / f"{PAGE}.ipynb").read_text())
+    nb = json.loads((paths.EXECUTED / "book" / f"{PAGE}.ipynb").read_text())
     outputs = [o for cell in nb["cells"] if cell["cell_type"] == "code" for o in cell.get("outputs", [])]
     printed = "".join("".join(o.get("text", "")) for o in outputs if o.get("output_type") == "stream")
     assert "masked attention: node(s) ['Diego']" in printed

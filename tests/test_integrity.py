@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import booktools as bt
+import buildpaths as paths
 from attention_graph import registry, scores
 
 PAGES = bt.pages()
@@ -129,7 +130,7 @@ def test_every_result_shows_its_strength_on_its_page(page):
     labels = [lab for lab, *_ in bt.labeled_equations(page.read_text())] + bt.theorem_labels(page.read_text())
     if not labels:
         pytest.skip("no labeled result on this page")
-    html = (bt.HTML / f"{page.stem}.html").read_text()
+    html = (paths.HTML / "book" / f"{page.stem}.html").read_text()
     for label in labels:
         badge = re.search(rf'id="check-{re.escape(label)}"[^>]*><em>([^<]*)</em>', html)
         assert badge, f"{page.stem}: no strength line under {label}"

@@ -1,39 +1,118 @@
 """Every notebook the book offers for download runs where only the package is installed.
 
-The run is a reader's (``tests/reader.py``): the wheel and its ``book`` extra in a fresh
-environment outside the checkout, each downloaded ``.ipynb`` executed from a folder outside the
-repository. Any error fails; then every value the notebook glues must equal the one the built book
-pasted in (every text form: plain, LaTeX, Markdown, HTML).
+As a reader would: the package is built into a wheel and installed with its ``book`` extra into a
+fresh virtual environment outside the checkout (one per session, made by uv at the versions of
+``requirements.txt``); each executed ``.ipynb`` the site offers (``_build/html/_sources``) is copied
+to a folder outside the checkout and run top to bottom by nbclient in a kernel of that environment,
+one test per notebook, named after it. Any error fails; then every value the notebook glues must
+equal the one the built book pasted in (every text form: plain, LaTeX, Markdown, HTML).
+
+The reader's environment inherits nothing that points into the checkout (``PYTHONPATH`` and the
+like are dropped), so the caller's environment does not change the result.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
-import warnings
+from dataclasses import dataclass
+from pathlib import Path
 
 import nbformat
 import pytest
 
 import booktools as bt
-import reader as rd
+import buildpaths as paths
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.notebooks, pytest.mark.xdist_group("notebooks")]  # one worker, one environment
 
-WHERE = """\
-import sys, attention_graph
-print(sys.prefix)
-print(attention_graph.__file__)
-"""
+# What the wheel is built from: nothing else of the checkout reaches the reader.
+WHEEL_SOURCES = ["pyproject.toml", "README.md", "LICENSE", "LICENSE-text", "code"]
+# The caller's variables that would point the reader's Python or Jupyter elsewhere.
+DROPPED = {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV",
+           "JUPYTER_PATH", "JUPYTER_CONFIG_PATH", "JUPYTER_DATA_DIR", "JUPYTER_CONFIG_DIR",
+           "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR", "MPLBACKEND"}
+
+WHERE = "import sys, attention_graph; print(sys.prefix); print(attention_graph.__file__)"
 
 
-@pytest.fixture(scope="module")
-def run(reader) -> rd.Run:
-    result = reader.result()
-    for name, why in result.retried.items():  # not the notebook's failure, but worth seeing
-        warnings.warn(f"{name}: its first kernel failed, a second one ran it:\n{why}", stacklevel=1)
-    return result
+def downloads() -> list[Path]:
+    """The executed notebooks the built site offers for download."""
+    return sorted(paths.DOWNLOADS.rglob("*.ipynb"))
+
+
+@dataclass(frozen=True)
+class Reader:
+    python: Path  # the reader's environment's interpreter
+    folder: Path  # where the notebooks run, outside the checkout
+    env: dict[str, str]  # the environment of the reader's processes
+
+
+def _run(*cmd, env=None, cwd=None) -> str:
+    out = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env, cwd=cwd)
+    if out.returncode:
+        raise RuntimeError(f"{' '.join(map(str, cmd))} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
+    return out.stdout
+
+
+@pytest.fixture(scope="session")
+def reader(tmp_path_factory) -> Reader:
+    """The wheel and its ``book`` extra in a fresh venv outside the checkout, with a kernel spec."""
+    tmp = tmp_path_factory.mktemp("reader")
+    assert not tmp.resolve().is_relative_to(paths.ROOT)
+    env = {k: v for k, v in os.environ.items() if k not in DROPPED}
+    venv = tmp / "venv"
+    env.update(PATH=f"{venv / 'bin'}:{env.get('PATH', '/usr/bin:/bin')}", HOME=str(tmp),
+               JUPYTER_DATA_DIR=str(tmp / "jd"), JUPYTER_CONFIG_DIR=str(tmp / "jc"),
+               JUPYTER_RUNTIME_DIR=str(tmp / "jr"), MPLCONFIGDIR=str(tmp / "mpl"))
+    src = tmp / "src"  # a copy of what the package is made of
+    src.mkdir()
+    for name in WHEEL_SOURCES:
+        path = paths.ROOT / name
+        if path.is_dir():
+            shutil.copytree(path, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            shutil.copy(path, src / name)
+    # The checkout's setuptools (locked in requirements.txt): no build environment is downloaded.
+    _run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", tmp / "dist",
+         src, env=env)
+    (wheel,) = (tmp / "dist").glob("attention_graph-*.whl")
+    uv = [sys.executable, "-m", "uv"]
+    _run(*uv, "venv", "--quiet", "--python", sys.executable, venv, env=env)
+    python = venv / "bin" / "python"
+    # The lock's exact versions as constraints (the hashes are the lock's business, not this test's).
+    constraints = tmp / "constraints.txt"
+    constraints.write_text("".join(f"{name}=={version}\n" for name, version in bt.locked().items()))
+    _run(*uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", python, "-c", constraints,
+         f"{wheel}[book]", env=env)
+    _run(*uv, "pip", "check", "--quiet", "--python", python, env=env)
+    spec = tmp / "kernels" / "reader"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "the reader's Python", "language": "python"}))
+    folder = tmp / "notebooks"
+    folder.mkdir()
+    return Reader(python, folder, env)
+
+
+def execute(notebook: Path, reader: Reader) -> dict:
+    """Run ``notebook`` top to bottom in a kernel of the reader's environment; the executed notebook."""
+    from jupyter_client import KernelManager
+    from jupyter_client.kernelspec import KernelSpecManager
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(notebook, as_version=4)
+    specs = KernelSpecManager(kernel_dirs=[str(reader.folder.parent / "kernels")])
+    km = KernelManager(kernel_name="reader", kernel_spec_manager=specs)
+    client = NotebookClient(nb, km=km, timeout=900, allow_errors=False, shutdown_kernel="immediate",
+                            resources={"metadata": {"path": str(notebook.parent)}})
+    client.execute(env=reader.env)  # a cell's error fails the test with its traceback
+    nbformat.write(nb, notebook)
+    return json.loads(notebook.read_text())
 
 
 def _values(data: dict) -> dict:
@@ -43,46 +122,28 @@ def _values(data: dict) -> dict:
 
 
 def test_the_site_offers_notebooks_to_download():
-    names = {p.stem for p in rd.downloads()}
+    names = {p.stem for p in downloads()}
     assert {"softmax", "sparse", "blockwise", "derivations", "how_to_cite"} <= names
 
 
-def test_the_kernel_runs_the_installed_wheel(run):
-    """The kernel is the reader's venv, and the package comes from its site-packages, not the checkout."""
-    out = subprocess.run([run.python, "-c", WHERE], cwd=run.folder, capture_output=True, text=True, check=True)
-    prefix, module = out.stdout.split()
-    assert prefix == str(run.python.parent.parent) and not prefix.startswith(str(bt.ROOT))
-    assert "site-packages" in module and not module.startswith(str(bt.ROOT))
+def test_the_kernel_runs_the_installed_wheel(reader):
+    """The reader's Python is its venv's, and the package comes from its site-packages, not the checkout,
+    even with ``PYTHONPATH`` pointing into the checkout in the caller's environment."""
+    caller = {**os.environ, "PYTHONPATH": str(paths.ROOT / "code")}
+    env = {k: v for k, v in caller.items() if k not in DROPPED} | {"PATH": reader.env["PATH"]}
+    prefix, module = _run(reader.python, "-c", WHERE, env=env, cwd=reader.folder).split()
+    assert prefix == str(reader.python.parent.parent) and not prefix.startswith(str(paths.ROOT))
+    assert "site-packages" in module and not module.startswith(str(paths.ROOT))
 
 
-@pytest.mark.parametrize("name", [p.name for p in rd.downloads()])
-def test_downloaded_notebook_runs_and_glues_what_the_book_shows(run, name):
-    assert name not in run.failures, f"{name} failed outside the repository:\n{run.failures.get(name)}"
+@pytest.mark.parametrize("notebook", downloads(), ids=lambda p: p.stem)
+def test_notebook(reader, notebook):
+    """The downloaded notebook runs outside the checkout and glues what the built book shows."""
+    copy = reader.folder / notebook.name
+    shutil.copy(notebook, copy)
+    rerun = {k: _values(v) for k, v in bt.glue_outputs(execute(copy, reader)).items()}
     # MyST-NB keeps what a page glued beside its executed notebook (<page>.glue.json), not in it.
-    built = {k: _values(v["data"]) for k, v in bt.glue_data(name.removesuffix(".ipynb")).items()}
-    rerun = {k: _values(v) for k, v in bt.glue_outputs(json.loads((run.folder / name).read_text())).items()}
+    built = {k: _values(v["data"]) for k, v in bt.glue_data(notebook.stem).items()}
     assert rerun.keys() == built.keys()
     different = {k: (built[k], rerun[k]) for k in built if built[k] != rerun[k]}
     assert different == {}, "glued values differ from the built book (built, re-run)"
-
-
-def test_the_runners_share_the_notebooks_and_a_kernel_that_dies_twice_fails_only_its_notebook(tmp_path):
-    """Two of the reader's runners (here with the checkout's Python) on one list: each notebook runs
-    once. A kernel that dies gets one more start; a notebook that kills it again fails with both
-    reports, and the other notebooks still run."""
-    log = tmp_path / "ran.txt"
-    cells = {"dies.ipynb": "import os\nos._exit(3)",
-             **{f"fine{k}.ipynb": f"with open({str(log)!r}, 'a') as f:\n    print('fine{k}', file=f)"
-                for k in range(2)}}
-    for name, source in cells.items():
-        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)]), tmp_path / name)
-    runner = rd.install_runner(tmp_path)
-    runners = [subprocess.Popen([sys.executable, runner, *cells], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
-               for _ in range(2)]
-    reports = [json.loads(proc.communicate()[0].strip().splitlines()[-1]) for proc in runners]
-    assert all(proc.returncode == 0 for proc in runners)
-    failures = [name for report in reports for name in report["failures"]]
-    retried = [name for report in reports for name in report["retried"]]
-    assert failures == retried == ["dies.ipynb"]
-    assert "and on a second kernel" in next(r["failures"]["dies.ipynb"] for r in reports if r["failures"])
-    assert sorted(log.read_text().split()) == ["fine0", "fine1"]  # each ran, and once

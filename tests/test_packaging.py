@@ -17,6 +17,7 @@ import pytest
 from packaging.requirements import Requirement
 
 import booktools as bt
+import buildpaths as paths
 import package_data
 
 PACKAGE = bt.ROOT / "code" / "attention_graph"
@@ -166,6 +167,17 @@ def test_the_repository_path_check_sees_one():
     assert _repository_reads('"""Reads ``_toc.yml``."""') == []
 
 
+def test_the_package_names_every_public_name_once():
+    """``__all__`` is one list, written once, of exactly the names ``__init__.py`` imports."""
+    import attention_graph as ag
+
+    source = (PACKAGE / "__init__.py").read_text()
+    imported = {a.asname or a.name for node in ast.parse(source).body if isinstance(node, ast.ImportFrom)
+                for a in node.names}
+    assert source.count("__all__") == 1, "one __all__ = [...], no __all__ += ..."
+    assert len(ag.__all__) == len(set(ag.__all__)) and set(ag.__all__) == imported
+
+
 def test_package_data_follows_the_sources():
     """data/results.json and data/CITATION.cff are what tools/package_data.py writes (make book)."""
     assert package_data.stale() == [], "run: python tools/package_data.py (make book does)"
@@ -209,12 +221,14 @@ def test_the_regenerate_command_is_written_down():
 
 
 def test_make_installs_only_the_lock_and_the_package():
-    """Every `pip install` of the venv recipe is the hashed lock or the package itself."""
-    makefile = (bt.ROOT / "Makefile").read_text()
-    recipe = makefile.split("$(STAMP): ", 1)[1].split("\n\n", 1)[0]
-    installs = re.findall(r"pip install (.*)", recipe)
-    assert installs == ["--quiet --require-hashes -r requirements.txt",
-                        "--quiet --no-deps --no-build-isolation -e ."]
+    """Every install the venv's recipe runs (as make prints it, nothing run) is the hashed lock or the
+    package itself, without its dependencies."""
+    run = subprocess.run(["make", "--no-print-directory", "-n", "-B", ".venv/.installed"], cwd=bt.ROOT,
+                         capture_output=True, text=True, check=True)
+    installs = [line for line in run.stdout.splitlines() if re.search(r"pip (install|sync) ", line)]
+    lock = [line for line in installs if "--require-hashes" in line and "requirements.txt" in line]
+    package = [line for line in installs if "--no-deps" in line and line.split()[-2:] == ["-e", "."]]
+    assert lock and package and sorted(lock + package) == sorted(installs), installs
 
 
 def test_installed_versions_are_the_locked_ones():
@@ -232,7 +246,7 @@ def test_code_and_text_licenses_are_stated():
     assert PYPROJECT["project"]["license"] == "MIT"
     readme = (bt.ROOT / "README.md").read_text()
     assert "LICENSE-text" in readme and "CC BY 4.0" in readme and "MIT" in readme
-    intro = (bt.HTML / "intro.html").read_text()
+    intro = (paths.HTML / "book" / "intro.html").read_text()
     assert "CC-BY-4.0" in intro and "MIT" in intro
 
 
@@ -241,10 +255,10 @@ PLACEHOLDERS = re.compile(r"REPLACE-WITH|PLACEHOLDER|executablebooks/jupyter-boo
 
 def test_no_placeholder_reaches_the_site():
     hits = []
-    for path in sorted((bt.BUILD / "html").rglob("*")):
+    for path in sorted((paths.BUILD / "html").rglob("*")):
         if path.suffix in {".html", ".ipynb", ".md", ".txt", ".js"} and "_static" not in path.parts:
             for m in PLACEHOLDERS.finditer(path.read_text(errors="replace")):
-                hits.append(f"{path.relative_to(bt.BUILD)}: {m.group(0)}")
+                hits.append(f"{path.relative_to(paths.BUILD)}: {m.group(0)}")
     assert hits == []
 
 
@@ -257,7 +271,7 @@ def test_config_has_no_repository_until_one_is_set():
 # --- How to run a page ---------------------------------------------------------------------------------
 
 def test_every_downloadable_notebook_says_how_to_run_it_in_its_first_cell():
-    notebooks = sorted((bt.BUILD / "html" / "_sources").rglob("*.ipynb"))
+    notebooks = sorted((paths.BUILD / "html" / "_sources").rglob("*.ipynb"))
     assert len(notebooks) >= 10
     for path in notebooks:
         first = json.loads(path.read_text())["cells"][0]
@@ -266,5 +280,5 @@ def test_every_downloadable_notebook_says_how_to_run_it_in_its_first_cell():
 
 
 def test_the_first_page_says_how_to_run_the_book():
-    html = re.sub(r"<[^>]+>", "", (bt.HTML / "intro.html").read_text())
+    html = re.sub(r"<[^>]+>", "", (paths.HTML / "book" / "intro.html").read_text())
     assert "make lab" in html and 'pip install ".[book]"'.replace('"', "&quot;") in html

@@ -1,8 +1,9 @@
 """The whole book as one PDF, printed by Chromium once MathJax has typeset each page (``make pdf``).
 
 The session prints ``_build/pdf/book.pdf`` afresh from the built HTML (from the same page loads the
-browser tests check, ``tests/tour.py``), then reads it back: each page's text and the text of its
-bottom margin once (PDFium, ``tour.pdf_texts``), its fonts with pypdf. One outline entry per
+browser tests check: the fixture ``visit``, ``tests/visits.py``), then reads it back: each page's
+text and the text of its bottom margin once (PDFium, :func:`pdf_texts`), its fonts with pypdf. CI
+publishes this PDF. One outline entry per
 document of ``_toc.yml``, in order; each chapter's title, equation numbers and figure numbers in its
 pages' text; glyphs of MathJax's fonts (which Chromium embeds as Type 3 fonts) on the pages of every
 chapter that has math; no raw TeX anywhere in the extracted text; every page after the contents has
@@ -13,17 +14,16 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
 import browsertools as bw
+import buildpaths as paths
+from visits import RAW_TEX  # raw TeX: a formula printed before, or without, MathJax
 
 pytestmark = pytest.mark.browser
-
-# Raw TeX that would mean a formula was printed before, or without, MathJax.
-RAW_TEX = re.compile(r"\$\$|\\\(|\\\[|\\begin\{|\\(?:frac|sqrt|top|mathbb|mathrm|operatorname|"
-                     r"displaystyle|left|right|cdot|sum)\b")
 
 
 def squash(text: str) -> str:
@@ -33,7 +33,7 @@ def squash(text: str) -> str:
 @functools.cache
 def html_facts(doc: str) -> dict:
     """What a chapter's HTML says its printed pages must show."""
-    soup = BeautifulSoup((bw.HTML / f"{doc}.html").read_text(encoding="utf8"), "html.parser")
+    soup = BeautifulSoup((paths.HTML / f"{doc}.html").read_text(encoding="utf8"), "html.parser")
     article = soup.select_one("article") or soup
     h1 = article.find("h1")
     for junk in h1.select(".math, .headerlink"):
@@ -61,12 +61,37 @@ def type3_glyphs(pages) -> set[str]:
     return chars
 
 
+def pdf_texts(path: Path) -> tuple[list[str], list[str]]:
+    """The text of every page of a PDF, and the text of its bottom margin (``bw.PAGE_FORMAT``'s),
+    where the page number is printed; read by PDFium (pypdf's reading of the book takes 7 s)."""
+    import pypdfium2 as pdfium
+
+    margin = float(bw.PAGE_FORMAT["margin"]["bottom"].removesuffix("mm")) / 25.4 * 72  # points
+    texts, feet = [], []
+    document = pdfium.PdfDocument(path)
+    try:
+        for page in document:
+            text = page.get_textpage()
+            texts.append(text.get_text_bounded())
+            feet.append(text.get_text_bounded(0, 0, page.get_width(), margin))
+    finally:
+        document.close()
+    return texts, feet
+
+
 @pytest.fixture(scope="session")
-def book_pdf(tour):
+def book_pdf(visit, browser):
+    """The book printed into ``_build/pdf/book.pdf`` from the pages as the browser tests loaded them."""
     from pypdf import PdfReader
 
-    chapters, texts, feet = tour.book()  # read from bw.PDF in the tour's process
-    reader = PdfReader(bw.PDF)
+    printed = [(doc, *visit(f"{doc}.html").printed) for doc in bw.toc_docnames()]
+    blank = browser.new_page()
+    try:
+        chapters = bw.assemble_pdf(blank, printed, paths.PDF)
+    finally:
+        blank.close()
+    texts, feet = pdf_texts(paths.PDF)
+    reader = PdfReader(paths.PDF)
     assert len(texts) == len(reader.pages)
     starts = [start for _, _, start in chapters] + [len(reader.pages)]
     parts = {}
@@ -83,7 +108,7 @@ def test_one_pdf_with_every_document_in_toc_order(book_pdf):
     outline = [(item.title, reader.get_destination_page_number(item)) for item in reader.outline]
     assert outline == [(title, start) for _, title, start in chapters]
     assert all(part["pages"] >= 1 for part in parts.values())
-    assert bw.PDF.stat().st_size > 0
+    assert paths.PDF.stat().st_size > 0
 
 
 @pytest.mark.parametrize("doc", bw.toc_docnames())
@@ -115,7 +140,7 @@ def _front(book_pdf):
 def test_the_first_page_is_a_title_page(book_pdf):
     import yaml
 
-    config = yaml.safe_load((bw.ROOT / "_config.yml").read_text())
+    config = yaml.safe_load((paths.ROOT / "_config.yml").read_text())
     first = squash(_front(book_pdf)[0])
     assert config["title"] in first and config["author"] in first
     assert "Contents" not in first  # the contents start on a page of their own

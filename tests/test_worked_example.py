@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import booktools as bt
+import buildpaths as paths
 import oracles
 from attention_graph import registry, tables
 from attention_graph import worked_example as we
@@ -384,7 +385,7 @@ def test_exact_weights_agree_with_numpy():
 
 @pytest.mark.parametrize("name", ["fig-worked-heatmap", "fig-worked-graph", "fig-worked-plane"])
 def test_figures_render_with_alt_text_caption_and_reference(name):
-    html = (bt.HTML / f"{PAGE}.html").read_text()
+    html = (paths.HTML / "book" / f"{PAGE}.html").read_text()
     block = re.search(rf'<figure[^>]*id="{name}"[^>]*>(.*?)</figure>', html, re.S)
     assert block, f"{name} is not a figure in the HTML"
     img = re.search(r'<img[^>]*alt="([^"]+)"[^>]*src="([^"]+)"|<img[^>]*src="([^"]+)"[^>]*alt="([^"]+)"',

@@ -22,11 +22,7 @@ from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-BUILD = ROOT / "_build"
-HTML = BUILD / "html"
-SCREENSHOTS = BUILD / "screenshots"
-PDF = BUILD / "pdf" / "book.pdf"
+from buildpaths import HTML, PDF, ROOT
 
 INSTALL_HINT = ("no Chromium found: install one (Debian/Ubuntu: `sudo apt-get install chromium`) "
                 "or point the CHROMIUM environment variable at a Chromium or Chrome executable")

@@ -1,38 +1,45 @@
 """Show under every labeled result how strongly its SymPy check establishes it.
 
 The line is generated from ``attention_graph.registry`` (``registry.badge(label)``): "Proved in SymPy
-for every d ...", "Verified exactly for n = 2, 3 ...", "Measured to 1e-12 ...". It is added after each
+for every d ...", "Verified exactly for n = 2, 3 ...", "Measured to 1e-12 ...". The extension does not
+import the package: ``tools/package_data.py`` (run by ``make book`` before the build) writes every
+label's class and line into the package data, ``attention_graph/data/checks.json``, read here. It is added after each
 labeled display equation and at the end of each theorem whose label has a registered check, when a
 page is read, so a page cannot forget it and a new result gets its line without any markup.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from docutils import nodes
 
+CHECKS = Path("code") / "attention_graph" / "data" / "checks.json"  # from the book's root
 
-def _badge(label: str) -> nodes.paragraph:
-    from attention_graph import registry
 
-    kind, _scope = registry.strength(label)
-    text = registry.badge(label)
+def _checks(app) -> dict[str, dict]:
+    """{label: {"strength", "scope", "badge"}}, as tools/package_data.py wrote it."""
+    return json.loads((Path(app.confdir) / CHECKS).read_text(encoding="utf-8"))
+
+
+def _badge(label: str, check: dict) -> nodes.paragraph:
+    kind, text = check["strength"], check["badge"]
     return nodes.paragraph(text, "", nodes.emphasis(text, text),
                            classes=["check-strength", f"check-{kind}"], ids=[f"check-{label}"])
 
 
 def add_badges(app, doctree) -> None:
-    from attention_graph import registry
-
-    known = set(registry.labels())
+    known = _checks(app)
     for node in list(doctree.findall(nodes.math_block)):
         label = node.get("label")
         if label in known:
-            node.parent.insert(node.parent.index(node) + 1, _badge(label))
+            node.parent.insert(node.parent.index(node) + 1, _badge(label, known[label]))
     for node in list(doctree.findall(nodes.Admonition)):
         label = node.get("label")
         if label in known and node.get("realtype"):  # a sphinx-proof result
             sections = [c for c in node.children if isinstance(c, nodes.section)]
-            (sections[-1] if sections else node).append(_badge(label))
+            (sections[-1] if sections else node).append(_badge(label, known[label]))
 
 
 def setup(app):

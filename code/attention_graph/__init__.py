@@ -68,23 +68,19 @@ from .scores import scaled_scores
 from .softmax import hardmax, softmax, softmax_jacobian, softmax_with_temperature
 from .sparse import edge_attention, segment_softmax
 
-__all__ = ["AttentionGraph", "DerivationError", "attention", "attention_exact", "hardmax", "project",
-           "pull", "scaled_scores", "softmax", "softmax_jacobian", "softmax_with_temperature",
-           "weighted_sum"]
-__all__ += ["additive_mask_softmax", "causal_mask", "complete_attention", "five_models", "gat",
-            "gat_parameters", "gat_scores", "gcn", "gcn_propagation", "graph_mask",
-            "masked_attention", "mean_aggregation", "mean_propagation", "message_edge_index", "message_passing",
-            "permutation_matrix", "product_mask_softmax", "relabel"]
-__all__ += ["worked_example"]
-__all__ += ["adjusted_rand_index", "attention_rollout", "club_graph", "graph_transformer_layer",
-            "head_graphs", "laplacian_spectrum", "mean_graph", "pagerank",
-            "random_walk_laplacian", "spectral_bipartition", "stationary_distribution", "symmetrised"]
-__all__ += ["block_state", "blockwise_attention", "merge"]
-__all__ += ["laplacian_pe", "normalized_laplacian", "edge_attention", "segment_softmax"]
-__all__ += ["attention_backward", "blockwise_attention_backward", "softmax_backward"]
-__all__ += ["bipartite_adjacency", "head_messages", "multi_head_attention"]
-__all__ += ["BlockParams", "block_weights", "feed_forward", "init_block_params", "layer_norm",
-            "params_from_torch", "params_to_torch", "transformer_block"]
-__all__ += ["bigbird_edges", "causal_edges", "complete_edges", "hop_distances", "longformer_edges",
-            "max_path_length", "path_edges", "window_edges"]
+# Every public name, once (tests/test_packaging.py checks it against the imports above).
+__all__ = ["AttentionGraph", "BlockParams", "DerivationError", "additive_mask_softmax", "adjusted_rand_index",
+           "attention", "attention_backward", "attention_exact", "attention_rollout", "bigbird_edges",
+           "bipartite_adjacency", "block_state", "block_weights", "blockwise_attention",
+           "blockwise_attention_backward", "causal_edges", "causal_mask", "club_graph", "complete_attention",
+           "complete_edges", "edge_attention", "feed_forward", "five_models", "gat", "gat_parameters", "gat_scores",
+           "gcn", "gcn_propagation", "graph_mask", "graph_transformer_layer", "hardmax", "head_graphs",
+           "head_messages", "hop_distances", "init_block_params", "laplacian_pe", "laplacian_spectrum", "layer_norm",
+           "longformer_edges", "masked_attention", "max_path_length", "mean_aggregation", "mean_graph",
+           "mean_propagation", "merge", "message_edge_index", "message_passing", "multi_head_attention",
+           "normalized_laplacian", "pagerank", "params_from_torch", "params_to_torch", "path_edges",
+           "permutation_matrix", "product_mask_softmax", "project", "pull", "random_walk_laplacian", "relabel",
+           "scaled_scores", "segment_softmax", "softmax", "softmax_backward", "softmax_jacobian",
+           "softmax_with_temperature", "spectral_bipartition", "stationary_distribution", "symmetrised",
+           "transformer_block", "weighted_sum", "window_edges", "worked_example"]
 __version__ = "0.1.0"

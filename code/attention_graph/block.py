@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 import sympy as sp
 
-from .multihead import _exact_heads, multi_head_attention
+from .multihead import exact_heads, multi_head_attention
 from .registry import close_to_exact, derivation, symbol_matrix
 from .validation import as_int, as_matrix, as_rng
 
@@ -354,7 +354,7 @@ def _exact_block(X: sp.Matrix, norm_first: bool, eps=_EPS_EXACT) -> sp.Matrix:
     """The block in 40-digit arithmetic: exact formulas, each sublayer's output rounded to 40 digits
     (nested radicals inside exponentials would otherwise grow without bound)."""
     def mha(Z):
-        heads = _exact_heads(Z, Z, _P["W_Q"], _P["W_K"], _P["W_V"], 2)
+        heads = exact_heads(Z, Z, _P["W_Q"], _P["W_K"], _P["W_V"], 2)
         return (sp.Matrix.hstack(*heads) * _P["W_O"]).evalf(40)
 
     return _block(X, mha, lambda Z: _exact_ln(Z, _P["gamma_1"], _P["beta_1"], eps).evalf(40),
@@ -434,5 +434,5 @@ def _check_node_wise_update():
         yield not (Z.row(i).free_symbols & others)
         yield set(X.row(i)) <= Z.row(i).free_symbols
     # Attention is not node-wise: one row of MHA(X) holds entries of every row.
-    H = sp.Matrix.hstack(*_exact_heads(X, X, sp.eye(2), sp.eye(2), sp.eye(2), 1))
+    H = sp.Matrix.hstack(*exact_heads(X, X, sp.eye(2), sp.eye(2), sp.eye(2), 1))
     yield set(X) <= H.row(0).free_symbols

@@ -41,7 +41,7 @@ __all__ = ["additive_mask_softmax", "causal_mask", "complete_attention",
 # --------------------------------------------------------------------------------------------------
 
 
-def _labels(labels, n: int) -> tuple[str, ...]:
+def node_labels(labels, n: int) -> tuple[str, ...]:
     """The node names: ``labels`` if given, else "0", "1", ..."""
     if labels is None:
         return tuple(str(i) for i in range(n))
@@ -64,7 +64,7 @@ def _refuse_empty_rows(M: np.ndarray, what: str, labels) -> None:
     """Raise when some node i has no edge at all in row i of ``M``: it has nothing to aggregate."""
     empty = np.flatnonzero(~(M > 0).any(axis=1))  # (n_empty,)
     if empty.size:
-        names = [_labels(labels, M.shape[0])[i] for i in empty[:10]]
+        names = [node_labels(labels, M.shape[0])[i] for i in empty[:10]]
         raise ValueError(
             f"{what}: node(s) {names} (row(s) {empty[:10].tolist()}) have no neighbour to aggregate "
             "from (an empty row has no softmax and no average); add an edge, or self-loops with "
@@ -186,7 +186,7 @@ def gcn(A, X, labels=None) -> tuple[np.ndarray, AttentionGraph]:
     """
     A_hat = gcn_propagation(A)  # (n, n)
     X = as_matrix(X, "X", shape_doc="(n, d)")  # (n, d)
-    graph = AttentionGraph(A_hat, _labels(labels, A_hat.shape[0]))
+    graph = AttentionGraph(A_hat, node_labels(labels, A_hat.shape[0]))
     return message_passing(graph, X), graph
 
 
@@ -199,7 +199,7 @@ def mean_aggregation(A, X, labels=None, *, self_loops: bool = True) -> tuple[np.
     _refuse_empty_rows(graph_mask(A, self_loops=self_loops), "mean aggregation", labels)
     M = mean_propagation(A, self_loops=self_loops)  # (n, n)
     X = as_matrix(X, "X", shape_doc="(n, d)")  # (n, d)
-    graph = AttentionGraph(M, _labels(labels, M.shape[0]))
+    graph = AttentionGraph(M, node_labels(labels, M.shape[0]))
     return message_passing(graph, X), graph
 
 
@@ -253,7 +253,7 @@ def gat(A, X, Theta, a, labels=None, *,
     e = gat_scores(X, Theta, a, negative_slope)  # (n, n)
     alpha = softmax(e, graph_mask(A, self_loops=True))  # (n, n)
     H = as_matrix(X, "X") @ as_matrix(Theta, "Theta")  # (n, d_out)
-    graph = AttentionGraph(alpha, _labels(labels, alpha.shape[0]))
+    graph = AttentionGraph(alpha, node_labels(labels, alpha.shape[0]))
     return message_passing(graph, H), graph
 
 
@@ -262,7 +262,7 @@ def complete_attention(Q, K, V, labels=None) -> tuple[np.ndarray, AttentionGraph
     Y, W = attention(Q, K, V)  # (n, d_v), (n, n)
     if W.shape[0] != W.shape[1]:
         raise ValueError(f"a graph needs one query per key (self-attention); got W of shape {W.shape}")
-    return Y, AttentionGraph(W, _labels(labels, W.shape[0]))
+    return Y, AttentionGraph(W, node_labels(labels, W.shape[0]))
 
 
 def masked_attention(Q, K, V, A, labels=None, *,
@@ -276,7 +276,7 @@ def masked_attention(Q, K, V, A, labels=None, *,
     mask = graph_mask(A, self_loops=self_loops)  # (n, n)
     _refuse_empty_rows(mask, "masked attention", labels)
     Y, W = attention(Q, K, V, mask)  # (n, d_v), (n, n)
-    return Y, AttentionGraph(W, _labels(labels, W.shape[0]))
+    return Y, AttentionGraph(W, node_labels(labels, W.shape[0]))
 
 
 def additive_mask_softmax(S, mask, fill: float = -1e9) -> np.ndarray:

@@ -132,7 +132,7 @@ def _softmax_rows(S: sp.Matrix, allowed=None) -> sp.Matrix:
     return sp.Matrix(E.rows, E.cols, lambda a, b: E[a, b] / sum(E.row(a)))
 
 
-def _exact_heads(X_q, X_kv, W_Q, W_K, W_V, H, allowed=None) -> list[sp.Matrix]:
+def exact_heads(X_q, X_kv, W_Q, W_K, W_V, H, allowed=None) -> list[sp.Matrix]:
     """[Y_1, …, Y_H] in exact arithmetic, each head from its own block of d_h columns."""
     Q, K, V = X_q * W_Q, X_kv * W_K, X_kv * W_V
     d_h = Q.cols // H
@@ -184,14 +184,14 @@ def _check_multihead():
     # √4), concatenated and multiplied by W_O; a mask shared by the heads.
     allowed = [[1, 1, 0], [0, 1, 1], [1, 1, 1]]
     for mask in (None, allowed):
-        exact = sp.Matrix.hstack(*_exact_heads(_X, _X, _W_Q, _W_K, _W_V, 2, mask)) * _W_O
+        exact = sp.Matrix.hstack(*exact_heads(_X, _X, _W_Q, _W_K, _W_V, 2, mask)) * _W_O
         m = None if mask is None else np.array(mask, dtype=bool)
         Y, W = multi_head_attention(_f(_X), _f(_X), _f(_W_Q), _f(_W_K), _f(_W_V), _f(_W_O), 2, m)
         yield close_to_exact(exact, Y, atol=1e-12)
     # Cross-attention: two queries, three keys; W has shape (H, n_q, n_k).
     X_q = sp.Matrix([[1, -1, 0, 1], [0, 0, 1, 1]])
     Y, W = multi_head_attention(_f(X_q), _f(_X), _f(_W_Q), _f(_W_K), _f(_W_V), _f(_W_O), 2)
-    exact = sp.Matrix.hstack(*_exact_heads(X_q, _X, _W_Q, _W_K, _W_V, 2)) * _W_O
+    exact = sp.Matrix.hstack(*exact_heads(X_q, _X, _W_Q, _W_K, _W_V, 2)) * _W_O
     yield close_to_exact(exact, Y, atol=1e-12) and W.shape == (2, 2, 3)
 
 
@@ -226,7 +226,7 @@ def _check_one_head():
     # head softmax(X W_Q (X W_K)ᵀ/√d) X W_V. Symbolic X (3 × 2) and projections (2 × 2).
     X, W_Q, W_K, W_V = (symbol_matrix(s, r, 2) for s, r in (("x", 3), ("a", 2), ("b", 2), ("c", 2)))
     single = _softmax_rows((X * W_Q) * (X * W_K).T / sp.sqrt(2)) * (X * W_V)
-    (Y_1,) = _exact_heads(X, X, W_Q, W_K, W_V, 1)
+    (Y_1,) = exact_heads(X, X, W_Q, W_K, W_V, 1)
     yield sp.Eq(Y_1 * sp.eye(2), single)
     # The package: one head with W_O = I is the earlier chapters' attention, to the last bit.
     rng = np.random.default_rng(16)

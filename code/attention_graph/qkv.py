@@ -14,7 +14,6 @@ import numpy as np
 import sympy as sp
 
 from .registry import derivation, evaluate, symbol_matrix
-from .scores import scaled_scores
 from .validation import as_int, as_matrix, as_rng, check_same
 
 __all__ = ["project", "identity_projections", "random_projections", "rotation"]
@@ -177,8 +176,8 @@ def _check_symmetric_scores():
     yield sp.Eq(S - S.T, X * (M - M.T) * X.T / sp.sqrt(d), evaluate=False)
     # It can fail: an integer W_Q != W_K whose scores are not symmetric.
     Q, K, _ = project(_X_INT, [[1, 0], [0, 1]], [[0, 1], [0, 0]], [[1], [0]])
-    S_num = scaled_scores(Q, K)  # (3, 3)
+    S_num = Q @ K.T / np.sqrt(Q.shape[1])  # (3, 3), S = Q Kᵀ/√d as the page writes it
     yield not np.allclose(S_num, S_num.T)
     Q, K, _ = project(_X_INT, [[1, 2], [0, 1]], [[1, 2], [0, 1]], [[1], [0]])
-    S_num = scaled_scores(Q, K)  # (3, 3)
+    S_num = Q @ K.T / np.sqrt(Q.shape[1])  # (3, 3)
     yield bool(np.array_equal(S_num, S_num.T))

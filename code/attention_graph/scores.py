@@ -14,7 +14,6 @@ from sympy import stats
 
 from . import registry
 from .registry import derivation
-from .softmax import softmax
 from .validation import as_int, as_matrix, as_rng, check_same
 
 __all__ = ["scaled_scores", "simulate_dot_products", "dot_product_moments"]
@@ -255,11 +254,14 @@ def misplaced_scale(Q, K) -> dict[str, np.ndarray]:
     K = as_matrix(K, "K", shape_doc="(n_k, d)")  # (n_k, d)
     S = scaled_scores(Q, K)  # (n_q, n_k)
     root_d = math.sqrt(Q.shape[1])
-    E = np.exp(S * root_d - (S * root_d).max(axis=1, keepdims=True)) / root_d  # (n_q, n_k)
+    # Each row's exponentials normalised over j (the next chapter's softmax, written out here).
+    exp_right = np.exp(S - S.max(axis=1, keepdims=True))  # (n_q, n_k)
+    exp_unscaled = np.exp(S * root_d - (S * root_d).max(axis=1, keepdims=True))  # (n_q, n_k)
+    E = exp_unscaled / root_d  # (n_q, n_k)
     return {
-        "right": softmax(S),  # (n_q, n_k)
+        "right": exp_right / exp_right.sum(axis=1, keepdims=True),  # (n_q, n_k)
         "outside": E / E.sum(axis=1, keepdims=True),  # (n_q, n_k)
-        "after": softmax(S * root_d) / root_d,  # (n_q, n_k)
+        "after": exp_unscaled / exp_unscaled.sum(axis=1, keepdims=True) / root_d,  # (n_q, n_k)
     }
 
 

@@ -75,7 +75,7 @@ def _sorted_pattern(edges, n_q: int, n_k: int, want_order: bool = False):
     return order, indptr, rows, cols
 
 
-def _block_scores(Q, K, rows, cols) -> np.ndarray:
+def edge_scores(Q, K, rows, cols) -> np.ndarray:
     """s_e = q_{i_e} · k_{j_e} / √d for every edge e = (i_e, j_e), CHUNK edges at a time. (E,)."""
     E, d = rows.size, Q.shape[1]
     s = np.empty(E, dtype=Q.dtype)  # (E,)
@@ -149,7 +149,7 @@ def edge_attention(Q, K, V, edges, *, return_weights: bool = False):
     Q, K, V = as_qkv(Q, K, V)  # (n_q, d), (n_k, d), (n_k, d_v)
     n_q, n_k = Q.shape[0], K.shape[0]
     order, indptr, rows, cols = _sorted_pattern(edges, n_q, n_k, return_weights)
-    s = _block_scores(Q, K, rows, cols)  # (E,), sorted by (i, j)
+    s = edge_scores(Q, K, rows, cols)  # (E,), sorted by (i, j)
     if not np.isfinite(s).all():
         raise ValueError(f"Q Kᵀ/√d overflowed {s.dtype} on some edge: rescale Q or K")
     w = segment_softmax(s, indptr)  # (E,), sorted by (i, j)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .graph import _labels
+from .graph import node_labels
 from .scores import scaled_scores
 from .softmax import softmax
 from .sparse import cost_counts
@@ -106,7 +106,7 @@ def asymmetry_table(W, S, labels=PEOPLE) -> str:
 def outputs_table(X, models: dict, labels, fmt: str = "{:.3f}") -> str:
     """A Markdown table: one row per node, its input x and its output y under each model."""
     X = as_matrix(X, "X", shape_doc="(n, d)")  # (n, d)
-    labels = _labels(labels, X.shape[0])
+    labels = node_labels(labels, X.shape[0])
 
     def vec(v) -> str:
         return "(" + ", ".join(fmt.format(float(x)).replace("-", "−") for x in v) + ")"

@@ -12,7 +12,7 @@ import numpy as np
 from scipy.sparse import coo_array, csr_array
 
 from ..attention import attention
-from ..sparse import CHUNK, _block_scores, edge_attention, edges_to_mask, random_graph_edges
+from ..sparse import CHUNK, edge_attention, edge_scores, edges_to_mask, random_graph_edges
 from .harness import fit_loglog_slope, in_subprocess, interleaved_medians
 from .memory import peak, process_peak_bytes
 
@@ -44,7 +44,7 @@ def csr_attention(Q, K, V, A) -> np.ndarray:
     indptr, cols = A.indptr, A.indices  # (n_q + 1,), (E,)
     counts = np.diff(indptr)  # (n_q,)
     rows = np.repeat(np.arange(A.shape[0]), counts)  # (E,)
-    s = _block_scores(Q, K, rows, cols)  # (E,)
+    s = edge_scores(Q, K, rows, cols)  # (E,)
     m = np.maximum.reduceat(s, indptr[:-1])  # (n_q,)
     e = np.exp(s - m[rows])  # (E,)
     e /= np.add.reduceat(e, indptr[:-1])[rows]
@@ -73,7 +73,7 @@ def unsorted_attention(Q, K, V, edges) -> np.ndarray:
     """
     rows, cols = edges[:, 0], edges[:, 1]  # (E,), (E,)
     n_q, n_k = Q.shape[0], K.shape[0]
-    s = _block_scores(Q, K, rows, cols)  # (E,)
+    s = edge_scores(Q, K, rows, cols)  # (E,)
     m = np.full(n_q, -np.inf)  # (n_q,)
     np.maximum.at(m, rows, s)
     e = np.exp(s - m[rows])  # (E,)

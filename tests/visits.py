@@ -1,0 +1,124 @@
+"""Every page of the build opened once in Chromium, and what the browser and PDF tests check read from that load.
+
+:class:`Visits` (the session fixture ``visit`` of ``conftest.py``) opens a page the first time a test
+asks for it, in one tab for the whole session, and keeps what it read (a :class:`Visit`): the page's
+facts once MathJax has typeset it (``js/collect.js``), the page printed to PDF (a document of
+``_toc.yml``: ``tests/test_pdf.py`` assembles the book from them), a screenshot of the whole page,
+the collapsed solutions opened (``js/solutions.js``), the contrast of what it draws in light and in
+dark mode (``js/contrast.js``, ``js/dark.js``) and a screenshot of its first screen in dark mode.
+
+The checks read what a page shows once it has settled: its CSS transitions and animations are
+switched off (``js/still.css``), so the solutions open and the dark theme applies at once.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import browsertools as bw
+import buildpaths as paths
+
+JS = Path(__file__).with_name("js")
+
+
+def script(name: str) -> str:
+    """The JavaScript (or CSS) of ``tests/js/<name>``, its leading comment left out."""
+    lines = (JS / name).read_text(encoding="utf8").splitlines()
+    return "\n".join(line for line in lines if not line.startswith(("//", "/*")))
+
+
+REFRESH = re.compile(r'<meta http-equiv="refresh" content="\d+;\s*url=([^"]+)"', re.I)
+# Raw TeX that MathJax should have consumed: its delimiters, and the commands the book writes.
+RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{|\\end\{|\\(?:frac|sqrt|top|sum|prod|mathbb|"
+                     r"mathbf|mathrm|operatorname|left|right|cdot|exp|log|text|displaystyle|label|"
+                     r"alpha|beta|mathcal|in|le|ge|quad|partial|nabla|infty)\b")
+
+
+@dataclass
+class Visit:
+    page: str
+    url: str  # where the browser ended up (a redirect page lands elsewhere)
+    mathjax: str | None  # MathJax's version, None when the page did not load it
+    data: dict  # js/collect.js
+    offsite: list[str]  # requests to anywhere but the local server
+    errors: list[str]  # console errors, uncaught exceptions, failed requests, HTTP errors
+    screenshot: Path  # the whole page
+    solutions: list[dict]  # every collapsed solution, after opening it
+    contrast: dict[str, list[dict]]  # "light" and "dark": contrast of each equation, figure, table
+    dark_screenshot: Path  # the first screen (bw.VIEWPORT), in dark mode
+    printed: tuple[str, bytes] | None  # (title for the PDF's outline, the page printed), if asked
+
+
+def _favicon_probe(url: str) -> bool:
+    """The browser's own request for /favicon.ico, made for a page that names no icon (Jupyter Book's
+    redirect stub ``index.html``); the book's pages name theirs."""
+    return urlsplit(url).path == "/favicon.ico"
+
+
+def open_page(tab, site: str, rel: str, html: Path, shots: Path, print_it: bool = False) -> Visit:
+    """Load ``rel`` of the site served at ``site`` (from ``html``) in ``tab`` and read everything."""
+    origin = urlsplit(site).netloc
+    offsite: list[str] = []
+    errors: list[str] = []
+    # No request is intercepted (that would turn the browser's cache off): the browser resolves no
+    # host name but 127.0.0.1 (bw.CHROMIUM_ARGS), and every request is recorded.
+    listeners = {
+        "request": lambda r: offsite.append(r.url) if urlsplit(r.url).scheme not in {"data", "blob"}
+        and urlsplit(r.url).netloc != origin else None,
+        "console": lambda m: errors.append(f"console error: {m.text} at {m.location.get('url')}")
+        if m.type == "error" and not _favicon_probe(m.location.get("url", "")) else None,
+        "pageerror": lambda e: errors.append(f"uncaught exception: {e}"),
+        "requestfailed": lambda r: None if r.url in offsite else
+        errors.append(f"request failed: {r.url} ({r.failure})"),
+        "response": lambda r: errors.append(f"HTTP {r.status}: {r.url}")
+        if r.status >= 400 and not _favicon_probe(r.url) else None,
+    }
+    for event, listener in listeners.items():
+        tab.on(event, listener)
+    try:
+        tab.goto(site + rel, wait_until="load")
+        redirect = REFRESH.search((html / rel).read_text(encoding="utf8"))
+        if redirect:
+            tab.wait_for_url(site + posixpath.normpath(posixpath.join(posixpath.dirname(rel), redirect.group(1))))
+            tab.wait_for_load_state("load")
+        tab.add_style_tag(content=script("still.css"))
+        mathjax = bw.settle(tab)
+        data = tab.evaluate(script("collect.js"))
+        printed = bw.print_page(tab, rel) if print_it else None  # as the reader first sees it
+        shot = bw.screenshot(tab, shots / Path(rel).with_suffix(".png"))
+        solutions = tab.evaluate(script("solutions.js"))
+        contrast = {"light": tab.evaluate(script("contrast.js"))}
+        tab.evaluate(script("dark.js"))
+        contrast["dark"] = tab.evaluate(script("contrast.js"))
+        dark = bw.screenshot(tab, shots / "dark" / Path(rel).with_suffix(".png"), full_page=False)
+    finally:
+        for event, listener in listeners.items():
+            tab.remove_listener(event, listener)
+    return Visit(rel, tab.url, mathjax, data, offsite, errors, shot, solutions, contrast, dark, printed)
+
+
+class Visits:
+    """``visits(rel)``: the :class:`Visit` of page ``rel`` of the build, made on first use, once."""
+
+    def __init__(self, browser, site: str):
+        self.browser, self.site = browser, site
+        self.tab = browser.new_context(viewport=bw.VIEWPORT).new_page()  # one tab, as a reader's
+        self.toc = {f"{doc}.html" for doc in bw.toc_docnames()}  # printed too, for the PDF
+        self.seen: dict[str, Visit] = {}
+        shutil.rmtree(paths.SCREENSHOTS, ignore_errors=True)  # only this build's pages
+
+    def __call__(self, rel: str) -> Visit:
+        if rel not in self.seen:
+            self.seen[rel] = open_page(self.tab, self.site, rel, paths.HTML, paths.SCREENSHOTS,
+                                       print_it=rel in self.toc)
+        return self.seen[rel]
+
+    def elsewhere(self, directory: Path, rel: str) -> tuple[str, Visit]:
+        """Page ``rel`` of another folder, served on its own: (its base URL, its Visit)."""
+        with bw.serve(directory) as other:
+            return other, open_page(self.tab, other, rel, directory, directory / "shots")
