@@ -219,8 +219,10 @@ BROKEN = {
         np.asarray(X, float) @ np.asarray(W, float) + 1e-9 for W in (W_Q, W_K, W_V)), "products off by 1e-9"),
     "eq-identity-projections": (qk, "project", lambda X, W_Q, W_K, W_V: (np.asarray(X, float) * 2,) * 3,
                                 "the projections double X"),
-    "thm-symmetric-scores": (qk, "scaled_scores", lambda Q, K: np.asarray(Q) @ np.asarray(Q).T + np.triu(
-        np.ones((3, 3))), "an asymmetric term"),
+    "thm-symmetric-scores": (qk, "project", lambda X, W_Q, W_K, W_V: (
+        np.asarray(X, float) @ np.asarray(W_Q, float),
+        np.asarray(X, float) @ np.asarray(W_K, float) @ np.array([[1.0, 1.0], [0.0, 1.0]]),
+        np.asarray(X, float) @ np.asarray(W_V, float)), "K sheared: W_Q = W_K is not shared"),
     # scores
     "eq-scaled-scores": (sc, "scaled_scores", lambda Q, K: np.asarray(Q) @ np.asarray(K).T, "no 1/√d"),
     "eq-mean-qk": (sc, "HYPOTHESES", _hypotheses(mean=1), "the statement with mean 1"),
