@@ -179,7 +179,8 @@ def test_the_package_names_every_public_name_once():
 
 
 def test_package_data_follows_the_sources():
-    """data/results.json and data/CITATION.cff are what tools/package_data.py writes (make book)."""
+    """data/results.json, data/CITATION.cff and data/checks.json are what tools/package_data.py writes
+    (make book)."""
     assert package_data.stale() == [], "run: python tools/package_data.py (make book does)"
 
 
@@ -194,7 +195,17 @@ def test_packaged_index_is_read_back_whole():
 def test_stale_package_data_is_reported(tmp_path):
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "CITATION.cff").write_text("cff-version: 1.2.0\n")
-    assert set(package_data.stale(data=tmp_path / "data")) == {"results.json", "CITATION.cff"}
+    assert set(package_data.stale(data=tmp_path / "data")) == {"results.json", "CITATION.cff", "checks.json"}
+
+
+def test_the_badges_are_the_registry_s():
+    """What book/_ext/check_strength.py shows under each result is registry.badge, via data/checks.json."""
+    from attention_graph import registry
+
+    checks = json.loads((PACKAGE / "data" / "checks.json").read_text())
+    assert sorted(checks) == registry.labels()
+    assert all(c["badge"] == registry.badge(k) and (c["strength"], c["scope"]) == registry.strength(k)
+               for k, c in checks.items())
 
 
 # --- Dependencies: declared, locked with hashes ------------------------------------------------------
