@@ -1,9 +1,13 @@
 """Scores, Q Kᵀ/√d: the function, its errors, and what the scores chapter shows."""
 
+import json
+import re
+
 import numpy as np
 import pytest
 
 import booktools as bt
+import buildpaths as paths
 import oracles
 from attention_graph import scaled_scores, scores
 
@@ -70,9 +74,15 @@ def test_prose_claims_of_the_simulation():
     assert abs(bt.glued_float(PAGE, "sim_mean")) < 0.2
 
 
-def test_demo_shapes_glued():
-    assert (bt.glued_float(PAGE, "demo_nq"), bt.glued_float(PAGE, "demo_nk"),
-            bt.glued_float(PAGE, "demo_d")) == (5, 6, 8)
+def test_demo_shapes_glued_are_those_of_the_matrix_shown():
+    """The prose's sizes (glued) are the shown score matrix's: n_q rows of n_k scores each."""
+    n_q, n_k, d = (bt.glued_float(PAGE, k) for k in ("demo_nq", "demo_nk", "demo_d"))
+    notebook = json.loads((paths.EXECUTED / "book" / f"{PAGE}.ipynb").read_text())
+    (cell,) = [c for c in notebook["cells"] if c["cell_type"] == "code" and "S.round(2)" in "".join(c["source"])]
+    shown = "".join(cell["outputs"][0]["data"]["text/plain"])  # array([[...], ...])
+    rows = re.findall(r"\[([^\[\]]+)\]", shown)
+    assert len(rows) == n_q and all(len(row.split(",")) == n_k for row in rows), shown
+    assert d == int(d) >= 1
 
 
 # --- "Other sources say": the scale outside the exponential (worked example, Q = K = X) -------------

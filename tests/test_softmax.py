@@ -1,5 +1,6 @@
 """Softmax, row by row: the spine's guarantees (the chapter's theorems add their own tests)."""
 
+import ast
 import importlib
 import warnings
 
@@ -224,11 +225,16 @@ def _independent_peakedness(seed, n_k, n_rows, dims):
     return np.array(out)  # (dims, 4): max_raw, jac_raw, max_scaled, jac_scaled
 
 
-def test_glued_peakedness_matches_an_independent_computation():
+def _page_peakedness():
+    """The page's simulation, recomputed from the seed, sizes and dimensions it glued."""
     seed, n_k, n_rows = (int(bt.glued_float(PAGE, k)) for k in ("pk_seed", "pk_nk", "pk_rows"))
-    dims = [1, 4, 16, 64, 256, 1024]  # the dimensions the page simulates
-    assert int(bt.glued_float(PAGE, "pk_dmax")) == dims[-1]
-    got = _independent_peakedness(seed, n_k, n_rows, dims)
+    dims = ast.literal_eval(bt.glued_plain(PAGE, "pk_dims"))  # the dimensions the page simulates
+    return n_k, dims, _independent_peakedness(seed, n_k, n_rows, dims)
+
+
+def test_glued_peakedness_matches_an_independent_computation():
+    n_k, dims, got = _page_peakedness()
+    assert int(bt.glued_float(PAGE, "pk_dmax")) == max(dims) == dims[-1]
     for key, value in [("pk_max_raw", got[-1, 0]), ("pk_jac_raw", got[-1, 1]), ("pk_max_scaled", got[-1, 2]),
                        ("pk_jac_scaled", got[-1, 3]), ("pk_max_d1", got[0, 0]), ("pk_jac_d1", got[0, 1])]:
         assert bt.glued_float(PAGE, key) == pytest.approx(value, rel=1e-9), key
@@ -237,12 +243,12 @@ def test_glued_peakedness_matches_an_independent_computation():
 
 def test_prose_claims_about_the_scale():
     """The page: unscaled rows sharpen toward one-hot and the Jacobian shrinks; scaled rows look alike."""
-    got = _independent_peakedness(2017, 16, 500, [1, 4, 16, 64, 256, 1024])
+    n_k, _dims, got = _page_peakedness()
     max_raw, jac_raw, max_scaled, jac_scaled = got.T
     assert (np.diff(max_raw) > 0).all() and max_raw[-1] > 0.9
     assert jac_raw[-1] < jac_raw[0] / 3
     assert max_scaled.max() - max_scaled.min() < 0.1 and jac_scaled.max() - jac_scaled.min() < 0.05
-    assert max_scaled[-1] > 2 / 16  # not uniform either
+    assert max_scaled[-1] > 2 / n_k  # not uniform either
     assert bt.glued_float(PAGE, "pk_max_raw") > bt.glued_float(PAGE, "pk_max_scaled")
 
 
