@@ -81,6 +81,17 @@ def bindings(tree: ast.AST, module: str, is_package: bool, ours: set[str]) -> di
             base = _absolute(node, module, is_package)
             bound.update({a.asname or a.name: f"{base}.{a.name}".strip(".") for a in node.names
                           if f"{base}.{a.name}".strip(".") in ours})
+        elif isinstance(node, ast.Assign):  # bw = importlib.import_module("attention_graph.blockwise"), or a helper's
+            pairs = [(t, node.value) for t in node.targets]
+            pairs += [(t, v) for t in node.targets if isinstance(t, ast.Tuple) and isinstance(node.value, ast.Tuple)
+                      for t, v in zip(t.elts, node.value.elts)]
+            for target, value in pairs:
+                if isinstance(target, ast.Name) and isinstance(value, ast.Call) and value.args \
+                        and isinstance(value.args[0], ast.Constant) and isinstance(value.args[0].value, str):
+                    name = value.args[0].value
+                    found = [m for m in (name, f"{PACKAGE}.{name}") if m in ours]
+                    if found:
+                        bound[target.id] = found[0]
     return bound
 
 
@@ -223,7 +234,8 @@ PLANTED = {
     "code/attention_graph/cycle_b.py": "from . import cycle_a\n",
     "book/_ext/badge.py": "from attention_graph import registry\n",
     "book/softmax.md": "```{code-cell} ipython3\nimport booktools\n```\n",
-    "tests/test_x.py": "from attention_graph import validation\nP = [(validation, '_check', None)]\n",
+    "tests/test_x.py": "from attention_graph import validation\nP = [(validation, '_check', None)]\n"
+                       "import importlib\nv = importlib.import_module('attention_graph.validation')\nv._check(2)\n",
     "tools/tool.py": "import booktools\n",
     "tests/booktools.py": "",
 }
@@ -244,6 +256,7 @@ def test_a_planted_violation_of_each_rule_is_caught(tmp_path):
         "book/_ext/badge.py:1: a Sphinx extension imports attention_graph (Sphinx only)",
         "book/softmax.md:1: a page imports booktools (the package only)",
         "tests/test_x.py:2: names the private _check of attention_graph.validation",
+        "tests/test_x.py:5: uses the private name _check of attention_graph.validation",
         "tools/tool.py:1: a tool imports booktools (not the tests'",
     ]
     assert [e for e in expected if e not in found] == [], found

@@ -102,7 +102,7 @@ def _sym(name: str, rows: int, cols: int) -> sp.Matrix:
     return sp.Matrix(rows, cols, lambda r, c: sp.Symbol(f"{name}_{r}{c}", real=True))
 
 
-def _sym_softmax(S: sp.Matrix, allowed=None) -> sp.Matrix:
+def sym_softmax(S: sp.Matrix, allowed=None) -> sp.Matrix:
     """Row-wise softmax of symbolic scores; entries not ``allowed`` are 0 and left out of the sum."""
     ok = (lambda i, j: True) if allowed is None else (lambda i, j: bool(allowed[i][j]))
     E = sp.Matrix(S.rows, S.cols, lambda i, j: sp.exp(S[i, j]) if ok(i, j) else 0)
@@ -112,7 +112,7 @@ def _sym_softmax(S: sp.Matrix, allowed=None) -> sp.Matrix:
 def _layer(allowed=None):
     """Symbols Q, K, V, G (= dY), the exact W and Y = W V, and the loss L = Σ G ∘ Y."""
     Q, K, V, G = _sym("q", N_Q, D), _sym("k", N_K, D), _sym("v", N_K, D_V), _sym("g", N_Q, D_V)
-    W = _sym_softmax(Q * K.T / sp.sqrt(D), allowed)  # (n_q, n_k)
+    W = sym_softmax(Q * K.T / sp.sqrt(D), allowed)  # (n_q, n_k)
     Y = W * V  # (n_q, d_v)
     L = sum(G[i, c] * Y[i, c] for i in range(N_Q) for c in range(D_V))  # dL/dY = G
     return Q, K, V, G, W, L
@@ -149,33 +149,33 @@ def _zero(M: sp.Matrix):
             yield sp.Eq(sp.cancel(sp.together(entry)), 0)
 
 
-def _grad_v(W, G):
+def grad_v(W, G):
     return W.T * G  # (eq-grad-v)
 
 
-def _grad_w(G, V):
+def grad_w(G, V):
     return G * V.T  # (eq-grad-w)
 
 
-def _grad_s(W, dW):
+def grad_s(W, dW):
     """W ∘ (dW − rowsum(dW ∘ W))  (eq-grad-s), entry by entry."""
     rowsum = [sum(dW[i, l] * W[i, l] for l in range(W.cols)) for i in range(W.rows)]
     return sp.Matrix(W.rows, W.cols, lambda i, j: W[i, j] * (dW[i, j] - rowsum[i]))
 
 
-def _grad_q(dS, K):
+def grad_q(dS, K):
     return dS * K / sp.sqrt(K.cols)  # (eq-grad-q)
 
 
-def _grad_k(dS, Q):
+def grad_k(dS, Q):
     return dS.T * Q / sp.sqrt(Q.cols)  # (eq-grad-k)
 
 
 def _formulas(Q, K, V, G, W):
     """dV, dW, dS, dQ, dK by the book's formulas, in SymPy."""
-    dW = _grad_w(G, V)
-    dS = _grad_s(W, dW)
-    return _grad_v(W, G), dW, dS, _grad_q(dS, K), _grad_k(dS, Q)
+    dW = grad_w(G, V)
+    dS = grad_s(W, dW)
+    return grad_v(W, G), dW, dS, grad_q(dS, K), grad_k(dS, Q)
 
 
 def _package_agrees(Q, K, V, G, L, allowed=None) -> list[bool]:
@@ -211,7 +211,7 @@ def _check_grad_w():
     _, _, V, G, _, _ = _layer()
     Wf = _sym("w", N_Q, N_K)
     L = sum(G[i, c] * (Wf * V)[i, c] for i in range(N_Q) for c in range(D_V))
-    yield from _zero(_grad(L, Wf) - _grad_w(G, V))
+    yield from _zero(_grad(L, Wf) - grad_w(G, V))
 
 
 def _display_grad_s():
@@ -226,9 +226,9 @@ def _check_grad_s():
     # Scores S free: L(S) = Σ G ∘ (softmax(S) V); its derivative in S is the formula's dS.
     _, _, V, G, _, _ = _layer()
     S = _sym("s", N_Q, N_K)
-    W = _sym_softmax(S)
+    W = sym_softmax(S)
     L = sum(G[i, c] * (W * V)[i, c] for i in range(N_Q) for c in range(D_V))
-    yield from _zero(_grad(L, S) - _grad_s(W, _grad_w(G, V)))
+    yield from _zero(_grad(L, S) - grad_s(W, grad_w(G, V)))
 
 
 def _display_grad_q():

@@ -319,7 +319,7 @@ def _display_ffn():
 _EPS_EXACT = sp.Rational(1, 100000)  # PyTorch's ε = 1e-5, exactly
 
 
-def _exact_ln(X: sp.Matrix, gamma, beta, eps=_EPS_EXACT) -> sp.Matrix:
+def exact_ln(X: sp.Matrix, gamma, beta, eps=_EPS_EXACT) -> sp.Matrix:
     d = X.cols
     out = []
     for r in range(X.rows):
@@ -357,8 +357,8 @@ def _exact_block(X: sp.Matrix, norm_first: bool, eps=_EPS_EXACT) -> sp.Matrix:
         heads = exact_heads(Z, Z, _P["W_Q"], _P["W_K"], _P["W_V"], 2)
         return (sp.Matrix.hstack(*heads) * _P["W_O"]).evalf(40)
 
-    return _block(X, mha, lambda Z: _exact_ln(Z, _P["gamma_1"], _P["beta_1"], eps).evalf(40),
-                  lambda Z: _exact_ln(Z, _P["gamma_2"], _P["beta_2"], eps).evalf(40),
+    return _block(X, mha, lambda Z: exact_ln(Z, _P["gamma_1"], _P["beta_1"], eps).evalf(40),
+                  lambda Z: exact_ln(Z, _P["gamma_2"], _P["beta_2"], eps).evalf(40),
                   lambda Z: _exact_ffn(Z, _P["W_1"], _P["b_1"], _P["W_2"], _P["b_2"]).evalf(40),
                   norm_first)
 
@@ -393,14 +393,14 @@ def _check_layer_norm():
     # σ²/(σ² + ε), i.e. 1 when ε = 0.
     eps = sp.Symbol("epsilon", positive=True)
     x = symbol_matrix("x", 1, 3)
-    z = _exact_ln(x, [1, 1, 1], [0, 0, 0], eps)
+    z = exact_ln(x, [1, 1, 1], [0, 0, 0], eps)
     mu = sum(x) / 3
     var = sum((v - mu) ** 2 for v in x) / 3
     yield sp.Eq(sum(z), 0)
     yield sp.Eq(sum(v**2 for v in z) / 3, var / (var + eps))
     # The package equals the exact formula with γ, β and PyTorch's ε = 1e-5.
     X = sp.Matrix([[1, 3, 2, 0], [0, 0, 1, -1]])
-    exact = _exact_ln(X, _P["gamma_1"], _P["beta_1"], sp.Rational(1, 100000))
+    exact = exact_ln(X, _P["gamma_1"], _P["beta_1"], sp.Rational(1, 100000))
     got = layer_norm(np.array(X, dtype=float), np.array(_P["gamma_1"], dtype=float),
                      np.array(_P["beta_1"], dtype=float))
     yield close_to_exact(exact, got, atol=1e-12)
@@ -427,7 +427,7 @@ def _check_node_wise_update():
     g, b = symbol_matrix("g", 1, 2), symbol_matrix("b", 1, 2)
     W_1, W_2 = symbol_matrix("u", 2, 2), symbol_matrix("v", 2, 2)
     b_1, b_2 = symbol_matrix("c", 1, 2), symbol_matrix("e", 1, 2)
-    Z = _exact_ffn(_exact_ln(X, list(g), list(b), sp.Symbol("epsilon", positive=True)),
+    Z = _exact_ffn(exact_ln(X, list(g), list(b), sp.Symbol("epsilon", positive=True)),
                    W_1, list(b_1), W_2, list(b_2))
     for i in range(3):
         others = {s for r in range(3) if r != i for s in X.row(r)}

@@ -144,7 +144,7 @@ def blockwise_attention(Q, K, V, block_size: int, *, return_lse: bool = False):
     return state.o  # (n_q, d_v)
 
 
-def _delta(dY, Y):
+def delta_rows(dY, Y):
     """D_i = rowsum(dY ∘ Y), which equals rowsum(dW ∘ W)  (eq-flash-delta). (n_q, 1)."""
     return (dY * Y).sum(axis=1, keepdims=True)  # (n_q, 1)
 
@@ -180,7 +180,7 @@ def blockwise_attention_backward(Q, K, V, dY, block_size: int):
             raise ValueError("K has no rows: a query with no key has no softmax")
         return dQ, dK, dV
     Y, lse = blockwise_attention(Q, K, V, b, return_lse=True)  # (n_q, d_v), (n_q,)
-    D = _delta(dY, Y)  # (n_q, 1)
+    D = delta_rows(dY, Y)  # (n_q, 1)
     scale = math.sqrt(Q.shape[1])  # a Python float keeps float32 float32
     for start in range(0, K.shape[0], b):
         keys = slice(start, start + b)
@@ -236,7 +236,7 @@ def _values(count: int, first: int = 1):
             for k in range(first, first + count)]
 
 
-def _sym_block_state(s, v) -> BlockState:
+def sym_block_state(s, v) -> BlockState:
     """m = max_j s_j, then (eq-block-normaliser) and (eq-block-output) on symbols, as displayed."""
     m = sp.Max(*s)
     ell = sum(sp.exp(sj - m) for sj in s)
@@ -311,8 +311,8 @@ def _display_block_output():
 def _check_block_output():
     # The state's o is the softmax-weighted sum of the block's values, whatever m is.
     s, v = _scores("s1:4"), _values(3)
-    yield from _matrix_zero(_sym_block_state(s, v).o - _softmax_sum(s, v))
-    state = _sym_block_state(s, v)
+    yield from _matrix_zero(sym_block_state(s, v).o - _softmax_sum(s, v))
+    state = sym_block_state(s, v)
     for c in range(2):  # the display, summed out with m and ℓ of the block, column by column
         shown = _block_shown(registry.display("eq-block-output"), s, v, c).subs({m_: state.m, ell_: state.ell})
         yield sp.Eq(shown, _softmax_sum(s, v)[c])
@@ -329,7 +329,7 @@ def _check_merge_max():
     # The maximum of the union is the larger of the two blocks' maxima.
     s, v = _scores("s1:6"), _values(5)
     for p, _ in _SPLITS:
-        A, B = _sym_block_state(s[:p], v[:p]), _sym_block_state(s[p:], v[p:])
+        A, B = sym_block_state(s[:p], v[:p]), sym_block_state(s[p:], v[p:])
         yield sp.Eq(merge(A, B, **_SYM).m - sp.Max(*s), 0)
         yield sp.Eq(_merge_shown(registry.display("eq-merge-max"), A, B, merge(A, B, **_SYM)) - sp.Max(*s), 0)
 
@@ -347,7 +347,7 @@ def _check_merge_normaliser():
     # ... so the merged ℓ is the union's normaliser Σ e^{s_j − m}, m its maximum.
     s, v = _scores("s1:6"), _values(5)
     for p, _ in _SPLITS:
-        A, B = _sym_block_state(s[:p], v[:p]), _sym_block_state(s[p:], v[p:])
+        A, B = sym_block_state(s[:p], v[:p]), sym_block_state(s[p:], v[p:])
         M = merge(A, B, **_SYM)
         yield sp.Eq(M.ell, sum(sp.exp(sj - sp.Max(*s)) for sj in s))
         yield sp.Eq(_merge_shown(registry.display("eq-merge-normaliser"), A, B, M), M.ell)
@@ -363,8 +363,8 @@ def _display_merge_output():
 def _check_merge_output():
     # The merged o is the union's weighted average Σ e^{s_j − m} v_j / ℓ ...
     s, v = _scores("s1:6"), _values(5)
-    A, B = _sym_block_state(s[:2], v[:2]), _sym_block_state(s[2:], v[2:])
-    yield from _matrix_zero(merge(A, B, **_SYM).o - _sym_block_state(s, v).o)
+    A, B = sym_block_state(s[:2], v[:2]), sym_block_state(s[2:], v[2:])
+    yield from _matrix_zero(merge(A, B, **_SYM).o - sym_block_state(s, v).o)
     # ... and a convex combination of o_a and o_b: the two coefficients are positive and sum to 1.
     a, b = _general_state("a"), _general_state("b")
     M = merge(a, b, **_SYM)
@@ -398,7 +398,7 @@ def _check_merge_is_union():
     s, v = _scores("s1:6"), _values(5)
     attention_output = _softmax_sum(s, v)
     for p, _ in _SPLITS:
-        A, B = _sym_block_state(s[:p], v[:p]), _sym_block_state(s[p:], v[p:])
+        A, B = sym_block_state(s[:p], v[:p]), sym_block_state(s[p:], v[p:])
         M = merge(A, B, **_SYM)
         yield from _matrix_zero(M.o - attention_output)
         yield sp.Eq(M.m, sp.Max(*s))
@@ -444,7 +444,7 @@ def _check_lse_weights():
     s, v = _scores("s1:6"), _values(5)
     total = sum(sp.exp(x) for x in s)
     for p, _ in _SPLITS:
-        M = merge(_sym_block_state(s[:p], v[:p]), _sym_block_state(s[p:], v[p:]), **_SYM)
+        M = merge(sym_block_state(s[:p], v[:p]), sym_block_state(s[p:], v[p:]), **_SYM)
         lse = M.m + sp.log(M.ell)
         yield sp.Eq(sp.exp(lse), total)
         for sj in s:
@@ -478,5 +478,5 @@ def _check_flash_delta():
             g = sp.Matrix(1, d_v, lambda _, c: sp.Symbol(f"g_{c}", real=True))
             y = sum((w[j] * V.row(j) for j in range(n_k)), sp.zeros(1, d_v))
             dW = [(g * V.row(j).T)[0, 0] for j in range(n_k)]
-            D = _delta(np.array(g.tolist(), dtype=object), np.array(y.tolist(), dtype=object))
+            D = delta_rows(np.array(g.tolist(), dtype=object), np.array(y.tolist(), dtype=object))
             yield sp.Eq(D[0, 0], sum(dW[j] * w[j] for j in range(n_k)))

@@ -414,7 +414,7 @@ def _sym_softmax(S: sp.Matrix, allowed=None) -> sp.Matrix:
     return sp.Matrix(rows)
 
 
-def _sym_scores(Q: sp.Matrix, K: sp.Matrix) -> sp.Matrix:
+def sym_scores(Q: sp.Matrix, K: sp.Matrix) -> sp.Matrix:
     return Q * K.T / sp.sqrt(Q.cols)
 
 
@@ -460,7 +460,7 @@ def _entries(display, n: int, values: dict, shape) -> sp.Matrix:
                                                   values))
 
 
-def _display_message_passing():
+def display_message_passing():
     return sp.Eq(_y_[_i], sp.Sum(sp.Mul(_A_[_i, _j], _v_[_j], evaluate=False), (_j, 1, _n)), evaluate=False)
 
 
@@ -470,7 +470,7 @@ def _display_gcn():
                  evaluate=False)
 
 
-def _display_mean_aggregation():
+def display_mean_aggregation():
     inverse = sp.MatPow(_Dt, -1, evaluate=False)
     return sp.Eq(sp.MatrixSymbol(r"\bar{A}", _n, _n), sp.MatMul(inverse, sp.MatAdd(_Am, _Im), evaluate=False),
                  evaluate=False)
@@ -482,13 +482,13 @@ def _display_gat_scores():
     return sp.Eq(_e_[_i, _j], LeakyReLU(sp.Add(src, dst, evaluate=False)), evaluate=False)
 
 
-def _display_neighbour_softmax():
+def display_neighbour_softmax():
     num = sp.Mul(_M_[_i, _j], sp.exp(_S_[_i, _j]), evaluate=False)
     den = sp.Sum(sp.Mul(_M_[_i, _l], sp.exp(_S_[_i, _l]), evaluate=False), (_l, 1, _n))
     return sp.Eq(_W_[_i, _j], num / den, evaluate=False)
 
 
-@derivation("eq-message-passing", display=_display_message_passing,
+@derivation("eq-message-passing", display=display_message_passing,
             strength="verified", scope="for a symbolic weighted graph on 3 nodes")
 def _check_message_passing():
     # The display, summed out on a sparse directed graph with symbolic weights (the zero terms are
@@ -498,7 +498,7 @@ def _check_message_passing():
     V = _real("v", 3, 2)
     for c in range(2):
         values = {_A_: lambda a, b: A[a, b], _v_: lambda b, c=c: V[b, c]}
-        yield sp.Eq(_entries(_display_message_passing(), 3, values, (3, 1)), (A * V)[:, c], evaluate=False)
+        yield sp.Eq(_entries(display_message_passing(), 3, values, (3, 1)), (A * V)[:, c], evaluate=False)
     # The package's edge-by-edge sum equals the exact product on an integer example.
     Ai, Vi = [[0, 2, 0], [1, 0, 3], [0, 0, 1]], [[1, -1], [2, 0], [0, 3]]
     yield close_to_exact(sp.Matrix(Ai) * sp.Matrix(Vi), message_passing(AttentionGraph(Ai, "abc"), Vi), atol=0)
@@ -509,7 +509,7 @@ def _check_message_passing():
 def _check_attention_is_message_passing():
     # General Q, K (n = 3, d = 2) and V (d_v = 1), real symbols.
     Q, K, V = _real("q", 3, 2), _real("k", 3, 2), _real("v", 3, 1)
-    W = _sym_softmax(_sym_scores(Q, K))
+    W = _sym_softmax(sym_scores(Q, K))
     # Every weight is positive for every input: the graph of W is complete, self-loops included.
     for i in range(3):
         for j in range(3):
@@ -527,9 +527,9 @@ def _check_attention_is_message_passing():
     # doubling the inputs changes the weights.
     X, _, names = _example()
     Xs = sp.Matrix(X.astype(int))
-    We = _sym_softmax(_sym_scores(Xs, Xs))
+    We = _sym_softmax(sym_scores(Xs, Xs))
     yield bool(sp.simplify(We[1, 0] - We[0, 1]) != 0)
-    yield bool(sp.simplify(_sym_softmax(_sym_scores(2 * Xs, 2 * Xs))[1, 0] - We[1, 0]) != 0)
+    yield bool(sp.simplify(_sym_softmax(sym_scores(2 * Xs, 2 * Xs))[1, 0] - We[1, 0]) != 0)
     # The package: the layer's output is message passing on its graph, whose W is the exact one.
     Y_pkg, graph = complete_attention(X, X, X, names)
     yield len(graph.edges()) == len(names) ** 2
@@ -566,19 +566,19 @@ def _check_gcn_propagation():
     yield close_to_exact(A_hat, gcn_propagation(A), atol=1e-13)
 
 
-@derivation("eq-mean-aggregation", display=_display_mean_aggregation,
+@derivation("eq-mean-aggregation", display=display_mean_aggregation,
             strength="verified", scope="for a symbolic weighted graph on 3 nodes and the path on 4")
 def _check_mean_aggregation():
     # Weighted rows, general: the displayed D̃^{-1}(A + I) has rows summing to 1.
     w = sp.symbols("w_0:3", positive=True)
     A = sp.Matrix([[0, w[0], w[1]], [w[0], 0, 0], [w[1], 0, w[2]]])
-    A_bar = evaluate(_display_mean_aggregation().rhs, _with_degrees(A))
+    A_bar = evaluate(display_mean_aggregation().rhs, _with_degrees(A))
     for i in range(3):
         yield sp.Eq(sum(A_bar.row(i)), 1)
     # The path, with and without self-loops, exactly; an isolated node is refused without them.
     _, A, _ = _example()
     for loops in (True, False):
-        A_bar = evaluate(_display_mean_aggregation().rhs, _with_degrees(sp.Matrix(A.astype(int)), loops))
+        A_bar = evaluate(display_mean_aggregation().rhs, _with_degrees(sp.Matrix(A.astype(int)), loops))
         yield close_to_exact(A_bar, mean_propagation(A, self_loops=loops), atol=1e-15)
     yield _raises(mean_propagation, np.zeros((2, 2)), self_loops=False)
 
@@ -611,7 +611,7 @@ def _check_gat_scores():
     yield close_to_exact(W * Z, Y_pkg, atol=1e-13)
 
 
-@derivation("eq-neighbour-softmax", display=_display_neighbour_softmax,
+@derivation("eq-neighbour-softmax", display=display_neighbour_softmax,
             strength="verified", scope="for symbolic scores on the path on 4 nodes")
 def _check_neighbour_softmax():
     # The display, summed out with M = A + I of the worked example's path and symbolic scores, is the
@@ -621,12 +621,12 @@ def _check_neighbour_softmax():
     M = sp.Matrix(allowed.astype(int))
     S = _real("s", 4, 4)
     values = {_M_: lambda r, c: M[r, c], _S_: lambda r, c: S[r, c]}
-    W = _entries(_display_neighbour_softmax(), 4, values, (4, 4))
+    W = _entries(display_neighbour_softmax(), 4, values, (4, 4))
     yield sp.Eq(W, _sym_softmax(S, allowed.tolist()), evaluate=False)
     for i in range(4):
         yield sp.Eq(sum(W[i, j] for j in range(4) if allowed[i, j]), 1)
     Xs = sp.Matrix(X.astype(int))
-    exact = W.subs(dict(zip(S, _sym_scores(Xs, Xs))))
+    exact = W.subs(dict(zip(S, sym_scores(Xs, Xs))))
     _, graph = masked_attention(X, X, X, A, names)
     yield close_to_exact(exact, graph.W, atol=1e-13)
     yield bool((graph.W[~allowed] == 0.0).all())
@@ -688,7 +688,7 @@ def _check_masked_softmax():
     X, A, _ = _example()
     allowed = graph_mask(A)
     Xs = sp.Matrix(X.astype(int))
-    S = _sym_scores(Xs, Xs)
+    S = sym_scores(Xs, Xs)
     Wh = _sym_softmax(S.multiply_elementwise(sp.Matrix(allowed.astype(int))))
     yield sp.Eq(Wh[3, 0], Wh[3, 2])
     yield Wh[3, 0] > 0
@@ -744,17 +744,17 @@ def _check_causal():
 def _check_permutation():
     # Independent symbolic Q, K, V (n = 3, d = 2, d_v = 2) and every permutation of the three tokens.
     Q, K, V = _real("q", 3, 2), _real("k", 3, 2), _real("v", 3, 2)
-    W = _sym_softmax(_sym_scores(Q, K))
+    W = _sym_softmax(sym_scores(Q, K))
     M = np.array([[1, 1, 0], [1, 1, 1], [0, 1, 1]])
-    W_masked = _sym_softmax(_sym_scores(Q, K), M.tolist())
+    W_masked = _sym_softmax(sym_scores(Q, K), M.tolist())
     for order in itertools.permutations(range(3)):
         P = sp.Matrix(permutation_matrix(list(order)).astype(int))
-        W_perm = _sym_softmax(_sym_scores(P * Q, P * K))
+        W_perm = _sym_softmax(sym_scores(P * Q, P * K))
         yield sp.Eq(W_perm, P * W * P.T, evaluate=False)
         yield sp.Eq(W_perm * (P * V), P * (W * V), evaluate=False)
         # With a mask, the mask is relabelled too: P M Pᵀ.
         Mp = (np.array(P, dtype=int) @ M @ np.array(P, dtype=int).T).tolist()
-        yield sp.Eq(_sym_softmax(_sym_scores(P * Q, P * K), Mp), P * W_masked * P.T, evaluate=False)
+        yield sp.Eq(_sym_softmax(sym_scores(P * Q, P * K), Mp), P * W_masked * P.T, evaluate=False)
     # The package on the worked example: relabelling the people relabels the graph.
     Xn, A, names = _example()
     order4 = [3, 1, 0, 2]

@@ -375,7 +375,7 @@ def _rollout_step(W, R, rho):
     return evaluate(_display_rollout().rhs, {_W_layer: W, _R_before: R, _Im: sp.eye(n), _rho: rho, _n: n})
 
 
-def _stochastic_symbols(n: int, name: str = "w") -> sp.Matrix:
+def stochastic_symbols(n: int, name: str = "w") -> sp.Matrix:
     """A symbolic n×n row-stochastic matrix: the last entry of each row is 1 minus the others."""
     M = sp.Matrix(n, n, lambda a, b: sp.Symbol(f"{name}_{a}{b}"))
     for a in range(n):
@@ -383,7 +383,7 @@ def _stochastic_symbols(n: int, name: str = "w") -> sp.Matrix:
     return M
 
 
-_EXAMPLE = sp.Matrix([[sp.Rational(1, 2), sp.Rational(1, 3), sp.Rational(1, 6)],
+EXAMPLE = sp.Matrix([[sp.Rational(1, 2), sp.Rational(1, 3), sp.Rational(1, 6)],
                       [sp.Rational(1, 4), sp.Rational(1, 4), sp.Rational(1, 2)],
                       [sp.Rational(0), sp.Rational(2, 5), sp.Rational(3, 5)]])
 
@@ -408,11 +408,11 @@ def _check_in_strength():
     yield sp.Eq(swapped.replace(is_row_sum, rows_are_one).doit(), n)
     # Σ_j s_in(j) = Σ_j Σ_i W_ij = Σ_i Σ_j W_ij = Σ_i 1 = n, for symbolic stochastic W of size 2..4.
     for n in (2, 3, 4):
-        W = _stochastic_symbols(n)
+        W = stochastic_symbols(n)
         yield sp.Eq(sum(W), n)
     # The package agrees on an exact example.
-    got = AttentionGraph(np.array(_EXAMPLE, dtype=float), "abc").in_strength()  # (3,)
-    yield close_to_exact(sp.ones(1, 3) * _EXAMPLE, got, atol=1e-12, reshape=True)
+    got = AttentionGraph(np.array(EXAMPLE, dtype=float), "abc").in_strength()  # (3,)
+    yield close_to_exact(sp.ones(1, 3) * EXAMPLE, got, atol=1e-12, reshape=True)
 
 
 @derivation("eq-stationary",
@@ -431,10 +431,10 @@ def _check_stationary():
         e = e.subs({_pi[r + 1]: pi2[r] for r in range(2)}).subs({_W[r + 1, c + 1]: W2[r, c] for r in range(2)})
         yield sp.Eq(e, pi2[c])
     # The package's π on an exact 3-state example is the exact left null vector of I − W, summing to 1.
-    null = (sp.eye(3) - _EXAMPLE).T.nullspace()
+    null = (sp.eye(3) - EXAMPLE).T.nullspace()
     yield sp.Eq(len(null), 1)
     exact = null[0] / sum(null[0])
-    yield close_to_exact(exact, stationary_distribution(np.array(_EXAMPLE, dtype=float)), atol=1e-12, reshape=True)
+    yield close_to_exact(exact, stationary_distribution(np.array(EXAMPLE, dtype=float)), atol=1e-12, reshape=True)
 
 
 @derivation("eq-pagerank", display=lambda: sp.Eq(
@@ -444,17 +444,17 @@ def _check_stationary():
 def _check_pagerank():
     alpha = sp.Rational(17, 20)
     r = sp.Matrix(sp.symbols("r0:3"))
-    sol = sp.solve(list(r - (1 - alpha) / 3 * sp.ones(3, 1) - alpha * _EXAMPLE.T * r), list(r), dict=True)
+    sol = sp.solve(list(r - (1 - alpha) / 3 * sp.ones(3, 1) - alpha * EXAMPLE.T * r), list(r), dict=True)
     yield sp.Eq(len(sol), 1)
     exact = r.subs(sol[0])
     # The displayed equation, summed out for n = 3 with this α, holds for the solution.
     shown = registry.display("eq-pagerank")
     for c in range(3):
         e = shown.rhs.subs({_n: 3, _j: c + 1, _alpha: alpha}).doit()
-        e = e.subs({_r[k + 1]: exact[k] for k in range(3)}).subs({_W[k + 1, c + 1]: _EXAMPLE[k, c]
+        e = e.subs({_r[k + 1]: exact[k] for k in range(3)}).subs({_W[k + 1, c + 1]: EXAMPLE[k, c]
                                                                    for k in range(3)})
         yield sp.Eq(e, exact[c])
-    yield close_to_exact(exact, pagerank(np.array(_EXAMPLE, dtype=float), damping=0.85), atol=1e-12, reshape=True)
+    yield close_to_exact(exact, pagerank(np.array(EXAMPLE, dtype=float), damping=0.85), atol=1e-12, reshape=True)
 
 
 @derivation("thm-pagerank-unique",
@@ -475,8 +475,8 @@ def _check_pagerank_unique():
     alpha = sp.Rational(1, 2)
     term, partial = sp.ones(3, 1), sp.zeros(3, 1)
     for _ in range(60):
-        partial, term = partial + term, alpha * _EXAMPLE.T * term
-    exact = (sp.eye(3) - alpha * _EXAMPLE.T).LUsolve(sp.ones(3, 1))
+        partial, term = partial + term, alpha * EXAMPLE.T * term
+    exact = (sp.eye(3) - alpha * EXAMPLE.T).LUsolve(sp.ones(3, 1))
     yield all(e > 0 for e in exact)
     yield bool(max(abs(x) for x in (exact - partial).evalf()) < 1e-15)
 
@@ -510,7 +510,7 @@ def _check_reversible():
             strength="verified", scope="for symbolic row-stochastic W of size 3 and one weighted 3-node graph")
 def _check_rw_laplacian():
     # The display with D = diag(W 1): for a row-stochastic W, D = I and L_rw 1 = 0.
-    W = _stochastic_symbols(3)
+    W = stochastic_symbols(3)
     L = evaluate(_display_rw_laplacian().rhs, {_Wm: W, _Dm: sp.diag(*list(W * sp.ones(3, 1))),
                                                _Im: sp.eye(3), _n: 3})
     yield sp.Eq(L, sp.eye(3) - W)
@@ -520,8 +520,8 @@ def _check_rw_laplacian():
     exact = evaluate(_display_rw_laplacian().rhs, {_Wm: A, _Dm: sp.diag(*[sum(A.row(a)) for a in range(3)]),
                                                    _Im: sp.eye(3), _n: 3})
     yield close_to_exact(exact, random_walk_laplacian(np.array(A, dtype=float)), atol=1e-12, reshape=True)
-    got = random_walk_laplacian(np.array(_EXAMPLE, dtype=float))  # (3, 3)
-    yield close_to_exact(sp.eye(3) - _EXAMPLE, got, atol=1e-12, reshape=True)
+    got = random_walk_laplacian(np.array(EXAMPLE, dtype=float))  # (3, 3)
+    yield close_to_exact(sp.eye(3) - EXAMPLE, got, atol=1e-12, reshape=True)
 
 
 @derivation("thm-laplacian-disc",
@@ -529,7 +529,7 @@ def _check_rw_laplacian():
             scope="for symbolic row-stochastic W with positive entries of size 3 (Gershgorin discs),"
                   " and of size 2")
 def _check_laplacian_disc():
-    W = _stochastic_symbols(3)
+    W = stochastic_symbols(3)
     yield sp.Eq((sp.eye(3) - W) * sp.ones(3, 1), sp.zeros(3, 1))  # λ = 0, eigenvector 1
     # Gershgorin on I − W, from the symbolic W: disc i has centre c_i = 1 − W_ii and radius
     # r_i = Σ_{j≠i} |W_ij|. The row sums make r_i = c_i, and a disc |λ − c| ≤ c with 0 ≤ c ≤ 1 lies
@@ -547,9 +547,9 @@ def _check_laplacian_disc():
     W2 = sp.Matrix([[1 - a, a], [b, 1 - b]])
     yield sp.Eq(sp.FiniteSet(*sp.solve((sp.eye(2) - W2 - lam * sp.eye(2)).det(), lam)), sp.FiniteSet(0, a + b))
     # The package's spectrum of an exact example: 0 is there and all lie in the disc.
-    got = laplacian_spectrum(np.array(_EXAMPLE, dtype=float))
+    got = laplacian_spectrum(np.array(EXAMPLE, dtype=float))
     yield bool(np.isclose(np.abs(got).min(), 0.0, atol=1e-12) and (np.abs(got - 1) <= 1 + 1e-12).all())
-    exact = [complex(x) for x in (sp.eye(3) - _EXAMPLE).eigenvals(multiple=True)]
+    exact = [complex(x) for x in (sp.eye(3) - EXAMPLE).eigenvals(multiple=True)]
     yield bool(np.allclose(np.sort_complex(np.array(exact)), np.sort_complex(got), atol=1e-12))
 
 
@@ -608,7 +608,7 @@ def _check_head_weights():
 def _check_rollout():
     # The displayed recursion from R⁽⁰⁾ = I, two layers, is what the package's rollout computes.
     rho = sp.Rational(1, 2)
-    W1 = _EXAMPLE
+    W1 = EXAMPLE
     W2 = sp.Matrix([[sp.Rational(1, 5), sp.Rational(3, 5), sp.Rational(1, 5)],
                     [sp.Rational(1, 3), sp.Rational(1, 3), sp.Rational(1, 3)],
                     [sp.Rational(1, 2), sp.Rational(0), sp.Rational(1, 2)]])
@@ -617,7 +617,7 @@ def _check_rollout():
     got = attention_rollout([np.array(W1, dtype=float), np.array(W2, dtype=float)], residual=0.5)
     yield close_to_exact(exact, got.W, atol=1e-12, reshape=True)
     # Products of row-stochastic matrices are row-stochastic.
-    A1, A2 = _stochastic_symbols(2, "a"), _stochastic_symbols(2, "b")
+    A1, A2 = stochastic_symbols(2, "a"), stochastic_symbols(2, "b")
     yield sp.Eq((A2 * A1) * sp.ones(2, 1), sp.ones(2, 1))
 
 
@@ -626,7 +626,7 @@ def _check_rollout():
 def _check_rollout_exact():
     # Two layers, symbolic stochastic W⁽¹⁾, W⁽²⁾ and symbolic X⁽⁰⁾: the residual stack is R X⁽⁰⁾.
     rho = sp.Symbol("rho")
-    W1, W2 = _stochastic_symbols(2, "a"), _stochastic_symbols(2, "b")
+    W1, W2 = stochastic_symbols(2, "a"), stochastic_symbols(2, "b")
     X0 = sp.Matrix(2, 2, lambda a, b: sp.Symbol(f"x_{a}{b}"))
     X1 = rho * X0 + (1 - rho) * W1 * X0
     X2 = rho * X1 + (1 - rho) * W2 * X1

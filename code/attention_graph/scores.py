@@ -137,7 +137,7 @@ _qs, _ks = sp.symbols("q k", real=True)
 HYPOTHESES = {mq[1]: 0, mk[1]: 0, mq[2]: 1, mk[2]: 1}  # E[q] = E[k] = 0, E[q²] = E[k²] = 1
 
 
-def _expect(expr) -> sp.Expr:
+def expectation(expr) -> sp.Expr:
     """E[expr] for a polynomial in independent q, k: each monomial q^a k^b becomes m_q[a] m_k[b]."""
     poly = sp.Poly(sp.expand(expr), _qs, _ks)
     return sum(coeff * (mq[a] if a else 1) * (mk[b] if b else 1) for (a, b), coeff in poly.terms())
@@ -145,7 +145,7 @@ def _expect(expr) -> sp.Expr:
 
 def _term_moments():
     """E[q_l k_l] and E[(q_l k_l)²] from the independence rule, in the symbolic moments."""
-    return _expect(_qs * _ks), _expect((_qs * _ks) ** 2)
+    return expectation(_qs * _ks), expectation((_qs * _ks) ** 2)
 
 
 def _sum_moments():

@@ -299,7 +299,7 @@ def _display_edge_attention():
 _SMALL_EDGES = [(0, 0), (0, 2), (1, 0), (1, 1), (1, 2), (2, 1)]
 
 
-def _exact_masked_softmax(S: sp.Matrix, mask) -> sp.Matrix:
+def exact_masked_softmax(S: sp.Matrix, mask) -> sp.Matrix:
     """The dense masked softmax of the previous chapters, exactly: weight 0 off the mask."""
     rows = []
     for a in range(S.rows):
@@ -320,7 +320,7 @@ def _check_edge_softmax():
     S = sp.Matrix(3, 3, lambda a, c: sp.Symbol(f"s_{a}{c}", real=True))
     shifts = sp.symbols("m_0:3", real=True)
     mask = [[(a, c) in _SMALL_EDGES for c in range(3)] for a in range(3)]
-    W = _exact_masked_softmax(S, mask)
+    W = exact_masked_softmax(S, mask)
     for a in range(3):
         nbrs = [c for (r, c) in _SMALL_EDGES if r == a]
         for c in nbrs:
@@ -345,14 +345,14 @@ def _check_edge_attention():
     S = sp.Matrix(3, 3, lambda a, c: sp.Symbol(f"s_{a}{c}", real=True))
     Vs = sp.Matrix(3, 2, lambda a, c: sp.Symbol(f"v_{a}{c}", real=True))
     mask = [[(a, c) in _SMALL_EDGES for c in range(3)] for a in range(3)]
-    dense = _exact_masked_softmax(S, mask) * Vs
+    dense = exact_masked_softmax(S, mask) * Vs
     for a in range(3):
         nbrs = [c for (r, c) in _SMALL_EDGES if r == a]
         z = sum(sp.exp(S[a, c]) for c in nbrs)
         by_edges = sum((sp.exp(S[a, c]) / z * Vs[c, :] for c in nbrs), sp.zeros(1, 2))
         yield sp.Eq(by_edges, dense[a, :], evaluate=False)
         # ... which is the display, summed out over the neighbours with the edge-softmax weights.
-        Wm = _exact_masked_softmax(S, mask)
+        Wm = exact_masked_softmax(S, mask)
         for col in range(2):
             shown = _summed_out(_display_edge_attention().rhs, a, nbrs,
                                 {_w: lambda r, q, Wm=Wm: Wm[r, q], _v: lambda q, col=col: Vs[q, col]})
@@ -362,7 +362,7 @@ def _check_edge_attention():
     Ki = [[1, 1, 0, 0], [0, 2, -1, 1], [-1, 0, 1, 1]]
     Vi = [[1, -2], [0, 3], [4, 1]]
     Se = sp.Matrix(Qi) * sp.Matrix(Ki).T / 2
-    exact = _exact_masked_softmax(Se, mask) * sp.Matrix(Vi)
+    exact = exact_masked_softmax(Se, mask) * sp.Matrix(Vi)
     got = edge_attention(Qi, Ki, Vi, _SMALL_EDGES[::-1])  # (3, 2), edges given in reverse order
     yield bool(np.allclose(np.array(exact.evalf(30), dtype=float), got, rtol=1e-14, atol=1e-14))
 
@@ -374,7 +374,7 @@ def _check_edge_is_masked():
     # weights are the edge softmax; so each output row is the same sum (see eq-edge-attention).
     S = sp.Matrix(3, 3, lambda a, c: sp.Symbol(f"s_{a}{c}", real=True))
     mask = [[(a, c) in _SMALL_EDGES for c in range(3)] for a in range(3)]
-    W = _exact_masked_softmax(S, mask)
+    W = exact_masked_softmax(S, mask)
     for a in range(3):
         yield sp.Eq(sum(W[a, :]), 1)
         for c in range(3):

@@ -263,7 +263,7 @@ def _weight_formula(G: sp.Matrix, i: int, j: int) -> sp.Expr:
     return sp.exp(G[i, j] / _r2) / sum(sp.exp(G[i, l] / _r2) for l in range(G.shape[1]))
 
 
-def _g_from_ana() -> sp.Expr:
+def g_from_ana() -> sp.Expr:
     return _r2 * sp.log((1 - w_AC) / (3 * w_AC))
 
 
@@ -272,11 +272,11 @@ def _rest_of_row(w) -> sp.Expr:
     return sp.exp(eta / _r2) * (1 - w) / w - sp.exp(g / _r2) - sp.exp((2 * g - eta) / _r2)
 
 
-def _t_from_bruno() -> sp.Expr:
+def t_from_bruno() -> sp.Expr:
     return _r2 * sp.log(_rest_of_row(w_BB))
 
 
-def _t_from_diego() -> sp.Expr:
+def t_from_diego() -> sp.Expr:
     return -_r2 * sp.log(_rest_of_row(w_DD))
 
 
@@ -315,11 +315,11 @@ def recovery_intervals(decimals: int = PUBLISHED_DECIMALS) -> dict[str, tuple[fl
 def recovery_point() -> dict[str, float]:
     """g, η and t solved from the published numbers as printed (eq-worked-recover-g, -t-bruno, -t-diego)."""
     pub = {(m, i, j): sp.Rational(str(v)) for m, i, j, v in PUBLISHED}
-    g_ = _g_from_ana().subs(w_AC, pub[("W", "Ana", "Carla")])
+    g_ = g_from_ana().subs(w_AC, pub[("W", "Ana", "Carla")])
     h_ = _r2 * pub[("S", "Bruno", "Bruno")]
     at = {g: g_, eta: h_}
-    t_b = _t_from_bruno().subs(at).subs(w_BB, pub[("W", "Bruno", "Bruno")])
-    t_d = _t_from_diego().subs(at).subs(w_DD, pub[("W", "Diego", "Diego")])
+    t_b = t_from_bruno().subs(at).subs(w_BB, pub[("W", "Bruno", "Bruno")])
+    t_d = t_from_diego().subs(at).subs(w_DD, pub[("W", "Diego", "Diego")])
     return {k: float(sp.N(v, 30)) for k, v in {"g": g_, "h": h_, "t_bruno": t_b, "t_diego": t_d}.items()}
 
 
@@ -454,7 +454,7 @@ def _check_gram_plane():
             yield sp.Eq(G, gram_in_plane().subs({g: gp, eta: gp + beta**2, t: beta * c}))
 
 
-@derivation("eq-worked-recover-g", display=lambda: sp.Eq(g, _g_from_ana(), evaluate=False),
+@derivation("eq-worked-recover-g", display=lambda: sp.Eq(g, g_from_ana(), evaluate=False),
             strength="proved", scope="for the symbolic weight w_AC")
 def _check_recover_g():
     G = gram_in_plane()
@@ -462,8 +462,8 @@ def _check_recover_g():
     yield sp.Eq(equation.rhs, 1 / (1 + 3 * sp.exp(g / _r2)))
     solutions = sp.solve(equation, g)
     yield len(solutions) == 1
-    yield sp.Eq(solutions[0], _g_from_ana())
-    yield sp.Eq(equation.rhs.subs(g, _g_from_ana()), w_AC)
+    yield sp.Eq(solutions[0], g_from_ana())
+    yield sp.Eq(equation.rhs.subs(g, g_from_ana()), w_AC)
 
 
 def _check_t_formula(row: str, w, formula):
@@ -482,16 +482,16 @@ def _check_t_formula(row: str, w, formula):
     yield abs(sp.N(solutions[0].subs(point), 30) - sp.N(formula.subs(point), 30)) < 1e-25
 
 
-@derivation("eq-worked-recover-t-bruno", display=lambda: sp.Eq(t, _t_from_bruno(), evaluate=False),
+@derivation("eq-worked-recover-t-bruno", display=lambda: sp.Eq(t, t_from_bruno(), evaluate=False),
             strength="proved", scope="for symbolic g, η and weight w_BB")
 def _check_recover_t_bruno():
-    yield from _check_t_formula("Bruno", w_BB, _t_from_bruno())
+    yield from _check_t_formula("Bruno", w_BB, t_from_bruno())
 
 
-@derivation("eq-worked-recover-t-diego", display=lambda: sp.Eq(t, _t_from_diego(), evaluate=False),
+@derivation("eq-worked-recover-t-diego", display=lambda: sp.Eq(t, t_from_diego(), evaluate=False),
             strength="proved", scope="for symbolic g, η and weight w_DD")
 def _check_recover_t_diego():
-    yield from _check_t_formula("Diego", w_DD, _t_from_diego())
+    yield from _check_t_formula("Diego", w_DD, t_from_diego())
 
 
 @derivation("thm-worked-gram-recovered",
