@@ -13,6 +13,11 @@ import networkx as nx
 import numpy as np
 import scipy.special
 
+# The worked example's embeddings, typed once from the series (part 10), not read from the package:
+# one row per person, Carla, Ana, Bruno, Diego. (4, 2)
+X_WORKED = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])
+X_WORKED.setflags(write=False)  # shared by every test: a test that needs to change it copies it
+
 
 def softmax(S, mask=None) -> np.ndarray:
     """Row-wise softmax of S (…, n_k); with ``mask``, over the True entries only, 0 elsewhere."""

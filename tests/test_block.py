@@ -21,7 +21,7 @@ from attention_graph import (
 
 PAGE = "block"
 PEOPLE = ("Carla", "Ana", "Bruno", "Diego")
-X_WORKED = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])
+X_WORKED = oracles.X_WORKED
 
 
 @pytest.mark.parametrize("norm_first", [True, False])

@@ -198,7 +198,7 @@ def test_any_blocking_gives_the_softmax_of_the_whole_row(seed, cut, block):
 
 # --- The trace of Ana's query (what the page shows) -----------------------------------------------
 
-X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])  # Carla, Ana, Bruno, Diego
+X = oracles.X_WORKED  # Carla, Ana, Bruno, Diego
 ANA = 1
 
 
@@ -358,7 +358,7 @@ def test_quick_benchmark_runs_and_reports_every_field():
 # --- Exercises -------------------------------------------------------------------------------------
 
 def test_exercise_reverse_order_needs_no_rescaling():
-    X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])
+    X = oracles.X_WORKED
     s = X @ X[1] / np.sqrt(2)  # Ana's scores, in the order Carla, Ana, Bruno, Diego
 
     def rises(order):
@@ -372,7 +372,7 @@ def test_exercise_reverse_order_needs_no_rescaling():
 
 def test_exercise_every_block_size_gives_the_dense_output():
     assert bt.glued_plain("blockwise", "ex_sizes_all_equal") == "True"
-    X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])
+    X = oracles.X_WORKED
     Y, _ = oracles.attention(X, X, X)
     for b in range(1, 5):
         np.testing.assert_allclose(blockwise_attention(X, X, X, b), Y, rtol=0, atol=1e-14)

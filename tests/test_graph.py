@@ -18,7 +18,7 @@ from attention_graph.worked_example import PEOPLE
 
 PAGE = "graph"
 C, ANA, B, D = range(4)
-X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])  # the worked example, (4, 2)
+X = oracles.X_WORKED  # the worked example, (4, 2)
 PATH = np.array([[0, 1, 0, 0], [1, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 0]], dtype=float)  # (4, 4)
 
 

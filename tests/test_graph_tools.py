@@ -27,7 +27,7 @@ from attention_graph.graph_tools import (
 PAGE = "graph_tools"
 PEOPLE = ("Carla", "Ana", "Bruno", "Diego")
 # The worked example's inputs (the article's embeddings, as recovered); every output is recomputed here.
-X_WORKED = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])
+X_WORKED = oracles.X_WORKED
 
 
 softmax_rows = oracles.softmax

@@ -15,7 +15,7 @@ from strategies import MANY, assert_close, matrices
 
 qkv_module = importlib.import_module("attention_graph.qkv")
 PAGE = "qkv"
-X4 = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])  # the worked example's four people
+X4 = oracles.X_WORKED  # the worked example's four people
 
 
 def test_project_is_three_matrix_products():

@@ -88,7 +88,7 @@ def test_demo_shapes_glued_are_those_of_the_matrix_shown():
 # --- "Other sources say": the scale outside the exponential (worked example, Q = K = X) -------------
 
 def _worked_X():
-    return np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])  # Carla, Ana, Bruno, Diego
+    return oracles.X_WORKED  # Carla, Ana, Bruno, Diego
 
 
 def _rows(E):

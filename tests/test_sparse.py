@@ -378,7 +378,7 @@ def test_exercise_path_count():
 
 
 def test_exercise_cross_attention_is_bipartite_edge_attention():
-    X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])
+    X = oracles.X_WORKED
     Qc = np.eye(2)
     assert bt.glued_plain("sparse", "ex_cross_same") == "True"
     y = oracles.attention(Qc[:1], X[:2], X[:2])[0][0]  # query 0 sees Carla and Ana only

@@ -24,7 +24,7 @@ PAGE = "worked_example"
 RECOVERY = "recovery"
 C, A, B, D = 0, 1, 2, 3  # Carla, Ana, Bruno, Diego: the order of the article's matrices
 # The vectors of ../shared/seed/README.md, recovered from the article's numbers.
-X_README = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])
+X_README = oracles.X_WORKED
 
 
 def glued(key):
@@ -444,7 +444,7 @@ def test_plot_attention_graph_weights_are_labelled_at_the_tail():
 # --- "Other sources say": a token's score with itself is always the highest ------------------------
 
 def test_other_sources_self_score_box():
-    X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])  # Carla, Ana, Bruno, Diego
+    X = oracles.X_WORKED  # Carla, Ana, Bruno, Diego
     S = X @ X.T / np.sqrt(2)
     carla = S[0, 0] - max(S[0, 1:])
     ana = S[1, 1] - max(S[1, [0, 2, 3]])
