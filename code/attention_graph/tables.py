@@ -30,7 +30,7 @@ from .worked_example import (
 )
 
 __all__ = ["pattern_table", "markdown_table", "claims_table", "movement_table", "asymmetry_table", "outputs_table",
-           "trace_table", "sparse_benchmark_summary"]
+           "trace_table", "sparse_benchmark_summary", "pair_words"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -213,3 +213,21 @@ def pattern_table(comparison: dict[str, dict[int, dict]]) -> str:
     rows = [f"| {name} | " + " | ".join(f"{comparison[name][n]['edges']:,}" for n in ns) + " | "
             + " | ".join(str(comparison[name][n]["max_path"]) for n in ns) + " |" for name in names]
     return "\n".join([head, rule, *rows])
+
+
+# --------------------------------------------------------------------------------------------------
+# Numbers as prose (glued with {glue:text})
+# --------------------------------------------------------------------------------------------------
+
+
+def pair_words(a: float, b: float, spec: str = ".3f", *, same: str = "both {}", differ: str = "{} and {}") -> str:
+    """Two computed numbers as a sentence says them: ``same`` with the one value when they print
+    alike at ``spec`` (equal values are said to be equal), else ``differ`` with both.
+
+    For a range, pass its ends: ``pair_words(min(x), max(x), differ="between {} and {}")``.
+
+    >>> pair_words(1.4142135, 1.4142136), pair_words(0.1, 0.25, ".2f", differ="between {} and {}")
+    ('both 1.414', 'between 0.10 and 0.25')
+    """
+    first, second = format(float(a), spec), format(float(b), spec)
+    return same.format(first) if first == second else differ.format(first, second)
