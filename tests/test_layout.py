@@ -108,23 +108,31 @@ LAYOUT_JS = r"""() => {
   const all = sel => Array.from(article.querySelectorAll(sel)).filter(visible);
   const describe = e => (e.id ? "#" + e.id : e.tagName.toLowerCase() + "." + (e.className.baseVal ??
                          e.className).toString().split(" ")[0]) + ": " + e.textContent.trim().slice(0, 60);
-  const scroller = e => {
+  // Up from e: the first box that clips it decides. One that scrolls (inside the column) holds it;
+  // one that hides the overflow cuts it off; none at all and it pushes past the column.
+  const held = (e, r) => {
     for (let a = e.parentElement; a && a !== article; a = a.parentElement) {
       const ox = getComputedStyle(a).overflowX;
-      if (ox === "auto" || ox === "scroll" || ox === "hidden") return a;
+      if (ox === "visible") continue;
+      const b = a.getBoundingClientRect();
+      if (r.right <= b.right + 1 && r.left >= b.left - 1) continue;  // fits in this box
+      if (ox === "auto" || ox === "scroll") return b.right <= col.right + 1 && b.left >= col.left - 1;
+      return false;
     }
-    return null;
+    return false;
   };
-  const over = [], cueless = [];
-  for (const e of all("mjx-container, div.math, table, figure, img, svg, pre, .cell_output, p, dl, ul, ol")) {
+  // Every element of the article that reaches past the column and is not held; of nested ones,
+  // the outermost only.
+  const loose = new Set();
+  for (const e of article.querySelectorAll("*")) {
     const r = e.getBoundingClientRect();
-    if (r.width === 0) continue;
-    const box = r.right > col.right + 1 || r.left < col.left - 1 ? scroller(e) : null;
-    if (r.right > col.right + 1 || r.left < col.left - 1) {
-      const b = box && box.getBoundingClientRect();
-      if (!b || b.right > col.right + 1 || b.left < col.left - 1) over.push(describe(e));
-    }
+    if (e.parentElement.closest("mjx-container")) continue;  // a formula is judged as a whole
+    if (r.width === 0 || r.right <= col.right + 1 && r.left >= col.left - 1) continue;
+    if (visible(e) && !held(e, r)) loose.add(e);
   }
+  const over = [...loose].filter(e => { for (let a = e.parentElement; a; a = a.parentElement)
+                                          if (loose.has(a)) return false; return true; }).map(describe);
+  const cueless = [];
   for (const e of all("mjx-container[display='true'], div.math, .pst-scrollable-table-container, figure")) {
     if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).backgroundImage === "none")
       cueless.push(describe(e));

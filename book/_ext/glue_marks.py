@@ -6,9 +6,10 @@ it under, so a reader can tell a computed number from a typed one and find what 
 Markdown a ``{glue:md}`` block pastes (a table), every number outside math gets the same span. The
 look lives in ``static/book.css`` (with the dark-mode rules for figures).
 
-Pasted numbers are also written as prose writes them (:func:`prose_number`): a power of ten in
-Python's ``e`` notation, ``1e+09`` or ``2.5e-07``, becomes ``10⁹`` or ``2.5 × 10⁻⁷``. Only the
-text a glue pastes is rewritten, never math or code, and never the glued value the tests read.
+A number pasted into prose is also written as prose writes it (:func:`prose_number`): a power of
+ten in Python's ``e`` notation, ``1e+09`` or ``2.5e-07``, becomes ``10⁹`` or ``2.5 × 10⁻⁷``. Only
+the text a ``{glue:text}`` or ``{glue:md}`` role pastes is rewritten (a pasted table keeps its
+figures), never math or code, and never the glued value the tests read.
 
 Enable it in ``_config.yml`` under ``sphinx.local_extensions``.
 """
@@ -146,7 +147,6 @@ class MarkedMarkdownBlock(PasteMarkdownDirective):
         key = glue_key(self.arguments[0])
         for node in pasted:
             mark_numbers(node, key)
-            _prose_numbers(node)
         return pasted
 
 

@@ -286,7 +286,7 @@ class WrittenOrder(LatexPrinter):
     def _print_Sum(self, expr):
         if len(expr.limits) == 1 or any(len(limit) != 3 for limit in expr.limits):
             return super()._print_Sum(expr)
-        heads = "".join(r"\sum_{%s=%s}^{%s} " % tuple(self._print(x) for x in limit) for limit in expr.limits)
+        heads = "".join("\\sum_{{{}={}}}^{{{}}} ".format(*(self._print(x) for x in limit)) for limit in expr.limits)
         body = self._print(expr.function)
         return heads + (rf"\left({body}\right)" if isinstance(expr.function, sp.Add) else body)
 
