@@ -297,5 +297,5 @@ class WrittenOrder(LatexPrinter):
 
 
 def latex(label: str) -> str:
-    """LaTeX of the display under ``label``, in the order a person writes (:class:`WrittenOrder`)."""
+    """LaTeX of the display under ``label``, in the order a person writes (``WrittenOrder``)."""
     return WrittenOrder({"order": "none"}).doprint(display(label))
