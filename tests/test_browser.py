@@ -23,6 +23,7 @@ from urllib.parse import unquote, urlsplit
 from urllib.request import urlopen
 
 import pytest
+from glue_marks import prose_number  # 1e+09 is pasted as 10⁹
 
 import booktools as bt
 import browsertools as bw
@@ -59,7 +60,7 @@ def test_the_checks_catch_a_broken_page(visit, tmp_path):
     assert v.data["bare_figures"] == ["fig-lost"]
     assert len(v.data["wide_code"]) == 1 and v.data["wide_code"][0]["line"].startswith("wide")
     assert [m["title"] for m in v.data["marks"]] == [None]
-    assert [m["text"] for m in unmarked(v.data["table_marks"])] == ["0.25"]  # titled, but not dotted
+    assert [m["text"] for m in unmarked(v.data["table_marks"])] == []  # titled and not bold: marked
     assert [c["what"] for c in v.contrast["light"] if c["ratio"] < MIN_CONTRAST] == ["equation"]
     assert broken_links(v, site, lambda rel: v, html=tmp_path) == [
         "#nowhere: no #nowhere in page.html", "gone.html: no file gone.html"]
@@ -264,7 +265,7 @@ def expected_pasted(docname: str, source: str) -> list[tuple[str, str]]:
     out = []
     for role in glue_text_roles(source):
         ref, spec = role.rsplit(":", 1) if ":" in role else (role, "s")
-        out.append((role, format_glued(bt.pasted(docname, ref)["data"]["text/plain"], spec)))
+        out.append((role, prose_number(format_glued(bt.pasted(docname, ref)["data"]["text/plain"], spec))))
     return out
 
 
@@ -346,10 +347,10 @@ def test_code_fits_the_text_column(page, visit):
 
 
 def unmarked(marks: list[dict]) -> list[dict]:
-    """The marks that do not look as a computed number must: titled, dotted underline, not bold
-    (not bolder than the text around it: a number in a table's header row is as bold as the header)."""
+    """The marks that do not look as a computed number must: titled (its glue name on hover), not bold
+    (not bolder than the text around it: a number in a table's header row is as bold as the header).
+    The mark is quiet: no underline (tests/test_layout.py checks that)."""
     return [m for m in marks if not (m["title"] or "").startswith("computed: ")
-            or "underline" not in m["line"] or m["dotted"] != "dotted"
             or m["weight"] >= 600 and m["weight"] > m.get("around", 0)]
 
 
@@ -361,7 +362,7 @@ def _glued_keys(page: str) -> set[str]:
 def test_computed_numbers_are_marked_and_say_what_computed_them(page, visit):
     marks = visit(page).data["marks"]
     assert marks, f"{page}: pastes numbers but none is in the page"
-    assert unmarked(marks) == [], f"{page}: glued values not marked as computed (dotted, titled, not bold)"
+    assert unmarked(marks) == [], f"{page}: glued values not marked as computed (titled, not bold)"
     keys = {m["title"].removeprefix("computed: ") for m in marks}
     assert keys <= _glued_keys(page), f"{page}: titles name keys that were not glued: {keys - _glued_keys(page)}"
 
@@ -373,7 +374,7 @@ def test_numbers_of_glued_tables_are_marked_as_computed(page, visit):
     wanted = Counter(glued_markdown_numbers(page.removesuffix(".html"), _source(page).read_text(), code=False))
     marked = Counter(n for m in marks for n in NUMBER.findall(m["text"]))
     assert not wanted - marked, f"{page}: table numbers not marked: {sorted((wanted - marked).elements())}"
-    assert unmarked(marks) == [], f"{page}: table numbers not marked as computed (dotted, titled, not bold)"
+    assert unmarked(marks) == [], f"{page}: table numbers not marked as computed (titled, not bold)"
     keys = {m["title"].removeprefix("computed: ") for m in marks}
     assert keys <= _glued_keys(page), f"{page}: titles name keys that were not glued: {keys - _glued_keys(page)}"
 

@@ -126,15 +126,18 @@ def test_every_registration_names_its_strength_and_scope():
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
 def test_every_result_shows_its_strength_on_its_page(page):
-    """The line under each equation and theorem (book/_ext/check_strength.py) is in the HTML."""
+    """The badge under each equation and theorem (book/_ext/check_strength.py) is in the HTML: the
+    class as its one visible word, the registry's sentence as its scope."""
     labels = [lab for lab, *_ in bt.labeled_equations(page.read_text())] + bt.theorem_labels(page.read_text())
     if not labels:
         pytest.skip("no labeled result on this page")
     html = (paths.HTML / "book" / f"{page.stem}.html").read_text()
     for label in labels:
-        badge = re.search(rf'id="check-{re.escape(label)}"[^>]*><em>([^<]*)</em>', html)
-        assert badge, f"{page.stem}: no strength line under {label}"
-        assert badge.group(1) == __import__("html").escape(registry.badge(label), quote=False), label
+        badge = re.search(rf'id="check-{re.escape(label)}".*?<summary[^>]*>([^<]*)</summary>'
+                          r'\s*<span class="check-scope">([^<]*)</span>', html, re.S)
+        assert badge, f"{page.stem}: no strength badge under {label}"
+        assert badge.group(1) == registry.strength(label)[0], label
+        assert badge.group(2) == __import__("html").escape(registry.badge(label), quote=False), label
 
 
 def test_the_index_and_the_intro_count_the_strengths():

@@ -181,6 +181,8 @@ def test_page_cycle_numbers():
     assert bt.glued_float(PAGE, "cycle_amp_min") == pytest.approx(np.sqrt(2 / n), rel=1e-12)
     assert bt.glued_float(PAGE, "cycle_amp_max") == pytest.approx(np.sqrt(2 / n), rel=1e-12)
     assert bt.glued_float(PAGE, "cycle_amp_theory") == pytest.approx(np.sqrt(2 / n), rel=1e-15)
+    # Every column has the same amplitude, and the sentence says so (not "between x and x").
+    assert bt.glued_plain(PAGE, "cycle_amp_words").strip("'") == f"equal to {np.sqrt(2 / n):.4f} in every column"
 
 
 def test_eigenvalues_grow_with_m_up_to_half():

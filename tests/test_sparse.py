@@ -282,8 +282,8 @@ def test_glued_costs_recomputed_by_hand():
     assert bt.glued_float(PAGE, "cost_dense_scores") == n * n
     assert bt.glued_float(PAGE, "cost_sparse_scores") == E
     assert bt.glued_float(PAGE, "cost_score_factor") == n * n // E
-    assert bt.glued_float(PAGE, "cost_dense_gb") == pytest.approx(8 * n * n / 1e9)
-    assert bt.glued_float(PAGE, "cost_sparse_mb") == pytest.approx((16 * E + 8 * (n + 1)) / 1e6)
+    assert bt.glued_float(PAGE, "cost_dense_gb") == pytest.approx(8 * n * n / 2**30)  # GiB
+    assert bt.glued_float(PAGE, "cost_sparse_mb") == pytest.approx((16 * E + 8 * (n + 1)) / 2**20)  # MiB
 
 
 def test_glued_benchmark_figures_are_the_records():
@@ -303,13 +303,13 @@ def test_glued_benchmark_figures_are_the_records():
     assert bt.glued_float(PAGE, "bench_ratio_cpu") == pytest.approx(
         top["sparse_cpu_seconds"] / best_cpu, rel=1e-12)
     assert bt.glued_float(PAGE, "bench_ratio_E") == top["E"] == 1_000_000
-    assert bt.glued_float(PAGE, "bench_call_peak_mb") == pytest.approx(top["sparse_peak_bytes"] / 1e6)
+    assert bt.glued_float(PAGE, "bench_call_peak_mb") == pytest.approx(top["sparse_peak_bytes"] / 2**20)
     assert bt.glued_float(PAGE, "bench_input_mb") == pytest.approx(
-        3 * top["n"] * 64 * 8 / 1e6 + top["E"] * 2 * 8 / 1e6)
+        (3 * top["n"] * 64 * 8 + top["E"] * 2 * 8) / 2**20)
     flag = res["flagship"]
-    assert bt.glued_float(PAGE, "bench_process_peak_mb") == pytest.approx(flag["process_peak_bytes"] / 1e6)
-    assert bt.glued_float(PAGE, "bench_call_rss_peak_mb") == pytest.approx(flag["call_peak_rss_bytes"] / 1e6)
-    assert bt.glued_float(PAGE, "bench_rss_before_mb") == pytest.approx(flag["rss_before_bytes"] / 1e6)
+    assert bt.glued_float(PAGE, "bench_process_peak_mb") == pytest.approx(flag["process_peak_bytes"] / 2**20)
+    assert bt.glued_float(PAGE, "bench_call_rss_peak_mb") == pytest.approx(flag["call_peak_rss_bytes"] / 2**20)
+    assert bt.glued_float(PAGE, "bench_rss_before_mb") == pytest.approx(flag["rss_before_bytes"] / 2**20)
     assert bt.glued_float(PAGE, "bench_gather_share") == pytest.approx(top["gather_seconds"] / best)
     dense = [r for r in res["sizes"] if "dense_seconds" in r][-1]
     assert bt.glued_float(PAGE, "bench_dense_over_sparse_at_dense_max") == pytest.approx(
@@ -332,12 +332,12 @@ def test_the_targets_the_page_reports_met_are_met():
 
 def test_page_prose_claims_about_the_record():
     """Dense is many times slower at its largest n; the sorted input is the faster path; the
-    gathering of rows is a real share of the time; a dense W at n = 1e5 would be 80 GB; the
+    gathering of rows is a real share of the time; a dense W at n = 1e5 would be 8·10¹⁰ bytes; the
     slope is below 1 because the smallest sizes cost more per edge than the largest."""
     assert bt.glued_float(PAGE, "bench_dense_over_sparse_at_dense_max") > 10
     assert bt.glued_float(PAGE, "bench_sorted_seconds_top") < bt.glued_float(PAGE, "bench_sparse_seconds_top")
     assert 0.1 < bt.glued_float(PAGE, "bench_gather_share") < 1
-    assert bt.glued_float(PAGE, "bench_dense_w_gb") == pytest.approx(80.0)
+    assert bt.glued_float(PAGE, "bench_dense_w_gb") == pytest.approx(8e10 / 2**30)  # 74.5 GiB
     # The dense peak is several n × n arrays; the edge layer's small sizes sit at its two buffers.
     res = _record()["results"]
     dense = [r for r in res["sizes"] if "dense_seconds" in r][-1]
@@ -345,7 +345,7 @@ def test_page_prose_claims_about_the_record():
         dense["dense_peak_bytes"] / (8 * dense["n"] ** 2))
     assert bt.glued_float(PAGE, "bench_dense_peak_over_one_w") > 2
     buffers = 2 * sparse.CHUNK * 64 * 8
-    assert bt.glued_float(PAGE, "bench_block_buffer_mb") == pytest.approx(buffers / 1e6)
+    assert bt.glued_float(PAGE, "bench_block_buffer_mb") == pytest.approx(buffers / 2**20)
     small = [r["sparse_peak_bytes"] for r in res["sizes"] if 4 * sparse.CHUNK <= r["E"] <= 40_000]
     assert small and all(buffers <= b < 1.5 * buffers for b in small)
     big = [r["sparse_peak_bytes"] for r in res["sizes"]]

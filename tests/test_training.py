@@ -100,6 +100,7 @@ def test_experiment_a_share_is_recomputed(task):
     before = bt.glued_float(PAGE, f"{task}_share_before")
     assert abs(before - 1 / len(run["source"])) < 0.01  # untrained: about uniform
     assert bt.glued_float(PAGE, f"{task}_accuracy") == 1.0
+    assert bt.glued_plain(PAGE, "accuracy_words").strip("'") == "both accuracies 1.000"  # equal, said once
 
 
 def test_sequence_gradients_glued_are_small():
@@ -211,3 +212,4 @@ def test_exercises():
     assert abs(bt.glued_float(PAGE, "ex_blind_share") - 1 / 8) < 0.01
     for key in ("ex_adam_big", "ex_adam_small"):
         assert bt.glued_float(PAGE, key) == pytest.approx(0.1, abs=1e-5)
+    assert bt.glued_plain(PAGE, "ex_adam_words").strip("'") == "0.1000 each"  # the learning rate, said once

@@ -60,6 +60,7 @@ def test_claim_bruno_and_diego_have_the_two_largest_scores():
     assert glued("s_bb") == pytest.approx(S[B, B], abs=1e-15)
     assert glued("s_dd") == pytest.approx(S[D, D], abs=1e-15)
     assert round(glued("s_bb"), 3) == 1.414 and round(glued("s_dd"), 3) == 1.414  # the article
+    assert bt.glued_plain(PAGE, "s_bb_dd_words").strip("'") == "1.414 each"  # equal, and said so
     # Precisely: both are exactly √2 (a tie), and they are the only entries at the maximum.
     assert S[B, B] == S[D, D] == pytest.approx(math.sqrt(2), abs=1e-15)
     at_max = {tuple(ij) for ij in np.argwhere(np.isclose(S, S.max(), rtol=0, atol=1e-12))}
@@ -451,6 +452,7 @@ def test_other_sources_self_score_box():
     assert bt.glued_float("worked_example", "margin_carla") == pytest.approx(carla, abs=1e-15)
     assert bt.glued_float("worked_example", "margin_ana") == pytest.approx(ana, abs=1e-15)
     assert carla == 0 and ana == 0  # "ties, not wins"
+    assert bt.glued_plain("worked_example", "margin_words").strip("'") == "0.000 each"
     K = X[:, ::-1]  # W_K swaps the coordinates
     Ssw = X @ K.T / np.sqrt(2)
     not_top = sum(Ssw[i, i] < max(Ssw[i, j] for j in range(4) if j != i) for i in range(4))

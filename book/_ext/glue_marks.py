@@ -1,10 +1,15 @@
-"""Mark every number the build computed: a quiet dotted underline, and its glue name on hover.
+"""Mark every number the build computed, quietly: a faint tint on hover and its glue name as a tooltip.
 
 MyST-NB pastes ``{glue:text}`` and ``{glue:md}`` as bare spans. This extension wraps each pasted
 value in ``<span class="glued" title="computed: NAME">``, where NAME is the key the page's cell glued
 it under, so a reader can tell a computed number from a typed one and find what computed it. In the
 Markdown a ``{glue:md}`` block pastes (a table), every number outside math gets the same span. The
 look lives in ``static/book.css`` (with the dark-mode rules for figures).
+
+A number pasted into prose is also written as prose writes it (:func:`prose_number`): a power of
+ten in Python's ``e`` notation, ``1e+09`` or ``2.5e-07``, becomes ``10⁹`` or ``2.5 × 10⁻⁷``. Only
+the text a ``{glue:text}`` or ``{glue:md}`` role pastes is rewritten (a pasted table keeps its
+figures), never math or code, and never the glued value the tests read.
 
 Enable it in ``_config.yml`` under ``sphinx.local_extensions``.
 """
@@ -33,14 +38,53 @@ def glue_key(text: str) -> str:
     return key.split("::")[-1]
 
 
+# A number in Python's e notation: 1e+09, -2.5e-07, 1.0E6 (not the e of a word).
+E_NOTATION = re.compile(r"(?<![\w.])([-\u2212]?)(\d+(?:\.\d+)?)[eE]([-+]?)(\d+)(?![\w.])")
+SUPERSCRIPT = str.maketrans("0123456789-", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b")
+
+
+def prose_number(text: str) -> str:
+    """``text`` with every number in e notation written as a power of ten.
+
+    >>> prose_number("1e+09"), prose_number("2.5e-07"), prose_number("-1.0e6 and 3e-16")
+    ('10⁹', '2.5 × 10⁻⁷', '−10⁶ and 3 × 10⁻¹⁶')
+    """
+    def power(m: re.Match) -> str:
+        sign, mantissa, esign, digits = m.groups()
+        exponent = ("-" if esign == "-" else "") + str(int(digits))
+        ten = "10" + exponent.translate(SUPERSCRIPT)
+        body = ten if float(mantissa) == 1 else f"{mantissa} \u00d7 {ten}"
+        return ("\u2212" if sign else "") + body
+
+    return E_NOTATION.sub(power, text)
+
+
+def _prose_numbers(tree: nodes.Node) -> None:
+    for text in list(tree.findall(nodes.Text)):
+        if text.parent is None:
+            continue
+        if any(isinstance(a, _NOT_PROSE) for a in _ancestors(text)):
+            continue
+        value = str(text)
+        new = prose_number(value)
+        if new != value:
+            text.parent.replace(text, nodes.Text(new))
+
+
 class MarkedText(PasteTextRole):
     def run(self):
-        return _marked(super().run(), glue_key(self.text))
+        pasted, messages = super().run()
+        for node in pasted:
+            _prose_numbers(node)
+        return _marked((pasted, messages), glue_key(self.text))
 
 
 class MarkedMarkdown(PasteMarkdownRole):
     def run(self):
-        return _marked(super().run(), glue_key(self.text))
+        pasted, messages = super().run()
+        for node in pasted:
+            _prose_numbers(node)
+        return _marked((pasted, messages), glue_key(self.text))
 
 
 # A number in pasted Markdown: 3, -0.250, 1.5e-05, 20,000 (not the 2 of "x2" or of "v1.2.3").

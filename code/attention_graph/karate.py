@@ -201,6 +201,7 @@ def _exact_ari(a, b) -> sp.Rational:
 # The displayed equations (glued by book/karate.md, evaluated by the checks).
 _r, _c, _n = sp.symbols("r c n", integer=True, positive=True)  # groups of a, groups of b, members
 _gi, _gj = sp.symbols("i j", integer=True, positive=True)
+_mu0 = sp.Symbol(r"\mu_0")  # the chance term of the ARI
 _N, _a, _b = sp.IndexedBase(r"\nu"), sp.IndexedBase("a"), sp.IndexedBase("b")
 _k, _d_model, _d_h = sp.symbols("k d_model d_h", integer=True, positive=True)
 _Phi, _C = sp.MatrixSymbol(r"\Phi", _n, _k), sp.MatrixSymbol("C", _k, _d_model)
@@ -214,11 +215,12 @@ def _display_ari():
     pa = sp.Sum(sp.binomial(_a[_gi], 2), (_gi, 1, _r))
     pb = sp.Sum(sp.binomial(_b[_gj], 2), (_gj, 1, _c))
     chance = sp.Mul(pa, pb, 1 / sp.binomial(_n, 2), evaluate=False)
-    top = sp.Add(pairs, -chance, evaluate=False)
-    bottom = sp.Add(sp.Mul(sp.Rational(1, 2), sp.Add(pa, pb, evaluate=False), evaluate=False), -chance,
+    top = sp.Add(pairs, -_mu0, evaluate=False)
+    bottom = sp.Add(sp.Mul(sp.Rational(1, 2), sp.Add(pa, pb, evaluate=False), evaluate=False), -_mu0,
                     evaluate=False)
-    return sp.Eq(sp.Symbol(r"\mathrm{ARI}"), sp.Mul(top, sp.Pow(bottom, -1, evaluate=False), evaluate=False),
-                 evaluate=False)
+    # The chance term, named once: shown as "..., with mu_0 = ...", evaluated by Subs.doit.
+    ratio = sp.Mul(top, sp.Pow(bottom, -1, evaluate=False), evaluate=False)
+    return sp.Eq(sp.Symbol(r"\mathrm{ARI}"), sp.Subs(ratio, _mu0, chance), evaluate=False)
 
 
 def _display_gt_layer():

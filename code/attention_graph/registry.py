@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
+from sympy.printing.latex import LatexPrinter
 
 __all__ = ["Derivation", "DerivationError", "STRENGTHS", "badge", "close_to_exact", "derivation", "display",
            "evaluate", "labels", "latex", "math", "strength", "strength_counts", "verify", "verify_statements",
@@ -264,6 +265,37 @@ def math(label: str):
     return Math(latex(label))
 
 
+class WrittenOrder(LatexPrinter):
+    """``sympy.latex`` in the order a person writes: factors as the display builds them
+    (``order="none"``), and in a sum the added terms before the subtracted ones, each group as built,
+    so ``n - 1``, ``2 g - \\eta`` and ``I - D^{-1} W`` rather than ``-1 + n``, ``-\\eta + 2 g`` and
+    ``-D^{-1} W + I``. A sum over several indices is written as nested sums, and ``Subs(e, x, v)``
+    as "e, with x = v". Only the printing changes: the display stays the object the check evaluates.
+
+    >>> n, g, eta = sp.symbols("n g eta")
+    >>> print(WrittenOrder({"order": "none"}).doprint(sp.Add(-eta, 2 * g, n - 1)))
+    n + 2 g - 1 - \\eta
+    """
+
+    def _as_ordered_terms(self, expr, order=None):
+        from sympy.core.function import _coeff_isneg
+
+        terms = super()._as_ordered_terms(expr, order=order)
+        return [t for t in terms if not _coeff_isneg(t)] + [t for t in terms if _coeff_isneg(t)]
+
+    def _print_Sum(self, expr):
+        if len(expr.limits) == 1 or any(len(limit) != 3 for limit in expr.limits):
+            return super()._print_Sum(expr)
+        heads = "".join("\\sum_{{{}={}}}^{{{}}} ".format(*(self._print(x) for x in limit)) for limit in expr.limits)
+        body = self._print(expr.function)
+        return heads + (rf"\left({body}\right)" if isinstance(expr.function, sp.Add) else body)
+
+    def _print_Subs(self, subs):
+        expr, old, new = subs.args
+        where = ", ".join(f"{self._print(o)} = {self._print(v)}" for o, v in zip(old, new))
+        return f"{self._print(expr)}, \\quad \\text{{with}} \\quad {where}"
+
+
 def latex(label: str) -> str:
-    """LaTeX of the display under ``label`` (``sympy.latex`` with ``order="none"``)."""
-    return sp.latex(display(label), order="none")
+    """LaTeX of the display under ``label``, in the order a person writes (``WrittenOrder``)."""
+    return WrittenOrder({"order": "none"}).doprint(display(label))

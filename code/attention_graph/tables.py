@@ -30,7 +30,7 @@ from .worked_example import (
 )
 
 __all__ = ["pattern_table", "markdown_table", "claims_table", "movement_table", "asymmetry_table", "outputs_table",
-           "trace_table", "sparse_benchmark_summary"]
+           "trace_table", "sparse_benchmark_summary", "pair_words"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -141,7 +141,11 @@ SPARSE_FORMULATIONS = {
 
 
 def sparse_benchmark_summary(record: dict) -> dict:
-    """The numbers the chapter quotes from a benchmark record, as plain Python values."""
+    """The numbers the chapter quotes from a benchmark record, as plain Python values.
+
+    Memory is counted in bytes, so it is said in binary units: the ``*_mb`` values are MiB (2²⁰
+    bytes) and the ``*_gb`` values GiB (2³⁰ bytes).
+    """
     res, mach = record["results"], record["machine"]
     rows = res["sizes"]
     top, flag = rows[-1], res["flagship"]
@@ -154,7 +158,7 @@ def sparse_benchmark_summary(record: dict) -> dict:
         "n_min": int(rows[0]["n"]), "n_max": int(top["n"]), "n_dense_max": int(biggest_dense["n"]),
         "dense_over_sparse_at_dense_max": biggest_dense["dense_seconds"] / biggest_dense["sparse_seconds"],
         "dense_peak_over_one_w": biggest_dense["dense_peak_bytes"] / (8 * biggest_dense["n"] ** 2),
-        "block_buffer_mb": 2 * res["chunk"] * res["d"] * 8 / 1e6,
+        "block_buffer_mb": 2 * res["chunk"] * res["d"] * 8 / 2**20,
         "slope": float(res["slope"]["value"]), "slope_cpu": float(res["slope"]["value_cpu"]),
         "slope_E_min": int(res["slope"]["E_min"]), "slope_E_max": int(res["slope"]["E_max"]),
         "slope_points": int(res["slope"]["points"]),
@@ -164,13 +168,13 @@ def sparse_benchmark_summary(record: dict) -> dict:
         "best_seconds_top": float(top[f"{res['ratio']['best']}_seconds"]),
         "sorted_seconds_top": float(top["sparse_sorted_input_seconds"]),
         "gather_seconds_top": float(top["gather_seconds"]),
-        "call_peak_mb": top["sparse_peak_bytes"] / 1e6,
-        "input_mb": top["input_bytes"] / 1e6,
+        "call_peak_mb": top["sparse_peak_bytes"] / 2**20,
+        "input_mb": top["input_bytes"] / 2**20,
         "flag_n": int(flag["n"]), "flag_E": int(flag["E"]), "flag_d": int(flag["d"]),
-        "process_peak_mb": flag["process_peak_bytes"] / 1e6,
-        "call_rss_peak_mb": flag["call_peak_rss_bytes"] / 1e6,
-        "rss_before_mb": flag["rss_before_bytes"] / 1e6,
-        "dense_w_gb": costs["dense_weight_bytes"] / 1e9,
+        "process_peak_mb": flag["process_peak_bytes"] / 2**20,
+        "call_rss_peak_mb": flag["call_peak_rss_bytes"] / 2**20,
+        "rss_before_mb": flag["rss_before_bytes"] / 2**20,
+        "dense_w_gb": costs["dense_weight_bytes"] / 2**30,
         "cpus": int(mach["cpus"]), "date": str(mach["date"]),
         "versions": f"Python {mach['python']}, NumPy {mach['numpy']}, SciPy {mach['scipy']}",
     }
@@ -213,3 +217,21 @@ def pattern_table(comparison: dict[str, dict[int, dict]]) -> str:
     rows = [f"| {name} | " + " | ".join(f"{comparison[name][n]['edges']:,}" for n in ns) + " | "
             + " | ".join(str(comparison[name][n]["max_path"]) for n in ns) + " |" for name in names]
     return "\n".join([head, rule, *rows])
+
+
+# --------------------------------------------------------------------------------------------------
+# Numbers as prose (glued with {glue:text})
+# --------------------------------------------------------------------------------------------------
+
+
+def pair_words(a: float, b: float, spec: str = ".3f", *, same: str = "both {}", differ: str = "{} and {}") -> str:
+    """Two computed numbers as a sentence says them: ``same`` with the one value when they print
+    alike at ``spec`` (equal values are said to be equal), else ``differ`` with both.
+
+    For a range, pass its ends: ``pair_words(min(x), max(x), differ="between {} and {}")``.
+
+    >>> pair_words(1.4142135, 1.4142136), pair_words(0.1, 0.25, ".2f", differ="between {} and {}")
+    ('both 1.414', 'between 0.10 and 0.25')
+    """
+    first, second = format(float(a), spec), format(float(b), spec)
+    return same.format(first) if first == second else differ.format(first, second)

@@ -1,0 +1,295 @@
+"""The book's layout as a reader meets it, at 1280 px and on a 390 px phone, in light and dark mode.
+
+Every page of ``_toc.yml`` is opened in Chromium at both widths and in both modes. In each:
+
+- nothing is wider than the text column unless it sits in a box that scrolls it (a display, a table,
+  a figure), and such a box shows a cue at its edge (a shadow: its background is not plain);
+  the page itself never scrolls sideways;
+- at 1280 px every code block fits the column (no scrollbar in code);
+- every visible class badge (``book/_ext/check_strength.py``) says at most five words, can be
+  focused, names its scope in ``title`` and ``aria-label``, and shows the scope when opened;
+- no "How this page is checked" box is visible outside the page's one collapsed block
+  (``book/_ext/page_checks.py``), which comes last and starts closed;
+- computed numbers are marked quietly: no underline.
+
+Without the browser, on the built HTML: no glued range or pair has equal ends ("between 0.35 and
+0.35", "1.414 and 1.414"): equal values are said once (``tables.pair_words``). Every rule is first
+shown to catch a small broken page.
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import re
+from pathlib import Path
+
+import pytest
+
+import booktools as bt
+import browsertools as bw
+
+HTML = bt.BUILD / "html"
+DOCS = [d for d in bw.toc_docnames() if (HTML / f"{d}.html").exists()] if HTML.exists() else []
+LAYOUTS = [(w, mode) for w in (1280, 390) for mode in ("light", "dark")]
+
+
+# TEMPORARY until t24 lands: the session fixtures `site` and `browser` of tests/conftest.py.
+@pytest.fixture(scope="session")
+def site():
+    with bw.serve(HTML) as base:
+        yield base
+
+
+@pytest.fixture(scope="session")
+def browser():
+    executable = bw.find_chromium()
+    if executable is None:
+        pytest.skip(bw.INSTALL_HINT)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = bw.launch(playwright, executable)
+        yield chromium
+        chromium.close()
+# End of TEMPORARY.
+
+
+# --- Glued ranges with equal ends (the built HTML, no browser) -------------------------------------
+
+# A value MyST-NB pasted, inside the mark glue_marks.py puts around it.
+_GLUED = r'<span class="glued" title="computed: [^"]*">\s*(?:<span class="pasted-text">)?([^<]*)(?:</span>)?\s*</span>'
+# What joins the two ends of a range or a pair: "and", "to", "or", a dash; tags and spaces around.
+_JOIN = r"((?:\s|<[^>]+>)*(?:and|to|or|–|—|-|…)(?:\s|<[^>]+>)*)"
+EQUAL_ENDS = re.compile(_GLUED + _JOIN + _GLUED)
+
+
+def equal_ranges(page_html: str) -> list[str]:
+    """Every "x and x", "x to x", "x–x" of two glued values that read alike, with its context.
+
+    >>> g = '<span class="glued" title="computed: {}"><span class="pasted-text">{}</span></span>'
+    >>> equal_ranges("between " + g.format("a", "0.35") + " and " + g.format("b", "0.35") + ".")
+    ['0.35 and 0.35']
+    >>> equal_ranges(g.format("a", "0.35") + " and " + g.format("b", "0.36"))
+    []
+    >>> equal_ranges(g.format("n", "2") + " × " + g.format("n", "2"))  # a size, not a range
+    []
+    """
+    found = []
+    for m in EQUAL_ENDS.finditer(page_html):
+        first, join, second = m.group(1).strip(), m.group(2), m.group(3).strip()
+        if first and first == second:
+            found.append(htmllib.unescape(f"{first}{re.sub(r'<[^>]+>', '', join)}{second}"))
+    return found
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_no_glued_range_has_equal_ends(doc):
+    html = (HTML / f"{doc}.html").read_text()
+    assert equal_ranges(html) == [], f"{doc}: equal values said as a range (say them once: 'both x')"
+
+
+def test_the_equal_range_rule_catches_a_broken_page():
+    g = '<span class="glued" title="computed: {}"><span class="pasted-text">{}</span></span>'
+    page = (f"<p>amplitude between {g.format('lo', '0.3536')} and\n{g.format('hi', '0.3536')}, by "
+            f"{g.format('a', '0.000')} and {g.format('b', '0.000')}; sizes {g.format('n', '4')} × "
+            f"{g.format('n', '4')}; from {g.format('x', '1')} to <em>{g.format('y', '2')}</em>.</p>")
+    assert equal_ranges(page) == ["0.3536 and\n0.3536", "0.000 and 0.000"]
+
+
+# --- In Chromium -----------------------------------------------------------------------------------
+
+# What a page shows, read once it has settled. Any element of the article that reaches past the
+# column's right edge (or before its left) must sit in a box with overflow-x auto/scroll inside the
+# column; a box that does scroll must show a cue (a background image: the shadows of book.css).
+LAYOUT_JS = r"""() => {
+  const article = document.querySelector("main article") || document.querySelector("main");
+  const col = article.getBoundingClientRect();
+  const visible = e => e.checkVisibility({opacityProperty: true, visibilityProperty: true});
+  const all = sel => Array.from(article.querySelectorAll(sel)).filter(visible);
+  const describe = e => (e.id ? "#" + e.id : e.tagName.toLowerCase() + "." + (e.className.baseVal ??
+                         e.className).toString().split(" ")[0]) + ": " + e.textContent.trim().slice(0, 60);
+  // Up from e: the first box that clips it decides. One that scrolls (inside the column) holds it;
+  // one that hides the overflow cuts it off; none at all and it pushes past the column.
+  const held = (e, r) => {
+    for (let a = e.parentElement; a && a !== article; a = a.parentElement) {
+      const ox = getComputedStyle(a).overflowX;
+      if (ox === "visible") continue;
+      const b = a.getBoundingClientRect();
+      if (r.right <= b.right + 1 && r.left >= b.left - 1) continue;  // fits in this box
+      if (ox === "auto" || ox === "scroll") return b.right <= col.right + 1 && b.left >= col.left - 1;
+      return false;
+    }
+    return false;
+  };
+  // Every element of the article that reaches past the column and is not held; of nested ones,
+  // the outermost only.
+  const loose = new Set();
+  for (const e of article.querySelectorAll("*")) {
+    const r = e.getBoundingClientRect();
+    if (e.parentElement.closest("mjx-container")) continue;  // a formula is judged as a whole
+    if (r.width === 0 || r.right <= col.right + 1 && r.left >= col.left - 1) continue;
+    if (visible(e) && !held(e, r)) loose.add(e);
+  }
+  const over = [...loose].filter(e => { for (let a = e.parentElement; a; a = a.parentElement)
+                                          if (loose.has(a)) return false; return true; }).map(describe);
+  const cueless = [];
+  for (const e of all("mjx-container[display='true'], div.math, .pst-scrollable-table-container, figure")) {
+    if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).backgroundImage === "none")
+      cueless.push(describe(e));
+  }
+  const badges = all(".check-badge > summary").map(s => ({
+    words: s.innerText.trim().split(/\s+/).filter(Boolean).length, text: s.innerText.trim(),
+    title: s.getAttribute("title") || "", aria: s.getAttribute("aria-label") || "",
+    scope: s.parentElement.querySelector(".check-scope").textContent.trim()}));
+  const boxes = Array.from(document.querySelectorAll(".admonition, .sd-dropdown, details"))
+    .filter(e => !e.closest("details.how-checked"))
+    .filter(e => visible(e) && /^How this page is checked/.test(
+      (e.querySelector(".admonition-title, summary, .sd-summary-title") || e).textContent.trim()));
+  const blocks = Array.from(document.querySelectorAll("details.how-checked"));
+  const last = Array.from(article.querySelectorAll("section, details.how-checked, .admonition, p"))
+                    .filter(visible).pop();
+  const marks = Array.from(document.querySelectorAll(".glued")).slice(0, 50)
+    .map(e => getComputedStyle(e).textDecorationLine).filter(l => l !== "none");
+  return {
+    theme: document.documentElement.dataset.theme,
+    page_wider: document.documentElement.scrollWidth > document.documentElement.clientWidth + 1,
+    over, cueless, badges, marks,
+    wide_code: all("pre").filter(e => e.scrollWidth > e.clientWidth + 1).map(describe),
+    stray_boxes: boxes.map(describe),
+    blocks: blocks.map(b => ({open: b.open, visible_body: visible(b.querySelector(".how-checked-body")),
+                              last: !!last && (b.contains(last) || b === last)})),
+  };
+}"""
+
+
+@pytest.fixture(scope="session")
+def layouts(site, browser):
+    """{(doc, width, mode): what LAYOUT_JS read}, every page opened once per width and mode."""
+    seen = {}
+    for width, mode in LAYOUTS:
+        context = browser.new_context(viewport={"width": width, "height": 900 if width > 600 else 844},
+                                      color_scheme=mode)
+        context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
+        page = context.new_page()
+        for doc in DOCS:
+            page.goto(site + f"{doc}.html")
+            bw.settle(page)
+            seen[(doc, width, mode)] = page.evaluate(LAYOUT_JS)
+        context.close()
+    return seen
+
+
+@pytest.fixture(scope="session")
+def badge_check(site, browser):
+    """On the first page with badges, at 390 px: each badge takes focus and, opened, shows its scope."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    found = {}
+    for doc in DOCS:
+        page.goto(site + f"{doc}.html")
+        bw.settle(page)
+        summaries = page.locator(".check-badge > summary")
+        if summaries.count() == 0:
+            continue
+        first = summaries.first
+        first.focus()
+        focused = page.evaluate("document.activeElement.matches('.check-badge > summary')")
+        page.keyboard.press("Enter")  # a keyboard reader opens it
+        scope = first.locator("xpath=..").locator(".check-scope")
+        found = {"doc": doc, "focused": focused, "scope_visible": scope.is_visible(),
+                 "scope_inside_page": page.evaluate(
+                     "e => e.getBoundingClientRect().right <= document.documentElement.clientWidth + 1",
+                     scope.element_handle())}
+        break
+    context.close()
+    return found
+
+
+def _docs_layouts():
+    return [pytest.param(doc, w, m, id=f"{doc}-{w}-{m}") for doc in DOCS for w, m in LAYOUTS]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("doc, width, mode", _docs_layouts())
+def test_nothing_overflows_without_its_own_scroll_box(doc, width, mode, layouts):
+    got = layouts[(doc, width, mode)]
+    assert got["theme"] == mode, f"{doc}: asked for {mode} mode, the page shows {got['theme']}"
+    assert not got["page_wider"], f"{doc} at {width} px: the page scrolls sideways"
+    assert got["over"] == [], f"{doc} at {width} px: wider than the column with no scroll box"
+    assert got["cueless"] == [], f"{doc} at {width} px: a scroll box with no cue at its edge"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("doc", DOCS)
+def test_code_fits_the_column_at_1280(doc, layouts):
+    for mode in ("light", "dark"):
+        assert layouts[(doc, 1280, mode)]["wide_code"] == [], f"{doc}: code wider than the column"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("doc", DOCS)
+def test_badges_are_short_and_name_their_scope(doc, layouts):
+    for width, mode in LAYOUTS:
+        for badge in layouts[(doc, width, mode)]["badges"]:
+            assert badge["words"] <= 5, f"{doc}: a badge of {badge['words']} words: {badge['text']!r}"
+            assert badge["text"] in {"proved", "verified", "measured"}, badge
+            assert badge["title"] == badge["scope"] and badge["scope"] in badge["aria"], badge
+
+
+@pytest.mark.browser
+def test_a_badge_opens_to_its_scope_from_the_keyboard(badge_check):
+    assert badge_check, "no page with a class badge"
+    assert badge_check["focused"] and badge_check["scope_visible"], badge_check
+    assert badge_check["scope_inside_page"], badge_check
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("doc", DOCS)
+def test_no_how_checked_box_outside_its_collapsed_block(doc, layouts):
+    for width, mode in LAYOUTS:
+        got = layouts[(doc, width, mode)]
+        assert got["stray_boxes"] == [], f"{doc}: a 'How this page is checked' box in the text"
+        assert len(got["blocks"]) <= 1, f"{doc}: {len(got['blocks'])} blocks of checks, not one"
+        for block in got["blocks"]:
+            assert not block["open"] and not block["visible_body"], f"{doc}: the checks start open"
+            assert block["last"], f"{doc}: the block of checks is not at the end of the page"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("doc", DOCS)
+def test_computed_numbers_are_marked_quietly(doc, layouts):
+    assert layouts[(doc, 1280, "light")]["marks"] == [], f"{doc}: computed numbers underlined"
+
+
+BROKEN = """<!DOCTYPE html><html><head><style>
+  .scroll { overflow-x: auto; } .cue { background-image: linear-gradient(red, blue); }
+</style></head><body><main><article style="width: 300px">
+<pre style="overflow-x: auto">WIDE</pre>
+<div class="math" id="eq-wide" style="overflow-x: auto">WIDE</div>
+<table id="t-bare"><tr><td>WIDE</td></tr></table>
+<div class="scroll"><table id="t-boxed"><tr><td>WIDE</td></tr></table></div>
+<div class="admonition"><p class="admonition-title">How this page is checked</p><p>stray</p></div>
+<div class="check-badge"><summary title="s" aria-label="s">verified for every n and d here</summary>
+<span class="check-scope">s</span></div>
+<details class="how-checked"><summary>How this page is checked</summary>
+<div class="how-checked-body">ok</div></details><p>after</p>
+</article></main></body></html>""".replace("WIDE", "wide_" * 60)
+
+
+@pytest.mark.browser
+def test_the_layout_rules_catch_a_broken_page(browser, tmp_path):
+    (tmp_path / "page.html").write_text(BROKEN)
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        with bw.serve(Path(tmp_path)) as base:
+            page.goto(base + "page.html")
+            got = page.evaluate(LAYOUT_JS)
+    finally:
+        page.close()
+    assert got["page_wider"]
+    assert [o.split(":")[0] for o in got["over"]] == ["#t-bare"]
+    assert [c.split(":")[0] for c in got["cueless"]] == ["#eq-wide"]
+    assert len(got["wide_code"]) == 1
+    assert [b["words"] for b in got["badges"]] == [7]
+    assert [s.split(":")[0] for s in got["stray_boxes"]] == ["div.admonition"]
+    assert got["blocks"] == [{"open": False, "visible_body": False, "last": False}]
