@@ -610,6 +610,7 @@ def plot_pull(V, Y, labels=None, ax=None, *, title: str | None = None):
             ax.annotate(str(name), v, textcoords="offset points", xytext=11 * away, fontsize=10,
                         ha="center", va="center", zorder=5,
                         bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.8))
+    ax.margins(0.1)  # room for the labels of the outermost values
     ax.set_aspect("equal")
     ax.legend(frameon=False, fontsize=8, loc="best")
     if title:
