@@ -471,7 +471,8 @@ def test_glued_minus_1e9_leak():
     assert glued_masking("leak_carla") == pytest.approx(leak[C], rel=1e-6)
     assert glued_masking("leak_bruno") == pytest.approx(leak[B], rel=1e-6)
     assert glued_masking("leak_diego") == pytest.approx(leak[D], rel=1e-6)
-    assert (glued_masking("leak_carla"), glued_masking("leak_bruno"), glued_masking("leak_diego")) == pytest.approx((2 / 3, 1 / 2, 1), rel=1e-6)
+    leaks = (glued_masking("leak_carla"), glued_masking("leak_bruno"), glued_masking("leak_diego"))
+    assert leaks == pytest.approx((2 / 3, 1 / 2, 1), rel=1e-6)
     assert W_fill[D, D] == pytest.approx(1.0)  # "all of it goes to himself"
     assert glued_masking("leak_exact_max") == 0.0
 
