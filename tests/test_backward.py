@@ -136,7 +136,7 @@ def test_backward_record_meets_its_target():
     assert target["dense_extrapolated_mb"] > 2 * 1024  # the dense backward needs several GB
     assert target["max_abs_diff_dq_rows"] < 1e-12
     assert record["results"]["equal_to_dense"]["max_abs_diff"] < 1e-12
-    assert bt.glued_float("blockwise", "back_traced_mb") == pytest.approx(target["traced_mb"])
+    assert bt.glued_float("backward", "back_traced_mb") == pytest.approx(target["traced_mb"])
 
 
 def test_backward_exercises():

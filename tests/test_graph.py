@@ -339,6 +339,14 @@ def glued(key):
     return bt.glued_float(PAGE, key)
 
 
+MASKING = "masking"  # the appendix on masks in code (book/masking.md)
+PATTERNS = "patterns"  # the causal mask lives in the chapter on attention patterns
+
+
+def glued_masking(key):
+    return bt.glued_float(MASKING, key)
+
+
 W_ATT = ref_attention_weights(X, X)
 W_MASK = ref_attention_weights(X, X, (PATH > 0) | np.eye(4, dtype=bool))
 
@@ -425,19 +433,19 @@ def test_glued_product_mask_counterexample():
     allowed = (PATH > 0) | np.eye(4, dtype=bool)
     S = X @ X.T / np.sqrt(2)
     W_prod = ref_softmax(S * allowed)
-    assert glued("score_diego_carla") == pytest.approx(-1 / np.sqrt(2), rel=1e-12)
-    assert glued("prod_diego_carla") == pytest.approx(W_prod[D, C], rel=1e-12)
-    assert glued("prod_diego_bruno") == pytest.approx(W_prod[D, B], rel=1e-12)
-    assert glued("prod_diego_carla") == pytest.approx(glued("prod_diego_bruno"), rel=1e-12)
+    assert glued_masking("score_diego_carla") == pytest.approx(-1 / np.sqrt(2), rel=1e-12)
+    assert glued_masking("prod_diego_carla") == pytest.approx(W_prod[D, C], rel=1e-12)
+    assert glued_masking("prod_diego_bruno") == pytest.approx(W_prod[D, B], rel=1e-12)
+    assert glued_masking("prod_diego_carla") == pytest.approx(glued_masking("prod_diego_bruno"), rel=1e-12)
     assert not allowed[D, C] and allowed[D, B]
-    assert glued("prod_leak_diego") == pytest.approx(W_prod[D, C] + W_prod[D, ANA], rel=1e-12)
-    assert glued("mask_diego_bruno") == pytest.approx(W_MASK[D, B], rel=1e-12)
+    assert glued_masking("prod_leak_diego") == pytest.approx(W_prod[D, C] + W_prod[D, ANA], rel=1e-12)
+    assert glued_masking("mask_diego_bruno") == pytest.approx(W_MASK[D, B], rel=1e-12)
     # "raises it to 0": the score was negative.
-    assert glued("score_diego_carla") < 0
+    assert glued_masking("score_diego_carla") < 0
 
 
 def test_glued_causal_example():
-    assert glued("causal_first") == 1.0
+    assert bt.glued_float(PATTERNS, "causal_first") == 1.0
 
 
 def test_glued_permutation_example():
@@ -457,20 +465,21 @@ def test_glued_minus_1e9_leak():
     allowed = PATH > 0
     t2 = 1e9 * np.sqrt(2)  # t² so that Carla's score for herself, t² |x_C|² / √2, is 1e9
     S = t2 * (X @ X.T) / np.sqrt(2)
-    assert glued("big_score") == pytest.approx(1e9, rel=1e-12)
+    assert glued_masking("big_score") == pytest.approx(1e9, rel=1e-12)
     W_fill = ref_softmax(S + np.where(allowed, 0.0, -1e9))
     leak = np.where(allowed, 0.0, W_fill).sum(axis=1)
     # At scores of 1e9 a float64 is exact only to about 1e-7, and so are these weights.
-    assert glued("leak_carla") == pytest.approx(leak[C], rel=1e-6)
-    assert glued("leak_bruno") == pytest.approx(leak[B], rel=1e-6)
-    assert glued("leak_diego") == pytest.approx(leak[D], rel=1e-6)
-    assert (glued("leak_carla"), glued("leak_bruno"), glued("leak_diego")) == pytest.approx((2 / 3, 1 / 2, 1), rel=1e-6)
+    assert glued_masking("leak_carla") == pytest.approx(leak[C], rel=1e-6)
+    assert glued_masking("leak_bruno") == pytest.approx(leak[B], rel=1e-6)
+    assert glued_masking("leak_diego") == pytest.approx(leak[D], rel=1e-6)
+    leaks = (glued_masking("leak_carla"), glued_masking("leak_bruno"), glued_masking("leak_diego"))
+    assert leaks == pytest.approx((2 / 3, 1 / 2, 1), rel=1e-6)
     assert W_fill[D, D] == pytest.approx(1.0)  # "all of it goes to himself"
-    assert glued("leak_exact_max") == 0.0
+    assert glued_masking("leak_exact_max") == 0.0
 
 
 def test_glued_empty_row_with_minus_1e9_is_the_unmasked_row():
-    assert glued("cut_diff") < 1e-6
+    assert glued_masking("cut_diff") < 1e-6
     A_cut = PATH.copy()
     A_cut[B, D] = A_cut[D, B] = 0.0
     S = X @ X.T / np.sqrt(2)
@@ -479,7 +488,7 @@ def test_glued_empty_row_with_minus_1e9_is_the_unmasked_row():
 
 
 def test_page_prints_the_refusal_naming_diego():
-    nb = json.loads((paths.EXECUTED / "book" / f"{PAGE}.ipynb").read_text())
+    nb = json.loads((paths.EXECUTED / "book" / f"{MASKING}.ipynb").read_text())
     outputs = [o for cell in nb["cells"] if cell["cell_type"] == "code" for o in cell.get("outputs", [])]
     printed = "".join("".join(o.get("text", "")) for o in outputs if o.get("output_type") == "stream")
     assert "masked attention: node(s) ['Diego']" in printed
@@ -500,9 +509,9 @@ def test_glued_table_is_the_five_models_outputs():
             np.testing.assert_allclose(shown, Y[i], atol=5e-4, err_msg=f"{name}, {PEOPLE[i]}")
 
 
-@pytest.mark.parametrize("key", ["fig-five-models", "fig-causal"])
-def test_figures_are_glued_as_images(key):
-    assert "image/svg+xml" in bt.glue_data(PAGE)[key]["data"]
+@pytest.mark.parametrize("page, key", [(PAGE, "fig-five-models"), (PATTERNS, "fig-causal")])
+def test_figures_are_glued_as_images(page, key):
+    assert "image/svg+xml" in bt.glue_data(page)[key]["data"]
 
 
 # --- Exercises -------------------------------------------------------------------------------------
@@ -544,10 +553,10 @@ def test_exercise_mean_weights_follow_the_receivers_degree():
 def test_exercise_path_and_causal_masks_intersect():
     M = ((PATH + np.eye(4)) > 0) & np.tri(4, dtype=bool)
     _, W = oracles.attention(X, X, X, M)
-    assert bt.glued_float(PAGE, "ex_pc_edges") == M.sum() == 7  # four loops, three edges back
-    assert bt.glued_float(PAGE, "ex_pc_carla") == W[0, 0] == 1.0
-    assert bt.glued_float(PAGE, "ex_pc_ana_carla") == pytest.approx(W[1, 0], abs=1e-15)
-    assert bt.glued_float(PAGE, "ex_pc_diego_bruno") == pytest.approx(W[3, 2], abs=1e-15)
+    assert bt.glued_float(PATTERNS, "ex_pc_edges") == M.sum() == 7  # four loops, three edges back
+    assert bt.glued_float(PATTERNS, "ex_pc_carla") == W[0, 0] == 1.0
+    assert bt.glued_float(PATTERNS, "ex_pc_ana_carla") == pytest.approx(W[1, 0], abs=1e-15)
+    assert bt.glued_float(PATTERNS, "ex_pc_diego_bruno") == pytest.approx(W[3, 2], abs=1e-15)
     assert np.count_nonzero(W[1]) == 2  # Ana: Carla and herself
 
 # --- The orientation in PyG / DGL terms and the two masking idioms ---------------------------------
@@ -576,3 +585,16 @@ def test_the_replacing_idiom_leaks_only_when_allowed_scores_reach_the_constant()
     assert replace(np.array([[-1e9, -1e9, 5.0]]))[0, 2] > 0.3
     # An empty row: replacing spreads the attention uniformly over every key.
     np.testing.assert_allclose(ref_softmax(np.full((1, 3), -1e9)), np.full((1, 3), 1 / 3), rtol=1e-15)
+
+
+def test_prose_claim_gcn_is_mean_aggregation_exactly_when_each_component_is_regular():
+    """'GCN joins this family exactly when, in each connected component, every node has the same degree.'"""
+    cycle = np.roll(np.eye(5), 1, axis=1) + np.roll(np.eye(5), -1, axis=1)  # C_5: every degree 2
+    two = np.zeros((7, 7))
+    two[:5, :5] = cycle
+    two[5, 6] = two[6, 5] = 1.0  # plus a separate edge: components of degrees 2 and 1
+    for A in (cycle, two):
+        np.testing.assert_allclose(ref_gcn(A), ref_mean(A), rtol=0, atol=1e-15)
+        np.testing.assert_allclose(graph.gcn_propagation(A).sum(axis=1), 1.0, rtol=0, atol=1e-15)
+    rows = ref_gcn(PATH).sum(axis=1)  # the path is not regular: Carla's row does not sum to 1
+    assert abs(rows[C] - 1) > 0.05

@@ -350,3 +350,13 @@ def test_exercise_pagerank_of_friendships_follows_degree():
     by_degree = ", ".join(str(i) for i in np.argsort(-A.sum(axis=1), kind="stable")[:3])
     assert bt.glued_plain("karate", "ex_top_rank").strip("'") == top == by_degree
     assert bt.glued_plain("karate", "ex_top_degree").strip("'") == by_degree
+
+
+def test_caption_claim_uniform_attention_on_the_mask_has_a_real_spectrum():
+    """fig-karate-spectrum: W = D̃⁻¹(A + I) is similar to the symmetric D̃^{-1/2}(A + I)D̃^{-1/2}."""
+    A = nx.to_numpy_array(nx.karate_club_graph(), nodelist=sorted(nx.karate_club_graph()), weight=None)
+    M = A + np.eye(len(A))
+    W = M / M.sum(axis=1, keepdims=True)
+    lam = np.linalg.eigvals(np.eye(len(A)) - W)
+    assert np.abs(lam.imag).max() < 1e-12
+    assert bt.glued_float("karate", "imag_heads") > 1e-6  # the heads' are not real

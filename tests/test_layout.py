@@ -25,33 +25,14 @@ from pathlib import Path
 
 import pytest
 
-import booktools as bt
 import browsertools as bw
+import buildpaths as paths
 
-HTML = bt.BUILD / "html"
+HTML = paths.HTML
 DOCS = [d for d in bw.toc_docnames() if (HTML / f"{d}.html").exists()] if HTML.exists() else []
 LAYOUTS = [(w, mode) for w in (1280, 390) for mode in ("light", "dark")]
 
 
-# TEMPORARY until t24 lands: the session fixtures `site` and `browser` of tests/conftest.py.
-@pytest.fixture(scope="session")
-def site():
-    with bw.serve(HTML) as base:
-        yield base
-
-
-@pytest.fixture(scope="session")
-def browser():
-    executable = bw.find_chromium()
-    if executable is None:
-        pytest.skip(bw.INSTALL_HINT)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = bw.launch(playwright, executable)
-        yield chromium
-        chromium.close()
-# End of TEMPORARY.
 
 
 # --- Glued ranges with equal ends (the built HTML, no browser) -------------------------------------

@@ -179,3 +179,18 @@ def test_exercise_3_symmetry_depends_on_the_product():
     assert np.array_equal(swap, swap.T)
     assert bt.glued_float(PAGE, "ex3_shift_asym") == pytest.approx(np.abs(S_shift - S_shift.T).max(), rel=1e-12)
     assert bt.glued_float(PAGE, "ex3_shift_asym") > 0
+
+
+def test_the_qkv_figure_prints_the_query_meeting_every_key():
+    """fig-qkv: Ana's three vectors and her scores against every key, the numbers of the projections."""
+    from attention_graph.plots import plot_qkv
+    from attention_graph.worked_example import PEOPLE
+
+    W_Q, W_K, W_V = random_projections(2, 3, 2, np.random.default_rng(int(bt.glued_float(PAGE, "qkv_seed"))))
+    ana = PEOPLE.index("Ana")
+    fig = plot_qkv(X4, W_Q, W_K, W_V, PEOPLE, ana)
+    shown = {t.get_text() for ax in fig.axes for t in ax.texts}
+    scores = oracles.scaled_scores(X4 @ W_Q, X4 @ W_K)[ana]
+    for value in list(scores) + list((X4 @ W_Q)[ana]) + list((X4 @ W_V)[ana]):
+        assert f"{value:.2f}".replace("-", "−") in shown
+    assert "image/svg+xml" in bt.glue_data(PAGE)["fig-qkv"]["data"]

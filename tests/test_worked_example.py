@@ -432,12 +432,29 @@ def test_orthogonal_between_finds_rotations_and_refuses_stretches():
     assert we.orthogonal_between(X_README, 2 * X_README) is None
 
 
-def test_plot_attention_graph_weights_are_labelled_at_the_tail():
+def test_plot_attention_graph_arrows_run_from_j_to_i_labelled_near_i():
+    """The arrow of W[i, j] leaves j and arrives at i (the way v_j flows); its label sits near i."""
+    from matplotlib.patches import FancyArrowPatch
+
+    from attention_graph.plots import circle_layout
+
     _, graph = we.attention_layer()
+    pos = circle_layout(graph.n)
     fig = plot_attention_graph(graph, show_weights=True)
     texts = [t.get_text() for t in fig.axes[0].texts]
     for _i, _j, w in graph.edges():
         assert f"{w:.2f}" in texts
+    arrows = [p for p in fig.axes[0].patches if isinstance(p, FancyArrowPatch)]
+    pairs = [(i, j) for i, j, _w in graph.edges() if i != j]
+    assert len(arrows) == len(pairs)
+    for arrow, (i, j) in zip(arrows, pairs):
+        start, end = arrow._posA_posB  # the arrow's tail and head, in data coordinates
+        assert np.linalg.norm(np.subtract(start, pos[j])) < np.linalg.norm(np.subtract(start, pos[i]))
+        assert np.linalg.norm(np.subtract(end, pos[i])) < np.linalg.norm(np.subtract(end, pos[j]))
+    ana = we.PEOPLE.index("Ana")
+    fig = plot_attention_graph(graph, show_weights=True, highlight=ana)
+    labels = [t.get_text() for t in fig.axes[0].texts if t.get_text() not in we.PEOPLE]
+    assert sorted(labels) == sorted(f"{w:.2f}" for w in graph.W[ana])  # only the messages into Ana
     with pytest.raises(ValueError, match="pos must have shape"):
         plot_attention_graph(graph, pos=np.zeros((3, 2)))
 

@@ -79,6 +79,11 @@ def weighted_sum(W, V) -> np.ndarray:
     W = as_matrix(W, "W", shape_doc="(n_q, n_k)")  # (n_q, n_k)
     V = as_matrix(V, "V", shape_doc="(n_k, d_v)")  # (n_k, d_v)
     check_same(W.shape[1], V.shape[0], "W must have one column per row of V (n_k)")
+    return _weighted_sum(W, V)  # (n_q, d_v)
+
+
+def _weighted_sum(W: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """Y = W V: row i of Y is Σ_j W_ij v_j  (eq-weighted-sum)."""
     return W @ V  # (n_q, d_v)
 
 
@@ -96,8 +101,13 @@ def attention(Q, K, V, mask=None) -> tuple[np.ndarray, np.ndarray]:
     K = as_matrix(K, "K", shape_doc="(n_k, d)")  # (n_k, d)
     V = as_matrix(V, "V", shape_doc="(n_k, d_v)")  # (n_k, d_v)
     check_same(K.shape[0], V.shape[0], "K and V must have the same number of rows (n_k)")
+    return _attention(Q, K, V, mask)
+
+
+def _attention(Q, K, V, mask=None) -> tuple[np.ndarray, np.ndarray]:
+    """Y = softmax(Q Kᵀ / √d) V, returned as (Y, W)  (eq-attention)."""
     W = softmax(scaled_scores(Q, K), mask)  # (n_q, n_k)
-    return weighted_sum(W, V), W
+    return _weighted_sum(W, V), W  # (n_q, d_v), (n_q, n_k)
 
 
 def pull(W, V) -> tuple[np.ndarray, np.ndarray]:

@@ -35,6 +35,11 @@ def softmax_backward(W, dW) -> np.ndarray:
     W = as_matrix(W, "W", shape_doc="(n_q, n_k)")  # (n_q, n_k)
     dW = as_matrix(dW, "dW", shape_doc="(n_q, n_k)")  # (n_q, n_k)
     check_same(dW.shape, W.shape, "dW must have the shape of W (n_q, n_k)")
+    return _softmax_backward(W, dW)  # (n_q, n_k)
+
+
+def _softmax_backward(W: np.ndarray, dW: np.ndarray) -> np.ndarray:
+    """dS = W ∘ (dW − rowsum(dW ∘ W)): through a row-wise softmax  (eq-grad-s)."""
     D = (dW * W).sum(axis=1, keepdims=True)  # (n_q, 1)
     return W * (dW - D)  # (n_q, n_k)
 
@@ -62,14 +67,19 @@ def attention_backward(Q, K, V, dY, mask=None):
     if mask is not None:
         mask = as_mask(mask, "mask", (Q.shape[0], K.shape[0]))  # (n_q, n_k)
     dtype = np.result_type(Q, K, V, dY)
+    return tuple(x.astype(dtype, copy=False) for x in _attention_backward(Q, K, V, dY, mask))
+
+
+def _attention_backward(Q, K, V, dY, mask=None):
+    """dV = Wᵀ dY, dS = W ∘ (dY Vᵀ − rowsum), dQ = dS K/√d, dK = dSᵀ Q/√d  (eq-grad-q)."""
     scale = math.sqrt(Q.shape[1])  # a Python float keeps float32 float32
     W = softmax(scaled_scores(Q, K), mask)  # (n_q, n_k)
     dV = W.T @ dY  # (n_k, d_v)
     dW = dY @ V.T  # (n_q, n_k)
-    dS = softmax_backward(W, dW)  # (n_q, n_k)
+    dS = _softmax_backward(W, dW)  # (n_q, n_k)
     dQ = dS @ K / scale  # (n_q, d)
     dK = dS.T @ Q / scale  # (n_k, d)
-    return tuple(x.astype(dtype, copy=False) for x in (dQ, dK, dV))
+    return dQ, dK, dV
 
 
 def central_difference(loss, X, h: float = 1e-6) -> np.ndarray:

@@ -54,6 +54,11 @@ def block_state(S, V) -> BlockState:
     check_same(S.shape[1], V.shape[0], "S must have one column per row of V")
     if S.shape[1] == 0:
         raise ValueError("S has no columns: a block needs at least one key")
+    return _block_state(S, V)
+
+
+def _block_state(S: np.ndarray, V: np.ndarray) -> BlockState:
+    """m = max_j s_j, ℓ = Σ_j e^{s_j − m}, o = Σ_j e^{s_j − m} v_j / ℓ  (eq-block-output)."""
     m = S.max(axis=1, keepdims=True)  # (n_q, 1)
     with np.errstate(over="ignore"):  # s_j − m < −1.8e308 gives e^{−inf} = 0
         P = np.exp(S - m)  # (n_q, b), entries in [0, 1]
@@ -77,7 +82,11 @@ def merge(a: BlockState, b: BlockState, *, exp=np.exp, maximum=np.maximum) -> Bl
     >>> merge(a, b)
     BlockState(m=array([[0.]]), ell=array([[2.]]), o=array([[2.]]))
     """
-    a, b = _as_state(a, "a"), _as_state(b, "b")
+    return _merge(_as_state(a, "a"), _as_state(b, "b"), exp=exp, maximum=maximum)
+
+
+def _merge(a: BlockState, b: BlockState, *, exp=np.exp, maximum=np.maximum) -> BlockState:
+    """The state of the union of two disjoint blocks of keys  (eq-merge-output)."""
     with np.errstate(over="ignore"):  # m_a − m < −1.8e308 gives e^{−inf} = 0
         m = maximum(a.m, b.m)  # (n_q, 1)
         alpha = exp(a.m - m)  # (n_q, 1), e^{m_a − m} in [0, 1]
@@ -134,14 +143,18 @@ def blockwise_attention(Q, K, V, block_size: int, *, return_lse: bool = False):
             raise ValueError("K has no rows: a query with no key has no softmax")
         Y = np.zeros((0, V.shape[1]), dtype=np.result_type(Q, K, V))  # (0, d_v)
         return (Y, np.zeros(0, dtype=Y.dtype)) if return_lse else Y
+    Y, lse = _blockwise_attention(Q, K, V, b)  # (n_q, d_v), (n_q,)
+    return (Y, lse) if return_lse else Y
+
+
+def _blockwise_attention(Q, K, V, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """Y = softmax(Q Kᵀ / √d) V, one block of b keys at a time, and lse  (thm-merge-is-union)."""
     state = None
-    for start in range(0, n_k, b):
+    for start in range(0, K.shape[0], b):
         S = scaled_scores(Q, K[start:start + b])  # (n_q, b)
-        block = block_state(S, V[start:start + b])  # state of keys start..start+b-1
-        state = block if state is None else merge(state, block)
-    if return_lse:
-        return state.o, (state.m + np.log(state.ell))[:, 0]  # (n_q, d_v), (n_q,)
-    return state.o  # (n_q, d_v)
+        block = _block_state(S, V[start:start + b])  # state of keys start..start+b-1
+        state = block if state is None else _merge(state, block)
+    return state.o, (state.m + np.log(state.ell))[:, 0]  # (n_q, d_v), (n_q,)
 
 
 def delta_rows(dY, Y):
@@ -172,14 +185,19 @@ def blockwise_attention_backward(Q, K, V, dY, block_size: int):
                "dY must have the shape of Y (n_q, d_v)")
     dtype = np.result_type(Q, K, V, dY)
     Q, K, V, dY = (x.astype(dtype, copy=False) for x in (Q, K, V, dY))
-    dQ = np.zeros_like(Q)  # (n_q, d)
-    dK = np.zeros_like(K)  # (n_k, d)
-    dV = np.zeros_like(V)  # (n_k, d_v)
     if K.shape[0] == 0:
         if Q.shape[0] > 0:
             raise ValueError("K has no rows: a query with no key has no softmax")
-        return dQ, dK, dV
-    Y, lse = blockwise_attention(Q, K, V, b, return_lse=True)  # (n_q, d_v), (n_q,)
+        return np.zeros_like(Q), np.zeros_like(K), np.zeros_like(V)  # (0, d), (0, d), (0, d_v)
+    return _blockwise_attention_backward(Q, K, V, dY, b)
+
+
+def _blockwise_attention_backward(Q, K, V, dY, b: int):
+    """dQ, dK, dV of attention, a block of keys at a time, W rebuilt  (eq-flash-delta)."""
+    dQ = np.zeros_like(Q)  # (n_q, d)
+    dK = np.zeros_like(K)  # (n_k, d)
+    dV = np.zeros_like(V)  # (n_k, d_v)
+    Y, lse = _blockwise_attention(Q, K, V, b)  # (n_q, d_v), (n_q,)
     D = delta_rows(dY, Y)  # (n_q, 1)
     scale = math.sqrt(Q.shape[1])  # a Python float keeps float32 float32
     for start in range(0, K.shape[0], b):

@@ -119,6 +119,11 @@ def message_passing(graph: AttentionGraph, V) -> np.ndarray:
     V = as_matrix(V, "V", shape_doc="(n, d_v)")  # (n, d_v)
     if V.shape[0] != graph.n:
         raise ValueError(f"V must have one row per node: {V.shape[0]} != {graph.n}")
+    return _message_passing(graph, V)  # (n, d_v)
+
+
+def _message_passing(graph: AttentionGraph, V: np.ndarray) -> np.ndarray:
+    """y_i = Σ_{j : i → j} W_ij v_j, summed edge by edge over the graph  (eq-message-passing)."""
     Y = np.zeros((graph.n, V.shape[1]), dtype=np.result_type(V, graph.W))  # (n, d_v)
     for i, j, w in graph.edges():
         Y[i] += w * V[j]  # (d_v,)
@@ -139,6 +144,11 @@ def message_edge_index(graph: AttentionGraph) -> np.ndarray:
     """
     if not isinstance(graph, AttentionGraph):
         raise TypeError(f"graph must be an AttentionGraph; got {type(graph).__name__}")
+    return _message_edge_index(graph)  # (2, |E|)
+
+
+def _message_edge_index(graph: AttentionGraph) -> np.ndarray:
+    """The edges as messages: column (j, i) for each edge i → j, PyG's ``edge_index`` layout."""
     pairs = [(j, i) for i, j, _w in graph.edges()]  # (|E|, 2): (source j, target i)
     return np.array(pairs, dtype=np.int64).reshape(-1, 2).T  # (2, |E|)
 
@@ -156,6 +166,11 @@ def gcn_propagation(A) -> np.ndarray:
     A = _adjacency(A)  # (n, n)
     if not np.allclose(A, A.T, rtol=0, atol=1e-12):
         raise ValueError("A must be symmetric: GCN propagates on an undirected graph")
+    return _gcn_propagation(A)  # (n, n)
+
+
+def _gcn_propagation(A: np.ndarray) -> np.ndarray:
+    """Â = D̃^{-1/2} (A + I) D̃^{-1/2}, D̃_ii = Σ_j (A + I)_ij  (eq-gcn-propagation)."""
     A_tilde = A + np.eye(A.shape[0])  # (n, n)
     inv_sqrt = 1.0 / np.sqrt(A_tilde.sum(axis=1))  # (n,), degrees >= 1
     return inv_sqrt[:, None] * A_tilde * inv_sqrt[None, :]  # (n, n)
@@ -175,6 +190,11 @@ def mean_propagation(A, *, self_loops: bool = True) -> np.ndarray:
     A = _adjacency(A)  # (n, n)
     A_tilde = A + np.eye(A.shape[0]) if self_loops else A  # (n, n)
     _refuse_empty_rows(A_tilde, "mean aggregation D⁻¹A", None)
+    return _mean_propagation(A_tilde)  # (n, n)
+
+
+def _mean_propagation(A_tilde: np.ndarray) -> np.ndarray:
+    """M = D̃^{-1} (A + I), or D^{-1} A without self-loops  (eq-mean-aggregation)."""
     return A_tilde / A_tilde.sum(axis=1, keepdims=True)  # (n, n)
 
 
@@ -237,6 +257,11 @@ def gat_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.nd
     check_same(X.shape[1], Theta.shape[0],
                "X and Theta must share d_in (columns of X, rows of Theta)")
     check_same(a.shape[0], 2 * Theta.shape[1], "a must have 2 d_out entries")
+    return _gat_scores(X, Theta, a, negative_slope)  # (n, n)
+
+
+def _gat_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.ndarray:
+    """e_ij = LeakyReLU([x̃_i ‖ x̃_j] a) = LeakyReLU(x̃_i a₁ + x̃_j a₂), rows x̃_i of XΘ  (eq-gat-scores)."""
     H = X @ Theta  # (n, d_out)
     d_out = Theta.shape[1]
     src, dst = H @ a[:d_out], H @ a[d_out:]  # (n,), (n,)
@@ -275,8 +300,13 @@ def masked_attention(Q, K, V, A, labels=None, *,
     """
     mask = graph_mask(A, self_loops=self_loops)  # (n, n)
     _refuse_empty_rows(mask, "masked attention", labels)
+    return _masked_attention(Q, K, V, mask, node_labels(labels, mask.shape[0]))
+
+
+def _masked_attention(Q, K, V, mask: np.ndarray, labels) -> tuple[np.ndarray, AttentionGraph]:
+    """Y = softmax(Q Kᵀ/√d, mask = A (+ I)) V: attention restricted to the graph  (eq-neighbour-softmax)."""
     Y, W = attention(Q, K, V, mask)  # (n, d_v), (n, n)
-    return Y, AttentionGraph(W, node_labels(labels, W.shape[0]))
+    return Y, AttentionGraph(W, labels)
 
 
 def additive_mask_softmax(S, mask, fill: float = -1e9) -> np.ndarray:
@@ -296,7 +326,13 @@ def additive_mask_softmax(S, mask, fill: float = -1e9) -> np.ndarray:
         return softmax(S, allowed)  # (n_q, n_k)
     if not np.isfinite(fill) or fill >= 0:
         raise ValueError(f"fill must be a negative number or -inf; got {fill}")
-    return softmax(S + np.where(allowed, 0.0, fill))  # (n_q, n_k)
+    return _additive_mask_softmax(S, allowed, fill)  # (n_q, n_k)
+
+
+def _additive_mask_softmax(S: np.ndarray, allowed: np.ndarray, fill: float) -> np.ndarray:
+    """softmax(S + F), F_ij = 0 where allowed and ``fill`` elsewhere: masking by a finite constant."""
+    F = np.where(allowed, 0.0, fill)  # (n_q, n_k)
+    return softmax(S + F)  # (n_q, n_k)
 
 
 def product_mask_softmax(S, mask) -> np.ndarray:
@@ -378,6 +414,11 @@ def gatv2_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.
     a = as_matrix(np.reshape(a, (1, -1)), "a", shape_doc="(d_out,)")[0]  # (d_out,)
     check_same(Theta.shape[0], 2 * X.shape[1], "Theta must have 2 d_in rows")
     check_same(a.shape[0], Theta.shape[1], "a must have d_out entries")
+    return _gatv2_scores(X, Theta, a, negative_slope)  # (n, n)
+
+
+def _gatv2_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.ndarray:
+    """e_ij = aᵀ LeakyReLU([x_i ‖ x_j] Θ), GATv2 (Brody et al. 2022); shape (n, n)."""
     d_in = X.shape[1]
     src, dst = X @ Theta[:d_in], X @ Theta[d_in:]  # (n, d_out), (n, d_out)
     H = leaky_relu(src[:, None, :] + dst[None, :, :], negative_slope)  # (n, n, d_out)

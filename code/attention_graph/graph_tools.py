@@ -92,6 +92,13 @@ def stationary_distribution(graph_or_W) -> np.ndarray:
             "closed classes of nodes that never reach one another); use pagerank, whose "
             "damping makes it unique"
         )
+    return _stationary_distribution(graph.W)  # (n,)
+
+
+def _stationary_distribution(W: np.ndarray) -> np.ndarray:
+    """π with π_j = Σ_i π_i W_ij and Σ_i π_i = 1, shape (n,)  (eq-stationary)."""
+    n = W.shape[0]
+    I_minus_W = np.eye(n) - W  # (n, n)
     M = np.vstack([I_minus_W.T, np.ones((1, n))])  # (n + 1, n): π (I − W) = 0 and Σ π = 1
     b = np.zeros(n + 1)  # (n + 1,)
     b[-1] = 1.0
@@ -121,9 +128,14 @@ def pagerank(graph_or_W, damping: float = 0.85) -> np.ndarray:
             "PageRank is the stationary distribution, which may not be unique: use "
             "stationary_distribution)"
         )
-    n = graph.n
+    return _pagerank(graph.W, alpha)  # (n,)
+
+
+def _pagerank(W: np.ndarray, alpha: float) -> np.ndarray:
+    """r_j = (1 − α)/n + α Σ_i r_i W_ij, solved as (I − α Wᵀ) r = (1 − α)/n · 1  (eq-pagerank)."""
+    n = W.shape[0]
     rhs = np.full(n, (1.0 - alpha) / n)  # (n,)
-    return np.linalg.solve(np.eye(n) - alpha * graph.W.T.astype(float), rhs)  # (n,)
+    return np.linalg.solve(np.eye(n) - alpha * W.T.astype(float), rhs)  # (n,)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -189,18 +201,24 @@ def fiedler_vector(graph_or_W, tol: float = 1e-9) -> tuple[float, np.ndarray]:
     if (deg <= 0).any():
         lonely = int(np.flatnonzero(deg <= 0)[0])
         raise ValueError(f"node {lonely} has no edge in (W + Wᵀ)/2")
-    inv_sqrt = 1.0 / np.sqrt(deg)  # (n,)
-    L_sym = normalized_laplacian(A_s)  # (n, n), I − D^{-1/2} A_s D^{-1/2}
-    lam, V = np.linalg.eigh(L_sym)  # (n,), (n, n), ascending
+    lam, u = _fiedler_vector(A_s)  # (n,), (n,)
     if lam[1] < tol:
         raise ValueError("the symmetrised graph is disconnected (λ₂ = 0): its connected "
                          "components are already its communities")
     if n > 2 and lam[2] - lam[1] < tol:
         raise ValueError(f"λ₂ = {lam[1]:.6g} is repeated: the spectral bipartition is "
                          "not determined")
+    return float(lam[1]), u
+
+
+def _fiedler_vector(A_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(λ, u): every λ of L u = λ D u, ascending, and u for λ₂, u D u = 1  (eq-spectral-bipartition)."""
+    inv_sqrt = 1.0 / np.sqrt(A_s.sum(axis=1))  # (n,), D^{-1/2}
+    L_sym = normalized_laplacian(A_s)  # (n, n), I − D^{-1/2} A_s D^{-1/2}
+    lam, V = np.linalg.eigh(L_sym)  # (n,), (n, n), ascending
     u = inv_sqrt * V[:, 1]  # (n,), the generalised eigenvector D^{-1/2} v
     pivot = int(np.argmax(np.abs(u) > np.abs(u).max() - 1e-12))
-    return float(lam[1]), u * np.sign(u[pivot])  # (n,)
+    return lam, u * np.sign(u[pivot])  # (n,), (n,)
 
 
 def spectral_bipartition(graph_or_W) -> np.ndarray:
@@ -241,6 +259,11 @@ def head_graphs(Q, K, n_heads: int, labels: Sequence[str],
     check_same(Q.shape[0], K.shape[0],
                "self-attention: Q and K need one row per node (n)")
     check_same(Q.shape[1], K.shape[1], "Q and K must share the dimension d (columns)")
+    return _head_graphs(Q, K, n_heads, labels, mask)
+
+
+def _head_graphs(Q, K, n_heads: int, labels: Sequence[str], mask=None) -> list[AttentionGraph]:
+    """One :class:`AttentionGraph` per head, W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h)  (eq-head-weights)."""
     I = np.eye(Q.shape[1], dtype=np.result_type(Q, K))  # (d, d)
     _, W = multi_head_attention(Q, K, I, I, I, I, n_heads, mask=mask)  # (H, n, n)
     return [AttentionGraph(W_h, labels) for W_h in W]
@@ -302,6 +325,11 @@ def attention_rollout(layers: Sequence[AttentionGraph],
     layers = _same_nodes(layers, "layers")
     for k, g in enumerate(layers):
         _stochastic(g, f"attention_rollout (layers[{k}])")
+    return _attention_rollout(layers, rho)
+
+
+def _attention_rollout(layers: Sequence[AttentionGraph], rho: float) -> AttentionGraph:
+    """R = Ã⁽ᴸ⁾ ⋯ Ã⁽¹⁾ with Ã⁽ˡ⁾ = ρ I + (1 − ρ) W⁽ˡ⁾  (eq-rollout)."""
     n = layers[0].n
     R = np.eye(n)  # (n, n)
     for g in layers:

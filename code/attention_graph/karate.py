@@ -85,9 +85,15 @@ def graph_transformer_layer(A, P, params: dict, n_heads: int,
     C = as_matrix(params["C"], "params['C']", shape_doc="(k, d)")  # (k, d)
     check_same(C.shape[0], P.shape[1],
                "params['C'] must have one row per column of P (k)")
-    mask = (A + np.eye(n)) > 0  # (n, n): friends and oneself
     labels = tuple(str(i) for i in range(n)) if labels is None else labels
-    H = P @ C  # (n, d)
+    return _graph_transformer_layer(A, P, params, n_heads, labels)
+
+
+def _graph_transformer_layer(A, P, params: dict, n_heads: int,
+                             labels) -> tuple[np.ndarray, list[AttentionGraph]]:
+    """Y = H + [W⁽¹⁾V₁ … W⁽ʰ⁾Vₕ] W_O, H = P C, W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h) on A + I  (eq-gt-layer)."""
+    mask = (A + np.eye(A.shape[0])) > 0  # (n, n): friends and oneself
+    H = P @ params["C"]  # (n, d)
     W_QKVO = (params[name] for name in ("W_Q", "W_K", "W_V", "W_O"))
     Y_heads, W = multi_head_attention(H, H, *W_QKVO, n_heads,
                                       mask=mask)  # (n, d), (H, n, n)

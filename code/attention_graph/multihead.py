@@ -79,6 +79,11 @@ def multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads: int,
     ((2, 1, 2), [[0.5, 0.5]])
     """
     X_q, X_kv, W_Q, W_K, W_V, W_O, H = _inputs(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads)
+    return _multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, H, mask)
+
+
+def _multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, H: int, mask=None):
+    """Y = [Y_1 ⋯ Y_H] W_O, Y_h = softmax(Q_h K_hᵀ/√d_h) V_h  (eq-multihead)."""
     heads = _heads(X_q, X_kv, W_Q, W_K, W_V, H, mask)
     Y_cat = np.hstack([Y_h for Y_h, _ in heads])  # (n_q, d_model)
     W = np.stack([W_h for _, W_h in heads])  # (H, n_q, n_k)

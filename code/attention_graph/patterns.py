@@ -71,7 +71,11 @@ def window_edges(n: int, k: int) -> np.ndarray:
     >>> window_edges(4, 1).tolist()
     [[0, 0], [0, 1], [1, 0], [1, 1], [1, 2], [2, 1], [2, 2], [2, 3], [3, 2], [3, 3]]
     """
-    n, k = _count(n, "n"), _count(k, "k", minimum=0)
+    return _window_edges(_count(n, "n"), _count(k, "k", minimum=0))  # (E, 2)
+
+
+def _window_edges(n: int, k: int) -> np.ndarray:
+    """(i, j) for abs(i − j) ≤ k: k tokens each side  (eq-window-edges). Shape (E, 2)."""
     i = np.arange(n)  # (n,)
     return _from_mask(np.abs(i[:, None] - i[None, :]) <= k)  # (E, 2)
 
@@ -156,7 +160,11 @@ def max_path_length(edges, n: int, n_layers: int = 1) -> int:
     >>> max_path_length(E, 8), max_path_length(E, 8, n_layers=3)
     (7, 3)
     """
-    L = _count(n_layers, "n_layers")
+    return _max_path_length(edges, n, _count(n_layers, "n_layers"))
+
+
+def _max_path_length(edges, n: int, L: int) -> int:
+    """max of ⌈D[i, j]/L⌉ over connected pairs, L = ``n_layers``  (eq-window-diameter)."""
     D = hop_distances(edges, n)  # (n, n)
     reached = D[D >= 0]  # (pairs,)
     return int(max(math.ceil(int(x) / L) for x in np.unique(reached)))

@@ -64,7 +64,7 @@ __all__ += ["plot_cycle_encodings", "plot_sparse_benchmark"]
 __all__ += ["plot_softmax_peakedness", "convex_hull_2d", "plot_pull", "use_book_style", "STYLE"]
 __all__ += ["plot_backward_benchmark", "plot_learned_graphs", "plot_share_curves",
             "plot_club_accuracy"]
-__all__ += ["plot_fixed_and_computed"]
+__all__ += ["plot_fixed_and_computed", "plot_fixed_to_computed"]
 
 
 def _finish(fig, own: bool = True):
@@ -92,19 +92,21 @@ def plot_dot_product_variance(moments: dict[str, list[float]]):
     return _finish(fig)
 
 
-def plot_heatmap(graph, ax=None, *, title: str | None = None, fmt: str = "{:.3f}", cmap: str = "Blues"):
+def plot_heatmap(graph, ax=None, *, title: str | None = None, fmt: str = "{:.3f}", cmap: str = "Blues",
+                 vmax: float | None = None, fontsize: float = 9):
     """Heatmap of an :class:`AttentionGraph`'s W with each value printed in its cell.
 
-    Rows are the node giving the weight (query i), columns the node receiving it (key j).
+    Rows are the node giving the weight (query i), columns the node receiving it (key j). Panels
+    that are compared pass one ``vmax``, so that they share a colour scale (from 0).
     """
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(1.1 * graph.n + 1.6, 1.0 * graph.n + 1.0))
     W = graph.W
-    vmax = max(float(W.max()), 1e-12)
+    vmax = max(float(W.max()), 1e-12) if vmax is None else float(vmax)
     ax.imshow(W, cmap=cmap, vmin=0.0, vmax=vmax)
     for (i, j), w in np.ndenumerate(W):
-        ax.text(j, i, fmt.format(w), ha="center", va="center", fontsize=9,
+        ax.text(j, i, fmt.format(w), ha="center", va="center", fontsize=fontsize,
                 color="white" if w > 0.6 * vmax else "black")
     ax.set_xticks(range(graph.n), graph.labels, rotation=0)
     ax.set_yticks(range(graph.n), graph.labels)
@@ -129,13 +131,16 @@ def club_layout() -> np.ndarray:
 
 
 def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, min_weight: float = 0.0,
-                         show_weights: bool = False, fmt: str = "{:.2f}", node_radius: float = 0.17):
-    """Draw an :class:`AttentionGraph`: node i → node j for every weight, width and opacity by W[i, j].
+                         show_weights: bool = False, fmt: str = "{:.2f}", node_radius: float = 0.17,
+                         highlight: int | None = None, fontsize: float = 10):
+    """Draw an :class:`AttentionGraph`: for every weight W[i, j] an arrow from j to i, the way v_j flows.
 
-    Self-loops are drawn as circles just outside their node, sized like the edges by W[i, i]. Edges
-    i → j and j → i are drawn as two arcs bending to opposite sides, so the asymmetry of W stays
-    visible. With ``show_weights`` each weight is printed on its edge near the node that gives it
-    (the tail), so the number beside node i is always a weight of row i.
+    Width and opacity grow with W[i, j]. Self-loops are drawn as circles just outside their node,
+    sized like the edges by W[i, i]. The two arrows between a pair bend to opposite sides, so the
+    asymmetry of W stays visible. With ``show_weights`` each weight is printed on its arrow near the
+    node that receives the message (the head, node i), so the number beside node i is always a
+    weight of row i. With ``highlight`` = i only the messages into node i are coloured (and
+    labelled); the other arrows are drawn faint grey.
     """
     own = ax is None
     if own:
@@ -150,35 +155,39 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     for i, j, w in graph.edges(tol=min_weight):
         alpha = 0.15 + 0.85 * w / wmax
         width = 0.5 + 5.0 * w / wmax
+        color, label = "tab:blue", show_weights
+        if highlight is not None and i != highlight:
+            color, alpha, label = "0.6", 0.1 + 0.3 * w / wmax, False
         if i == j:
             out = pos[i] - center  # (2,)
             out = out / (np.linalg.norm(out) or 1.0)
             loop = 0.11
             ax.add_patch(Circle(pos[i] + (r + loop) * out, loop, fill=False, lw=width, alpha=alpha,
-                                color="tab:blue", zorder=1))
-            if show_weights:
-                ax.text(*(pos[i] + (r + 2 * loop + 0.09) * out), fmt.format(w), ha="center",
-                        va="center", fontsize=8, bbox=label_box, zorder=5)
+                                color=color, zorder=1))
+            if label:
+                ax.text(*(pos[i] + (r + 2 * loop + 0.11) * out), fmt.format(w), ha="center",
+                        va="center", fontsize=fontsize, bbox=label_box, zorder=5)
             continue
-        a, b = pos[i], pos[j]  # (2,), (2,)
+        a, b = pos[j], pos[i]  # (2,), (2,): the message leaves j and arrives at i
         dx, dy = b - a
         ctrl = (a + b) / 2 + rad * np.array([dy, -dx])  # arc3's control point, (2,)
         start = a + r * (ctrl - a) / np.linalg.norm(ctrl - a)  # leave the node's rim towards ctrl
         end = b + r * (ctrl - b) / np.linalg.norm(ctrl - b)  # arrive at the rim from ctrl
         ax.add_patch(FancyArrowPatch(start, end, connectionstyle=f"arc3,rad={rad}",
                                      arrowstyle="-|>", mutation_scale=10 + 6 * w / wmax,
-                                     lw=width, alpha=alpha, color="tab:blue",
+                                     lw=width, alpha=alpha, color=color,
                                      shrinkA=0, shrinkB=2, zorder=2))
-        if show_weights:
-            s_ = 0.27  # along the quadratic Bezier from the tail
+        if label:
+            s_ = 0.7  # along the quadratic Bezier from j, so near the head i
             sx, sy = end - start
             c2 = (start + end) / 2 + rad * np.array([sy, -sx])
             p = (1 - s_) ** 2 * start + 2 * s_ * (1 - s_) * c2 + s_**2 * end
-            ax.text(*p, fmt.format(w), ha="center", va="center", fontsize=8, bbox=label_box,
+            ax.text(*p, fmt.format(w), ha="center", va="center", fontsize=fontsize, bbox=label_box,
                     zorder=5)
-    for (x, y), name in zip(pos, graph.labels):
-        ax.add_patch(Circle((x, y), r, color="white", ec="black", zorder=3))
-        ax.text(x, y, name, ha="center", va="center", fontsize=9, zorder=4)
+    for k, ((x, y), name) in enumerate(zip(pos, graph.labels)):
+        ring = "tab:blue" if k == highlight else "black"
+        ax.add_patch(Circle((x, y), r, color="white", ec=ring, lw=2.0 if k == highlight else 1.0, zorder=3))
+        ax.text(x, y, name, ha="center", va="center", fontsize=fontsize, zorder=4)
     margin = r + 0.5 if show_weights else r + 0.3
     ax.set_xlim(pos[:, 0].min() - margin, pos[:, 0].max() + margin)
     ax.set_ylim(pos[:, 1].min() - margin, pos[:, 1].max() + margin)
@@ -196,11 +205,12 @@ def plot_model_adjacencies(models: dict, structure=None):
     graph, fills the last panel when there are five models; otherwise that panel is left empty.
     """
     fig, axes = plt.subplots(3, 2, figsize=(7.6, 10.6))
-    panels = [(name, graph, "{:.3f}", "Blues") for name, (_, graph) in models.items()]
+    top = max(float(graph.W.max()) for _, graph in models.values())  # one colour scale for the models
+    panels = [(name, graph, "{:.3f}", "Blues", top) for name, (_, graph) in models.items()]
     if structure is not None:
-        panels.append(("the fixed graph: $A + I$", structure, "{:.0f}", "Oranges"))
-    for ax, (name, graph, fmt, cmap) in zip(axes.flat, panels):
-        plot_heatmap(graph, ax=ax, title=name, fmt=fmt, cmap=cmap)
+        panels.append(("the fixed graph: $A + I$", structure, "{:.0f}", "Oranges", None))
+    for ax, (name, graph, fmt, cmap, vmax) in zip(axes.flat, panels):
+        plot_heatmap(graph, ax=ax, title=name, fmt=fmt, cmap=cmap, vmax=vmax)
         for text in ax.texts:
             text.set_fontsize(10.5)
         ax.set_title(name, fontsize=12)
@@ -285,13 +295,15 @@ def plot_laplacian_spectra(spectra: dict, ax=None, *, title: str | None = None):
     """Eigenvalues of I − W in the complex plane (name → complex array), inside the disc |λ − 1| ≤ 1."""
     own = ax is None
     if own:
-        fig, ax = plt.subplots(figsize=(5.0, 3.6))
+        fig, (ax, ax_zoom) = plt.subplots(1, 2, figsize=(8.0, 4.2), gridspec_kw={"width_ratios": [1, 1.2]})
     ax.add_patch(Circle((1.0, 0.0), 1.0, fill=False, ls="--", color="grey", lw=1))
     markers = "ox^sd"
+    top = max(max(float(np.abs(np.asarray(lam).imag).max()) for lam in spectra.values()), 1e-12)
     for k, (name, lam) in enumerate(spectra.items()):
         lam = np.asarray(lam, dtype=complex)  # (n,)
-        ax.plot(lam.real, lam.imag, markers[k % len(markers)], ms=6, alpha=0.8, label=name,
-                mfc="none" if k else None)
+        for a in ((ax, ax_zoom) if own else (ax,)):
+            a.plot(lam.real, lam.imag, markers[k % len(markers)], ms=6, alpha=0.8, label=name,
+                   mfc="none" if k else None)
     ax.axhline(0, color="grey", lw=0.5)
     ax.axvline(0, color="grey", lw=0.5)
     ax.set_xlim(-0.1, 2.1)
@@ -299,7 +311,17 @@ def plot_laplacian_spectra(spectra: dict, ax=None, *, title: str | None = None):
     ax.set_aspect("equal")
     ax.set_xlabel(r"Re $\lambda$")
     ax.set_ylabel(r"Im $\lambda$")
-    ax.legend(frameon=False, fontsize=8, loc="upper right")
+    ax.set_title("the disc $|\\lambda - 1| \\leq 1$", fontsize=10)
+    if own:
+        ax_zoom.axhline(0, color="grey", lw=0.5)
+        ax_zoom.set_ylim(-1.3 * top, 1.3 * top)
+        ax_zoom.set_xlabel(r"Re $\lambda$")
+        ax_zoom.set_title("the same, imaginary axis magnified", fontsize=10)
+        fig.legend(*ax.get_legend_handles_labels(), frameon=False, fontsize=9, ncol=2,
+                   loc="lower center", bbox_to_anchor=(0.5, 0.0))
+        fig.tight_layout(rect=(0, 0.14, 1, 1))
+        plt.close(fig)
+        return _finish(fig, own=False)
     if title:
         ax.set_title(title)
     return _finish(ax.figure, own)
@@ -325,9 +347,10 @@ def plot_head_graphs(heads, titles):
     h = len(heads)
     fig, axes = plt.subplots(2, h, figsize=(3.6 * h, 7.0), gridspec_kw={"height_ratios": [1, 1]},
                              squeeze=False)
+    top = max(float(g.W.max()) for g in heads)  # the heads share one colour scale
     for col, (graph, name) in enumerate(zip(heads, titles)):
         plot_attention_graph(graph, ax=axes[0, col], title=name)
-        plot_heatmap(graph, ax=axes[1, col])
+        plot_heatmap(graph, ax=axes[1, col], vmax=top)
         if col:
             axes[1, col].set_ylabel("")
     return _finish(fig)
@@ -337,15 +360,22 @@ def plot_rollout_layers(layers, rollouts: dict):
     """Top row: heatmaps of W⁽¹⁾ … W⁽ᴸ⁾. Bottom row: each rollout of ``rollouts`` (title → graph)."""
     L = len(layers)
     cols = max(L, len(rollouts))
-    fig, axes = plt.subplots(2, cols, figsize=(3.1 * cols, 6.4), squeeze=False)
+    fig, axes = plt.subplots(2, cols, figsize=(2.5 * cols + 0.6, 5.6), squeeze=False)
+    top = max(float(g.W.max()) for g in list(layers) + list(rollouts.values()))  # one scale for all
     for k, g in enumerate(layers, 1):
-        plot_heatmap(g, ax=axes[0, k - 1], title=f"layer {k}: $W^{{({k})}}$", fmt="{:.2f}")
+        plot_heatmap(g, ax=axes[0, k - 1], title=f"layer {k}: $W^{{({k})}}$", fmt="{:.2f}", vmax=top,
+                     fontsize=10)
     for ax, (name, g) in zip(axes[1], rollouts.items()):
-        plot_heatmap(g, ax=ax, title=name, fmt="{:.2f}", cmap="Purples")
+        plot_heatmap(g, ax=ax, title=name, fmt="{:.2f}", cmap="Purples", vmax=top, fontsize=10)
     for ax in axes[1, len(rollouts):]:
         ax.axis("off")
-    for ax in axes[:, 1:].ravel():
+    for ax in axes.ravel():
+        ax.set_xlabel("key j")
         ax.set_ylabel("")
+        ax.tick_params(labelsize=9)
+        ax.title.set_fontsize(10)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("query i")
     return _finish(fig)
 
 
@@ -446,21 +476,18 @@ def plot_block_size_sweep(results: dict):
     sweep = results["block_size_sweep"]
     cases = sorted(sweep["cases"], key=lambda c: c["block_size"])
     b = [c["block_size"] for c in cases]
-    fig, ax_mem = plt.subplots(figsize=(5.5, 3.4))
-    ax_mem.loglog(b, [c["traced_mb"] for c in cases], "s-", color="tab:orange",
-                  label="peak memory of the call (tracemalloc)")
-    ax_mem.set_xlabel(f"block size (keys per block), n = {sweep['n']}")
-    ax_mem.set_ylabel("MiB")
-    ax_time = ax_mem.twinx()
-    ax_time.semilogx(b, [c["seconds"] for c in cases], "o--", color="tab:blue", label="median time")
-    ax_time.set_ylabel("seconds")
-    ax_time.set_ylim(bottom=0)
-    ax_mem.set_xticks(b, [str(x) for x in b])
-    ax_mem.minorticks_off()
-    lines = ax_mem.get_legend_handles_labels()
-    more = ax_time.get_legend_handles_labels()
-    ax_mem.legend(lines[0] + more[0], lines[1] + more[1], frameon=False, fontsize=8, ncol=2,
-                  loc="lower center", bbox_to_anchor=(0.5, 1.0))
+    # Drawn as Fig. "blockwise scaling" is: memory left, time right, both log-log, blockwise in the
+    # second colour of the cycle with squares.
+    fig, (ax_mem, ax_time) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+    color = plt.rcParams["axes.prop_cycle"].by_key()["color"][1]
+    ax_mem.loglog(b, [c["traced_mb"] for c in cases], "s-", color=color)
+    ax_time.loglog(b, [c["seconds"] for c in cases], "s-", color=color)
+    ax_mem.set_ylabel("peak memory of the call (MiB)")
+    ax_time.set_ylabel("median time (s)")
+    for ax in (ax_mem, ax_time):
+        ax.set_xlabel(f"block size (keys per block), n = {sweep['n']}")
+        ax.set_xticks(b, [str(x) for x in b])
+        ax.minorticks_off()
     return _finish(fig)
 
 
@@ -577,8 +604,13 @@ def plot_pull(V, Y, labels=None, ax=None, *, title: str | None = None):
     for v, y in zip(V, Y):
         ax.annotate("", xy=y, xytext=v, arrowprops=dict(arrowstyle="->", color="grey", lw=1))
     if labels is not None:
-        for name, v in zip(labels, V):
-            ax.annotate(str(name), v, textcoords="offset points", xytext=(5, 5), fontsize=9)
+        for name, v, y in zip(labels, V, Y):
+            away = v - y  # (2,): from the output back past the value, so no cross covers the label
+            away = away / (np.linalg.norm(away) or 1.0)
+            ax.annotate(str(name), v, textcoords="offset points", xytext=11 * away, fontsize=10,
+                        ha="center", va="center", zorder=5,
+                        bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.8))
+    ax.margins(0.1)  # room for the labels of the outermost values
     ax.set_aspect("equal")
     ax.legend(frameon=False, fontsize=8, loc="best")
     if title:
@@ -643,8 +675,11 @@ def plot_learned_graphs(runs: list[dict]):
 def plot_share_curves(runs: list[dict]):
     """The share of attention on the expected edges over training steps, one line per task."""
     fig, ax = plt.subplots(figsize=(5.5, 3.2))
-    for run in runs:
-        ax.plot(run["steps"], run["share"], "-", label=run["task"])
+    styles = [dict(ls="-", marker="o", lw=2.4, alpha=0.6), dict(ls="--", marker="s", mfc="none", lw=1.4)]
+    for k, run in enumerate(runs):
+        every = max(len(run["steps"]) // 8, 1)
+        ax.plot(run["steps"], run["share"], markevery=(k * every // 2, every), ms=5, label=run["task"],
+                **styles[k % len(styles)])
     ax.axhline(1 / len(runs[0]["source"]), color="grey", ls=":", lw=0.8, label="uniform attention")
     ax.set_xlabel("Adam step")
     ax.set_ylabel("mass on the expected edges")
@@ -666,22 +701,45 @@ def plot_club_accuracy(accuracies: dict):
     return _finish(fig)
 
 
-def plot_fixed_and_computed(fixed, computed, *, titles=("fixed: the path", "computed: attention")):
-    """Two attention graphs of the same nodes side by side, at the same positions, weights printed.
+def plot_fixed_and_computed(fixed, computed, *, titles=("fixed: the path", "computed: attention"),
+                            highlight: int | None = None):
+    """Two attention graphs of the same nodes, one above the other, at the same positions.
 
-    The book's first figure: a GCN's fixed adjacency on the article's path (left) and the complete
-    graph whose weights one attention layer computes from the input (right).
+    The book's first figure: a GCN's fixed adjacency on the article's path (top) and the complete
+    graph whose weights one attention layer computes from the input (bottom). Arrows run from j to
+    i, the way messages flow; with ``highlight`` = i only the messages into node i are coloured and
+    labelled with their weights (all of them otherwise).
     """
     if fixed.labels != computed.labels:
         raise ValueError(f"fixed and computed must have the same nodes; got {fixed.labels} "
                          f"and {computed.labels}")
-    fig, axes = plt.subplots(1, 2, figsize=(9.0, 4.6))  # two panels
-    pos = circle_layout(fixed.n)  # (n, 2), the same places in both panels
-    for ax, graph, title in zip(axes, (fixed, computed), titles):
-        plot_attention_graph(graph, ax, pos=pos, show_weights=True, min_weight=1e-12)
-        ax.text(0.5, -0.02, title, transform=ax.transAxes, ha="center", va="top", fontsize=11)
+    return _graph_panels([fixed, computed], titles, highlight=highlight, columns=1)
+
+
+def plot_fixed_to_computed(graphs: dict, *, highlight: int | None = None):
+    """From a fixed graph to a computed one: one panel per model (title → AttentionGraph), 2 columns.
+
+    The closing figure: the same nodes at the same places, arrows from j to i; with ``highlight``
+    only the messages into that node are coloured and labelled with their weights.
+    """
+    return _graph_panels(list(graphs.values()), list(graphs), highlight=highlight, columns=2,
+                         panel=4.0, fontsize=11)
+
+
+def _graph_panels(graphs, titles, *, highlight=None, columns: int = 1, panel: float = 4.6,
+                  fontsize: float = 11):
+    """Attention graphs of the same nodes in a grid of ``columns``, at the same positions, titled below."""
+    rows = -(-len(graphs) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(panel * columns, (panel - 0.3) * rows), squeeze=False)
+    pos = circle_layout(graphs[0].n)  # (n, 2), the same places in every panel
+    for ax, graph, title in zip(axes.flat, graphs, titles):
+        plot_attention_graph(graph, ax, pos=pos, show_weights=True, min_weight=1e-12,
+                             highlight=highlight, fontsize=fontsize, node_radius=0.2)
+        ax.text(0.5, -0.01, title, transform=ax.transAxes, ha="center", va="top", fontsize=fontsize + 1)
+    for ax in axes.flat[len(graphs):]:
+        ax.axis("off")
     fig = _finish(fig, own=True)
-    fig.subplots_adjust(bottom=0.08)  # room for the captions under the panels
+    fig.subplots_adjust(hspace=0.12)  # room for the titles under the panels
     return fig
 
 
@@ -749,3 +807,160 @@ def plot_bipartite(W, query_labels, key_labels, ax=None, *, title: str | None = 
     if title:
         ax.set_title(title)
     return _finish(ax.figure, own)
+
+
+# --- One step per picture: Q/K/V, the block as a graph layer, the backward graph ------------------
+
+__all__ += ["plot_qkv", "plot_block_graph", "plot_backward_graph"]
+
+# One colour per object across these pictures: queries, keys, values, outputs.
+QKV_COLORS = {"x": "0.35", "q": "tab:blue", "k": "tab:orange", "v": "tab:green", "y": "tab:purple"}
+
+
+def _vector(ax, xy, values, color, name, *, cell: float = 0.62, fontsize: float = 11):
+    """One row vector drawn as a strip of cells, each holding its entry, its name to the left."""
+    x0, y0 = xy
+    for c, value in enumerate(values):
+        ax.add_patch(plt.Rectangle((x0 + c * cell, y0 - cell / 2), cell, cell, fc=color, alpha=0.18,
+                                   ec=color, lw=1.2))
+        ax.text(x0 + (c + 0.5) * cell, y0, f"{value:.2f}".replace("-", "−"), ha="center", va="center",
+                fontsize=fontsize - 2)
+    ax.text(x0 - 0.1, y0, name, ha="right", va="center", fontsize=fontsize, color=color)
+    return x0 + len(values) * cell  # the right end of the strip
+
+
+def plot_qkv(X, W_Q, W_K, W_V, labels, i: int):
+    """Top: one input row x_i becomes three vectors q_i, k_i, v_i. Bottom: q_i meets every key.
+
+    ``X`` is (n, d_model); the projections as in :func:`attention_graph.project`. The bottom panel
+    draws each key k_j as a node with an arrow from j to i, the way j's value will flow, labelled
+    with the score q_i · k_j / √d.
+    """
+    X = np.asarray(X, dtype=float)  # (n, d_model)
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (n, d), (n, d), (n, d_v)
+    S = Q @ K.T / np.sqrt(Q.shape[1])  # (n, n)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(4.8, 6.8), gridspec_kw={"height_ratios": [1, 1.35]})
+    end = _vector(top, (0.2, 1.0), X[i], QKV_COLORS["x"], "$x_i$")
+    for y, key, M, name in ((1.8, "q", Q, "$q_i$"), (1.0, "k", K, "$k_i$"), (0.2, "v", V, "$v_i$")):
+        top.annotate("", xy=(2.45, y), xytext=(end + 0.05, 1.0),
+                     arrowprops=dict(arrowstyle="-|>", color=QKV_COLORS[key], lw=1.5))
+        top.text(0.5 * (end + 2.45) - 0.12, 0.5 * (1.0 + y) + 0.17, f"$W_{key.upper()}$",
+                 color=QKV_COLORS[key], ha="center", va="center", fontsize=10)
+        _vector(top, (2.95, y), M[i], QKV_COLORS[key], name)
+    top.set_xlim(-0.6, 4.9)
+    top.set_ylim(-0.2, 2.2)
+    top.axis("off")
+    top.set_title(f"one row, three vectors: {labels[i]}", fontsize=11)
+    n = X.shape[0]
+    others = [j for j in range(n)]
+    angles = np.pi / 2 - 2 * np.pi * np.arange(n) / n  # (n,)
+    pos = np.column_stack([np.cos(angles), np.sin(angles)]) * 1.45  # (n, 2), keys on a circle
+    for j in others:
+        tail, head = pos[j] * 0.82, pos[j] * 0.2  # from key j towards the query in the middle
+        bottom.annotate("", xy=head, xytext=tail,
+                        arrowprops=dict(arrowstyle="-|>", color=QKV_COLORS["k"], lw=1.4, shrinkA=4))
+        mid = 0.5 * (tail + head) + 0.16 * np.array([-pos[j][1], pos[j][0]]) / 1.45
+        bottom.text(*mid, f"{S[i, j]:.2f}".replace("-", "−"), ha="center", va="center", fontsize=11,
+                    bbox=dict(boxstyle="round,pad=0.12", fc="white", ec="none", alpha=0.9))
+        bottom.add_patch(Circle(pos[j], 0.4, fc="white", ec=QKV_COLORS["k"], lw=1.5))
+        bottom.text(*pos[j], f"$k$\n{labels[j]}", ha="center", va="center", fontsize=10)
+    bottom.add_patch(Circle((0, 0), 0.4, fc="white", ec=QKV_COLORS["q"], lw=2))
+    bottom.text(0, 0, f"$q$\n{labels[i]}", ha="center", va="center", fontsize=10)
+    bottom.set_xlim(-2.0, 2.0)
+    bottom.set_ylim(-2.0, 2.0)
+    bottom.set_aspect("equal")
+    bottom.axis("off")
+    bottom.set_title(r"the query meets every key: $q \cdot k_j/\sqrt{d}$", fontsize=11)
+    return _finish(fig)
+
+
+def plot_block_graph(W, labels):
+    """The Transformer block as one graph layer, for n tokens (one head's weights ``W``, (n, n)).
+
+    Bottom row: the inputs x_j. Middle row: h_i = x_i + Σ_j W_ij (x_j W_V W_O), attention arrows
+    from every j to i (width by W_ij) and the residual as a straight dashed self-loop x_i → h_i.
+    Top row: y_i = h_i + FFN(h_i), the same small network on every node, with its own residual.
+    """
+    W = np.asarray(W, dtype=float)  # (n, n)
+    n = W.shape[0]
+    fig, ax = plt.subplots(figsize=(5.6, 5.4))
+    xs = np.arange(n) * 1.5  # (n,)
+    rows = {"x": 0.0, "h": 2.2, "y": 4.0}
+    top = max(float(W.max()), 1e-12)
+    for i in range(n):
+        for j in range(n):
+            if i == j or W[i, j] <= 0:
+                continue
+            ax.annotate("", xy=(xs[i], rows["h"] - 0.28), xytext=(xs[j], rows["x"] + 0.28),
+                        arrowprops=dict(arrowstyle="-|>", color="tab:blue", alpha=0.25 + 0.75 * W[i, j] / top,
+                                        lw=0.6 + 3.5 * W[i, j] / top, shrinkA=0, shrinkB=0))
+        # the attention's own self-loop W_ii competes in the softmax; the residual does not
+        ax.annotate("", xy=(xs[i] - 0.12, rows["h"] - 0.28), xytext=(xs[i] - 0.12, rows["x"] + 0.28),
+                    arrowprops=dict(arrowstyle="-|>", color="tab:blue", alpha=0.25 + 0.75 * W[i, i] / top,
+                                    lw=0.6 + 3.5 * W[i, i] / top, shrinkA=0, shrinkB=0))
+        ax.annotate("", xy=(xs[i] + 0.16, rows["h"] - 0.28), xytext=(xs[i] + 0.16, rows["x"] + 0.28),
+                    arrowprops=dict(arrowstyle="-|>", color="black", ls="--", lw=1.4, shrinkA=0, shrinkB=0))
+        ax.add_patch(plt.Rectangle((xs[i] - 0.42, 2.9), 0.84, 0.42, fc="tab:green", alpha=0.25,
+                                   ec="tab:green"))
+        ax.text(xs[i], 3.11, "FFN", ha="center", va="center", fontsize=9)
+        ax.annotate("", xy=(xs[i], 2.9), xytext=(xs[i], rows["h"] + 0.28),
+                    arrowprops=dict(arrowstyle="-", color="tab:green", lw=1.4, shrinkA=0, shrinkB=0))
+        ax.annotate("", xy=(xs[i], rows["y"] - 0.28), xytext=(xs[i], 3.32),
+                    arrowprops=dict(arrowstyle="-|>", color="tab:green", lw=1.4, shrinkA=0, shrinkB=0))
+        ax.annotate("", xy=(xs[i] + 0.5, rows["y"] - 0.2), xytext=(xs[i] + 0.5, rows["h"] + 0.2),
+                    arrowprops=dict(arrowstyle="-|>", color="black", ls="--", lw=1.0,
+                                    connectionstyle="arc3,rad=-0.3", shrinkA=0, shrinkB=0))
+        for key, y in rows.items():
+            ax.add_patch(Circle((xs[i], y), 0.28, fc="white", ec="black", zorder=3))
+            ax.text(xs[i], y, f"${key}$", ha="center", va="center", fontsize=11, zorder=4)
+        ax.text(xs[i], -0.55, labels[i], ha="center", va="top", fontsize=10)
+    ax.text(xs[-1] + 0.95, 1.1, "attention:\nmessages\nfrom j to i", fontsize=9, va="center", color="tab:blue")
+    ax.text(xs[-1] + 0.95, 3.1, "node-wise\nupdate", fontsize=9, va="center", color="tab:green")
+    ax.plot([], [], "--", color="black", label="residual: a self-loop outside the softmax")
+    ax.plot([], [], "-", color="tab:blue", label="attention edge, width by $W_{ij}$")
+    ax.legend(frameon=False, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=1)
+    ax.set_xlim(-0.7, xs[-1] + 2.4)
+    ax.set_ylim(-1.0, 4.5)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return _finish(fig)
+
+
+def plot_backward_graph():
+    """The computation graph of attention: forward arrows (black) and the gradients flowing back (red).
+
+    Nodes Q, K, V, S, W, Y and the loss L; each backward arrow is labelled with the equation of
+    ``book/backward.md`` that carries the gradient along it.
+    """
+    pos = {"Q": (0.0, 2.3), "K": (0.0, 0.3), "S": (2.3, 1.3), "W": (4.3, 1.3), "V": (4.3, -0.7),
+           "Y": (6.2, 0.3), "L": (7.9, 0.3)}
+    names = {"Q": "$Q$", "K": "$K$", "V": "$V$", "S": "$S$", "W": "$W$", "Y": "$Y$", "L": "loss $L$"}
+    forward = [("Q", "S"), ("K", "S"), ("S", "W"), ("W", "Y"), ("V", "Y"), ("Y", "L")]
+    backward = [("L", "Y", r"$\mathrm{d}Y$"), ("Y", "W", r"$\mathrm{d}W = \mathrm{d}Y\,V^\top$"),
+                ("Y", "V", r"$\mathrm{d}V = W^\top \mathrm{d}Y$"), ("W", "S", r"$\mathrm{d}S$"),
+                ("S", "Q", r"$\mathrm{d}Q = \mathrm{d}S\,K/\sqrt{d}$"),
+                ("S", "K", r"$\mathrm{d}K = \mathrm{d}S^\top Q/\sqrt{d}$")]
+    fig, ax = plt.subplots(figsize=(7.4, 3.9))
+    for a, b in forward:
+        ax.annotate("", xy=pos[b], xytext=pos[a],
+                    arrowprops=dict(arrowstyle="-|>", color="black", lw=1.3, shrinkA=17, shrinkB=17,
+                                    connectionstyle="arc3,rad=0.12"))
+    for a, b, label in backward:
+        ax.annotate("", xy=pos[b], xytext=pos[a],
+                    arrowprops=dict(arrowstyle="-|>", color="tab:red", lw=1.3, ls="--", shrinkA=17,
+                                    shrinkB=17, connectionstyle="arc3,rad=0.12"))
+        mid = 0.5 * (np.array(pos[a]) + np.array(pos[b]))  # (2,)
+        d = np.array(pos[b]) - np.array(pos[a])  # (2,)
+        side = np.array([-d[1], d[0]]) / (np.linalg.norm(d) or 1.0)
+        ax.text(*(mid + 0.42 * side), label, color="tab:red", ha="center", va="center", fontsize=10,
+                bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.85))
+    for key, (x, y) in pos.items():
+        ax.text(x, y, names[key], ha="center", va="center", fontsize=12,
+                bbox=dict(boxstyle="round,pad=0.35", fc="white", ec="black"))
+    ax.plot([], [], "-", color="black", label="forward: computes")
+    ax.plot([], [], "--", color="tab:red", label="backward: the gradient of $L$")
+    ax.legend(frameon=False, fontsize=9, loc="upper right")
+    ax.set_xlim(-0.6, 8.7)
+    ax.set_ylim(-1.3, 2.8)
+    ax.axis("off")
+    return _finish(fig)

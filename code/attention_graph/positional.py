@@ -35,6 +35,11 @@ def normalized_laplacian(A) -> np.ndarray:
     if not np.allclose(A, A.T, rtol=0, atol=1e-12):
         raise ValueError("A must be symmetric (an undirected graph) "
                          "for its Laplacian eigenvectors")
+    return _normalized_laplacian(A)  # (n, n)
+
+
+def _normalized_laplacian(A: np.ndarray) -> np.ndarray:
+    """L = I − D^{-1/2} A D^{-1/2} of a symmetric, non-negative adjacency A  (eq-normalized-laplacian)."""
     deg = A.sum(axis=1)  # (n,)
     inv_sqrt = np.where(deg > 0, 1.0 / np.sqrt(np.where(deg > 0, deg, 1.0)), 0.0)  # (n,)
     return np.eye(A.shape[0]) - inv_sqrt[:, None] * A * inv_sqrt[None, :]  # (n, n)
@@ -50,6 +55,11 @@ def laplacian_pe(A, k: int) -> np.ndarray:
     L = normalized_laplacian(A)  # (n, n)
     n = L.shape[0]
     k = as_int(k, "k", high=n - 1, what=f"an integer from 1 to n - 1 = {n - 1}")
+    return _laplacian_pe(L, k)  # (n, k)
+
+
+def _laplacian_pe(L: np.ndarray, k: int) -> np.ndarray:
+    """The k eigenvectors of L after the first, by increasing eigenvalue, as columns. Shape (n, k)."""
     _, vectors = np.linalg.eigh(L)  # (n,), (n, n), eigenvalues ascending
     P = vectors[:, 1:k + 1]  # (n, k)
     pivot = np.argmax(np.abs(P) > np.abs(P).max(axis=0) - 1e-12, axis=0)  # (k,)

@@ -40,13 +40,19 @@ def project(X, W_Q, W_K, W_V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     check_same(W_Q.shape[1], W_K.shape[1],
                "W_Q and W_K must have the same number of columns d (queries meet keys)")
     with np.errstate(over="ignore", invalid="ignore"):
-        Q = X @ W_Q  # (n, d)
-        K = X @ W_K  # (n, d)
-        V = X @ W_V  # (n, d_v)
+        Q, K, V = _project(X, W_Q, W_K, W_V)  # (n, d), (n, d), (n, d_v)
     for name, M in (("Q", Q), ("K", K), ("V", V)):
         if not np.isfinite(M).all():
             raise ValueError(f"{name} = X W_{name} overflowed {M.dtype}: "
                              f"rescale X or W_{name}")
+    return Q, K, V
+
+
+def _project(X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_V: np.ndarray):
+    """Q = X W_Q, K = X W_K, V = X W_V, returned as (Q, K, V)  (eq-qkv)."""
+    Q = X @ W_Q  # (n, d)
+    K = X @ W_K  # (n, d)
+    V = X @ W_V  # (n, d_v)
     return Q, K, V
 
 

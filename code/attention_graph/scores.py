@@ -34,12 +34,18 @@ def scaled_scores(Q, K) -> np.ndarray:
     if d == 0:
         raise ValueError("Q and K have d = 0 columns: the scale 1/√d is undefined")
     with np.errstate(over="ignore", invalid="ignore"):
-        S = Q @ K.T / math.sqrt(d)  # (n_q, n_k); a Python float keeps float32 float32
+        S = _scaled_scores(Q, K)  # (n_q, n_k)
     if not np.isfinite(S).all():
         raise ValueError(
             f"Q Kᵀ/√d overflowed {S.dtype}: the scores are not finite; rescale Q or K"
         )
     return S
+
+
+def _scaled_scores(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
+    """S = Q Kᵀ / √d, shape (n_q, n_k)  (eq-scaled-scores)."""
+    d = Q.shape[1]
+    return Q @ K.T / math.sqrt(d)  # (n_q, n_k); a Python float keeps float32 float32
 
 
 def simulate_dot_products(d: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:

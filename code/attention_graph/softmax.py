@@ -39,6 +39,11 @@ def softmax(S, mask=None) -> np.ndarray:
     array([[1., 0.]])
     """
     S, allowed = as_scores(S, mask)  # (n_q, n_k), (n_q, n_k)
+    return _softmax(S, allowed)  # (n_q, n_k)
+
+
+def _softmax(S: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """W_ij = exp(S_ij − m_i) / Σ_l exp(S_il − m_i), m_i = max_l S_il, over the allowed keys  (eq-softmax-stable)."""
     with np.errstate(over="ignore", invalid="ignore"):
         S_allowed = np.where(allowed, S, -np.inf)  # (n_q, n_k)
         m = np.max(S_allowed, axis=1, keepdims=True, initial=-np.inf)  # (n_q, 1)
@@ -205,6 +210,11 @@ def softmax_jacobian(p) -> np.ndarray:
     total = float(p.sum())
     if abs(total - 1.0) > 1e-6:
         raise ValueError(f"p must sum to 1 (a softmax row); it sums to {total}")
+    return _softmax_jacobian(p)  # (n, n)
+
+
+def _softmax_jacobian(p: np.ndarray) -> np.ndarray:
+    """J = diag(p) − p pᵀ, J_ij = ∂p_i/∂s_j at the row p = softmax(s)  (thm-softmax-jacobian)."""
     return np.diag(p) - np.outer(p, p)  # (n, n)
 
 

@@ -124,6 +124,12 @@ def segment_softmax(s, indptr) -> np.ndarray:
         )
     if counts.size == 0:
         return s.copy()
+    return _segment_softmax(s, indptr)  # (E,)
+
+
+def _segment_softmax(s: np.ndarray, indptr: np.ndarray) -> np.ndarray:
+    """w_e = exp(s_e − m_i) / Σ_{e' in row i} exp(s_e' − m_i), m_i = max of row i  (eq-edge-softmax)."""
+    counts = np.diff(indptr)  # (n_q,), edges per query
     starts = indptr[:-1]  # (n_q,)
     m = np.maximum.reduceat(s, starts)  # (n_q,), the largest score of each query
     e = np.exp(s - np.repeat(m, counts))  # (E,), every entry in (0, 1]
@@ -149,11 +155,10 @@ def edge_attention(Q, K, V, edges, *, return_weights: bool = False):
     Q, K, V = as_qkv(Q, K, V)  # (n_q, d), (n_k, d), (n_k, d_v)
     n_q, n_k = Q.shape[0], K.shape[0]
     order, indptr, rows, cols = _sorted_pattern(edges, n_q, n_k, return_weights)
-    s = edge_scores(Q, K, rows, cols)  # (E,), sorted by (i, j)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Y, w, s = _edge_attention(Q, K, V, indptr, rows, cols)  # (n_q, d_v), (E,), (E,)
     if not np.isfinite(s).all():
         raise ValueError(f"Q Kᵀ/√d overflowed {s.dtype} on some edge: rescale Q or K")
-    w = segment_softmax(s, indptr)  # (E,), sorted by (i, j)
-    Y = _weighted_rows(w, indptr, cols, V, n_q, n_k)  # (n_q, d_v)
     if not return_weights:
         return Y
     if order is not None:
@@ -161,6 +166,14 @@ def edge_attention(Q, K, V, edges, *, return_weights: bool = False):
         w_in[order] = w
         w = w_in
     return Y, w
+
+
+def _edge_attention(Q, K, V, indptr, rows, cols):
+    """y_i = Σ_{j : (i, j) ∈ E} w_ij v_j, scores only on the edges, sorted by query  (eq-edge-attention)."""
+    s = edge_scores(Q, K, rows, cols)  # (E,), sorted by (i, j)
+    w = _segment_softmax(s, indptr)  # (E,), sorted by (i, j)
+    Y = _weighted_rows(w, indptr, cols, V, Q.shape[0], K.shape[0])  # (n_q, d_v)
+    return Y, w, s  # the caller refuses scores that overflowed
 
 
 def _weighted_rows(w, indptr, cols, V, n_q: int, n_k: int) -> np.ndarray:

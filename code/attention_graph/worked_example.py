@@ -76,6 +76,11 @@ def attention_layer(X=None) -> tuple[np.ndarray, AttentionGraph]:
     """
     X = embeddings() if X is None else as_matrix(X, "X", shape_doc="(4, 2)")  # (4, 2)
     check_same(X.shape[0], len(PEOPLE), "X must have one row per person")
+    return _attention_layer(X)
+
+
+def _attention_layer(X: np.ndarray) -> tuple[np.ndarray, AttentionGraph]:
+    """Y = softmax(X Xᵀ/√2) X and the attention graph with W as adjacency (identity projections)."""
     Y, W = attention(X, X, X)  # (4, 2), (4, 4)
     return Y, AttentionGraph(W, PEOPLE)
 
@@ -127,6 +132,11 @@ def integer_search(values=range(-2, 3), decimals: int = PUBLISHED_DECIMALS) -> n
     if vals.size > 7:
         raise ValueError(f"values has {vals.size} entries: the search tries "
                          "len(values)**8 choices; use at most 7")
+    return _integer_search(vals, decimals)
+
+
+def _integer_search(vals: np.ndarray, decimals: int) -> np.ndarray:
+    """Every X with entries in ``vals`` whose published scores and weights round to the article's."""
     vectors = np.array(list(itertools.product(vals, vals)), dtype=float)  # (k², 2)
     rest = np.array(list(itertools.product(range(len(vectors)), repeat=3)))  # (k⁶, 3)
     found = []

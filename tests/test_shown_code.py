@@ -1,0 +1,92 @@
+"""The code shown under a formula is the kernel that computes it: no validation in shown code.
+
+Every ``literalinclude`` with ``:pyobject:`` in ``book/*.md`` shows one function or class of the
+package. Its body (the docstring left out: the page shows only its first line) holds the lines that
+compute; the checks of the arguments (``raise``, ``as_matrix``, ``check_same``, ``_refuse…``, an
+import from ``validation``) live in the public wrapper, which the page does not show.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
+
+INCLUDE = re.compile(r"```\{literalinclude\}\s+(\S+)\n((?::[\w-]+:.*\n)*)")
+# The checkers of validation.py and the modules' own argument checkers (each raises on bad input).
+VALIDATION_NAMES = ("as_matrix", "as_square", "as_int", "as_rng", "as_scores", "as_mask", "as_edges",
+                    "as_qkv", "as_graph", "check_same", "check_block_size", "_float_dtype", "_as_state",
+                    "_adjacency", "_stochastic", "_same_nodes", "_residual", "_inputs", "_count", "_labels",
+                    "_vector", "_checked", "_validated", "_sorted_pattern", "_as_temperature")
+VALIDATION = re.compile(r"\braise\b|\bvalidation\b|\b_refuse\w*|\b_check\w*|\b(?:"
+                        + "|".join(VALIDATION_NAMES) + r")\b")
+
+
+def shown_objects(text: str, page: Path) -> list[tuple[Path, str]]:
+    """(file, object name) for every ``literalinclude`` with ``:pyobject:`` of a page's source."""
+    found = []
+    for m in INCLUDE.finditer(text):
+        options = dict(re.findall(r":([\w-]+):\s*(.*)", m.group(2)))
+        if "pyobject" in options:
+            found.append(((page.parent / m.group(1)).resolve(), options["pyobject"].strip()))
+    return found
+
+
+def shown_source(source: str, name: str) -> list[str]:
+    """The lines of the named top-level function or class (``Class.method`` too) without its docstring."""
+    tree = ast.parse(source)
+    node = None
+    body = tree.body
+    for part in name.split("."):
+        node = next(n for n in body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == part)
+        body = node.body
+    lines = source.splitlines()
+    skip = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, (ast.FunctionDef, ast.ClassDef)) and sub.body:
+            first = sub.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
+                skip.update(range(first.lineno - 1, first.end_lineno))
+    start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) - 1
+    return [lines[k] for k in range(start, node.end_lineno) if k not in skip]
+
+
+def validation_lines(lines: list[str]) -> list[str]:
+    """The lines that check arguments rather than compute (comments ignored)."""
+    return [line for line in lines if VALIDATION.search(line.split("#")[0])]
+
+
+def test_the_rule_catches_validation_in_shown_code():
+    src = textwrap.dedent('''\
+        def f(X):
+            """y = 2x. Raises ValueError when as_matrix fails."""
+            X = as_matrix(X, "X")  # (n, d)
+            if X.size == 0:
+                raise ValueError("X is empty")
+            return 2 * X  # (n, d)
+        ''')
+    assert [line.strip() for line in validation_lines(shown_source(src, "f"))] == [
+        'X = as_matrix(X, "X")  # (n, d)', 'raise ValueError("X is empty")']
+    page = '```{literalinclude} ../code/attention_graph/qkv.py\n:language: python\n:pyobject: f\n```\n'
+    assert [name for _, name in shown_objects(page, BOOK / "x.md")] == ["f"]
+
+
+SHOWN = sorted({(page.stem, path, name) for page in BOOK.glob("*.md")
+                for path, name in shown_objects(page.read_text(), page)})
+
+
+def test_the_book_shows_code():
+    assert len(SHOWN) >= 30, SHOWN
+
+
+@pytest.mark.parametrize("page, path, name", SHOWN, ids=[f"{s}:{n}" for s, _, n in SHOWN])
+def test_shown_code_holds_no_validation(page, path, name):
+    bad = validation_lines(shown_source(path.read_text(), name))
+    assert not bad, f"{page} shows {path.name}:{name} with validation lines:\n" + "\n".join(bad)
