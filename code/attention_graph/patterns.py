@@ -197,7 +197,7 @@ def _display_window_edges():
 
 
 def _display_window_diameter():
-    return sp.Eq(sp.Symbol(r"D_{\mathrm{window}}"), sp.ceiling((_n - 1) / _k), evaluate=False)
+    return sp.Eq(sp.Symbol(r"\operatorname{diam}_{\mathrm{window}}"), sp.ceiling((_n - 1) / _k), evaluate=False)
 
 
 @derivation("eq-window-edges", display=_display_window_edges, strength="verified",

@@ -1,9 +1,18 @@
 """The book's symbol table, in one place: one entry per symbol, one meaning each.
 
-``book/symbols.md`` generates the table page from it, and ``tests/test_notation.py`` checks that
-every letter a page's mathematics uses has an entry and that no symbol has two. The package does not
-read this file.
+``book/symbols.md`` (the back matter) generates the full table from it with ``table_markdown``;
+``book/notation.md`` states the conventions; ``tests/test_notation.py`` checks that every letter a
+page's mathematics uses has an entry and that no symbol has two.
+
+>>> "| $Q$, $K$ |" in table_markdown()
+True
 """
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["SYMBOLS", "entries", "table_markdown"]
 
 # (group, [(symbol, shape, meaning), ...]): the symbol column is what the page shows, one or more
 # symbols in dollars; each symbol between dollars is an entry.
@@ -80,8 +89,10 @@ SYMBOLS = [
          'the gradient of the loss with respect to $Y$, $W$, $S$'),
         ('$dQ$, $dK$, $dV$', 'as $Q$, $K$, $V$',
          'the gradients with respect to the queries, keys and values'),
-        ('$D_i$', '',
-         '$\\sum_j (dY \\circ Y)_{ij}$, the row sums of $dY \\circ Y$ used by the backward pass of softmax attention'),
+        ('$\\Delta_i$', '',
+         ('$\\sum_c (dY \\circ Y)_{ic}$, the row sums of $dY \\circ Y$ (over the value coordinates $c$) used by '
+          'the backward pass of softmax attention')),
+        ('$\\mathcal{J}$', '', 'a scalar loss computed from the outputs'),
         ('$\\operatorname{lse}_i$', '',
          'log-sum-exp of row $i$ of the scores, $\\log \\sum_j e^{S_{ij}}$'),
         ('$\\circ$', '',
@@ -141,8 +152,9 @@ SYMBOLS = [
     ('Probability and the worked example', [
         ('$G$', '',
          'the Gram matrix $XX^\\top$'),
-        ('$g$, $\\eta$, $t$, $\\beta$, $c$, $\\delta$', '',
-         "the worked example's unknowns, defined in {doc}`worked_example`"),
+        ('$g$, $\\eta$, $t$, $\\kappa$', '',
+         "the unknowns of the recovery of the worked example, defined in {doc}`recovery`"),
+        ('$\\delta_{ij}$', '', 'the Kronecker delta: 1 when $i = j$, else 0'),
         ('$Z_i$', '',
          'the normaliser $\\sum_l e^{S_{il}}$ of row $i$'),
     ]),
@@ -165,6 +177,38 @@ SYMBOLS = [
         ('$\\sigma$', '', 'the standard deviation of a row in layer normalisation'),
         ('$\\varepsilon$', '', 'the small constant added to the variance in layer normalisation'),
         ('$\\theta$', '', 'an angle: of a Fourier mode on a path or a cycle, or of a rotation'),
-        ('$\\varphi$', '', "the shortest-path distance $\\varphi(i, j)$ of Graphormer's spatial bias"),
+        ('$\\varphi$', '',
+         ('the shortest-path distance $\\varphi(i, j)$: the fewest edges a message from $j$ crosses to reach $i$ '
+          "(also the index of Graphormer's spatial bias)")),
+        ('$\\operatorname{diam}$', '',
+         'the diameter of a graph, the largest $\\varphi(i, j)$ over the pairs a path connects'),
+        ('$W_{VO}$', '$d_{\\text{model}} \\times d_{\\text{model}}$',
+         'a transform $W_V^{(h)} W_O^{(h)}$ shared by every head'),
+        ('$\\mathcal{H}_i$', '', 'the entropy of row $i$ of $W$'),
+        ("$X'$", '$n \\times d_{\\text{model}}$', "the output of a block's attention sublayer"),
+        ('$c$', '',
+         "a value coordinate, as in $Y_{ic}$; Carla's second coordinate in {doc}`recovery` (a second meaning)"),
     ]),
 ]
+
+
+def entries() -> list[str]:
+    """Every symbol the table has an entry for: each dollar group of a row's symbol column."""
+    return [m.strip() for _, rows in SYMBOLS for symbol, _, _ in rows for m in re.findall(r"\$([^$]+)\$", symbol)]
+
+
+def table_markdown(groups: list[str] | None = None) -> str:
+    """The table as MyST Markdown: one table per group (all, or those named), columns symbol, shape, meaning."""
+    known = [group for group, _ in SYMBOLS]
+    unknown = sorted(set(groups or []) - set(known))
+    if unknown:
+        raise ValueError(f"groups must be among {known}; got {unknown}")
+    out = []
+    for group, rows in SYMBOLS:
+        if groups is not None and group not in groups:
+            continue
+        out += [f"**{group}.**", "", "| symbol | shape | meaning |", "| --- | --- | --- |"]
+        out += [f"| {symbol} | {shape} | {meaning} |" for symbol, shape, meaning in rows]
+        out.append("")
+    return "\n".join(out)
+
