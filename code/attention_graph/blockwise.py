@@ -359,7 +359,8 @@ def _display_merge_output():
 
 
 @derivation("eq-merge-output", display=_display_merge_output,
-            strength="proved", scope="for two general states (m real, ℓ > 0, symbolic o)")
+            strength="proved", scope=("for two general states (m and ℓ > 0 symbols; o a row of two symbolic "
+                                      "entries, each coordinate merged alike)"))
 def _check_merge_output():
     # The merged o is the union's weighted average Σ e^{s_j − m} v_j / ℓ ...
     s, v = _scores("s1:6"), _values(5)
@@ -406,7 +407,8 @@ def _check_merge_is_union():
 
 
 @derivation("thm-merge-order",
-            strength="proved", scope="for three general states (m real, ℓ > 0, symbolic o)")
+            strength="proved", scope=("for three general states (m and ℓ > 0 symbols; o a row of two symbolic "
+                                      "entries, each coordinate merged alike)"))
 def _check_merge_order():
     # Arbitrary states (m real, ℓ > 0, o a row of two): merge is commutative and associative.
     a, b, c = _general_state("a"), _general_state("b"), _general_state("c")
