@@ -177,7 +177,7 @@ SYMBOLS = [
         ('$\\hat m$, $\\hat v$', '', "Adam's bias-corrected running means of the gradient and of its square"),
         ('$\\beta_1$, $\\beta_2$', '', "Adam's decay rates of those running means"),
         ('$\\mathcal{T}$', '', 'the set of tied maxima of a row of scores'),
-        ('$\\sigma$', '', 'the standard deviation of a row in layer normalisation'),
+        ('$\\mu$, $\\sigma$', '', 'the mean and the standard deviation of a row in layer normalisation'),
         ('$\\varepsilon$', '', 'the small constant added to the variance in layer normalisation'),
         ('$\\theta$', '', 'an angle: of a Fourier mode on a path or a cycle, or of a rotation'),
         ('$\\varphi$', '',
