@@ -318,8 +318,8 @@ BROKEN_SHARED_HELPER = {
     "eq-pre-ln": (bl, "_block", _block_without_second_residual, "the shared wiring drops a residual"),
     "eq-post-ln": (bl, "_block", _block_without_second_residual, "the shared wiring drops a residual"),
     "thm-one-head": (mh, "_softmax_rows", _softmax_rows_unnormalised, "the exact softmax helper forgets to normalise"),
-    "thm-gat-is-masked-attention": (gr, "graph_mask", lambda A, self_loops=True: np.asarray(A) > 0,
-                                    "the mask forgets the self-loops"),
+    "thm-gat-is-masked-attention": (gr, "gat_scores", after(gr.gat_scores, lambda e: e.T),
+                                    "the shared score helper swaps query and key"),
 }
 
 
