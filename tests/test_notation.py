@@ -1,11 +1,15 @@
-"""The notation page's exercises: shapes, the PyG orientation and the heads, recomputed independently."""
+"""The notation page's exercises (shapes, the orientation, the heads), recomputed independently; the symbol table."""
+
+import collections
+import re
 
 import re
 
 import numpy as np
+import pytest
 
 import booktools as bt
-import oracles
+from attention_graph import notation as table
 from attention_graph import worked_example as we
 
 PAGE = "notation"
@@ -35,13 +39,12 @@ def test_exercise_shapes_name_queries_keys_and_value_width():
     assert _plain("ex_shape_W") == str((n_q, n_k))
 
 
-def test_exercise_edge_index_receivers_are_in_the_second_row():
-    X = we.embeddings()  # (4, 2)
-    _, W = oracles.attention(X, X, X)  # (4, 4)
-    ana = we.PEOPLE.index("Ana")
-    assert bt.glued_float(PAGE, "ex_ei_edges") == np.count_nonzero(W)
-    # Ana receives along the nonzero entries of her own row: every person, herself included.
-    assert bt.glued_float(PAGE, "ex_ei_ana_in") == np.count_nonzero(W[ana]) == len(we.PEOPLE)
+def test_exercise_orientation_columns_say_whom_a_value_reaches():
+    W3 = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.2, 0.3, 0.5]])  # the exercise's weights
+    reached = (W3 > 0).sum(axis=0)  # (3,): outputs each value reaches, by column
+    assert bt.glued_float(PAGE, "ex_or_widest") == int(np.argmax(reached)) + 1
+    assert bt.glued_float(PAGE, "ex_or_widest_count") == reached.max() == len(W3)
+    assert bt.glued_float(PAGE, "ex_or_edges") == (W3 > 0).sum()
 
 
 def test_exercise_heads_width_and_weight_shape():
@@ -49,3 +52,47 @@ def test_exercise_heads_width_and_weight_shape():
     d_model, H, n = _size(statement, r"d_{\text{model}}"), _size(statement, "H"), len(we.PEOPLE)
     assert bt.glued_float(PAGE, "ex_heads_dh") == d_model // H
     assert _plain("ex_heads_shape") == str((H, n, n))
+
+
+# The symbol table (attention_graph.notation, the one place it is kept): one entry per symbol, and
+# every letter a page's mathematics uses has an entry.
+
+_LETTER = r"\\(?:tilde|hat|bar)\s*\{?\\?[A-Za-z]+\}?|\\mathcal\{[A-Za-z]\}|\\[A-Za-z]+|[A-Za-z]"
+_NOT_SYMBOLS = re.compile(r"\\(?:text|operatorname|mathrm|mathbb|mathbf|begin|end)\{[^}]*\}")
+_COMMANDS = {"\\" + c for c in ("sum", "frac", "tfrac", "sqrt", "cdot", "cdots", "dots", "ldots", "top",
+                                "le", "ge", "ne", "in", "notin", "cup", "to", "mapsto", "times", "circ", "pm",
+                                "infty", "partial", "left", "right", "big", "Big", "lVert", "rVert", "Vert",
+                                "lceil", "rceil", "lfloor", "rfloor", "log", "ln", "exp", "max", "min", "cos",
+                                "sin", "binom", "quad", "qquad", "approx", "sim", "mid", "langle", "rangle",
+                                "prod", "lim", "neq", "leq", "geq", "forall", "exists", "emptyset", "setminus",
+                                "subseteq", "cap", "quad", "odot", "otimes", "star", "ell")}
+
+
+def _symbols_of(tex: str) -> list[str]:
+    tex = _NOT_SYMBOLS.sub(" ", tex)
+    return [s.replace(" ", "") for s in re.findall(_LETTER, tex) if s not in _COMMANDS]
+
+
+def _page_math(page) -> str:
+    text = re.sub(r"```.*?```", " ", page.read_text(), flags=re.S)  # code and directives' bodies aside
+    return " ".join(a or b for a, b in re.findall(r"\$\$(.+?)\$\$|\$([^$\n]+?)\$", text, flags=re.S))
+
+
+# Known clash, to be renamed in the pages (issue 25): the table still gives a (GAT's vector, and a
+# block of keys in the blockwise chapter, in that chapter's SymPy displays) two entries. The test is strict: it
+# fails as soon as they are resolved, so that this mark is removed.
+@pytest.mark.xfail(strict=True, reason="a still has two entries (issue 25, notation)")
+def test_no_symbol_has_two_entries():
+    twice = sorted(s for s, k in collections.Counter(table.entries()).items() if k > 1)
+    assert twice == []
+
+
+def test_the_table_has_entries():
+    assert len(table.entries()) > 60
+
+
+def test_every_letter_a_page_uses_is_in_the_table():
+    known = {sym for e in table.entries() for sym in _symbols_of(e)}
+    missing = {page.stem: sorted(set(_symbols_of(_page_math(page))) - known)
+               for page in sorted((bt.ROOT / "book").glob("*.md"))}
+    assert {k: v for k, v in missing.items() if v} == {}

@@ -69,8 +69,8 @@ def test_training_is_bit_reproducible():
     b = training.train_sequence_model("previous", steps=20)
     for name in a["params"]:
         assert np.array_equal(a["params"][name], b["params"][name])
-    c = training.train_club_model("Graph Transformer", 3, steps=20)
-    d = training.train_club_model("Graph Transformer", 3, steps=20)
+    c = training.train_club_model("masked attention", 3, steps=20)
+    d = training.train_club_model("masked attention", 3, steps=20)
     assert all(np.array_equal(c["params"][k], d["params"][k]) for k in c["params"])
 
 
@@ -147,7 +147,7 @@ def club_runs():
 
 
 @pytest.mark.parametrize("kind, key", [("GCN", "gcn"), ("GAT", "gat"),
-                                       ("Graph Transformer", "gt"), ("uniform attention", "uniform")])
+                                       ("masked attention", "gt"), ("uniform attention", "uniform")])
 def test_experiment_b_accuracy_table_is_recomputed(club_runs, kind, key):
     data, runs = club_runs
     truth = _club_truth()
@@ -168,14 +168,14 @@ def test_experiment_b_claims():
     assert g("acc_gcn_std") == 0.0  # "from every seed"
     wrong = g("acc_gcn_wrong")
     assert wrong >= 1 and abs(wrong - round(wrong)) < 1e-9  # a whole number of members
-    for learned in ("gat", "gt"):  # the models that learn no attention win
+    for learned in ("gat", "gt"):  # after the last step, the fixed weights score higher
         assert g("acc_gcn_mean") > g(f"acc_{learned}_mean")
         assert g("acc_uniform_mean") > g(f"acc_{learned}_mean")
         assert g(f"acc_{learned}_std") > g("acc_gcn_std") and g(f"acc_{learned}_std") > g("acc_uniform_std")
     # Untrained: the communities of both first layers are those of uniform attention.
     for model in ("gat", "gt"):
         assert g(f"{model}_l1_before_ari") == pytest.approx(g("uniform_ari"), abs=1e-12)
-    # Graph Transformer: more mass on the own faction, in layer 1 and the rollout, above uniform.
+    # Masked attention: more mass on the own faction, in layer 1 and the rollout, above uniform.
     for view in ("l1", "ro"):
         assert g(f"gt_{view}_after_same_faction") > g(f"gt_{view}_before_same_faction")
     assert g("gt_l1_after_same_faction") > g("uniform_same_faction")
@@ -188,12 +188,12 @@ def test_experiment_b_claims():
 
 
 def test_experiment_b_readouts_are_recomputed(club_runs):
-    """The Graph Transformer's own-faction mass, from the trained weights, by independent code."""
+    """Masked attention's own-faction mass, from the trained weights, by independent code."""
     data, runs = club_runs
     truth = _club_truth()
     same = truth[:, None] == truth[None, :]
     for when in ("before", "after"):
-        values = [float((runs[("Graph Transformer", s)][f"W_{when}"][0] * same).sum(axis=1).mean())
+        values = [float((runs[("masked attention", s)][f"W_{when}"][0] * same).sum(axis=1).mean())
                   for s in range(20)]
         assert bt.glued_float(PAGE, f"gt_l1_{when}_same_faction") == pytest.approx(np.mean(values),
                                                                                  abs=1e-12)
@@ -202,7 +202,7 @@ def test_experiment_b_readouts_are_recomputed(club_runs):
 def test_untrained_communities_are_those_of_uniform_attention(club_runs):
     data, runs = club_runs
     uniform = spectral_bipartition(data["mean"])
-    for kind in ("GAT", "Graph Transformer"):
+    for kind in ("GAT", "masked attention"):
         for s in range(20):
             assert np.array_equal(spectral_bipartition(runs[(kind, s)]["W_before"][0]), uniform)
 
@@ -213,3 +213,66 @@ def test_exercises():
     for key in ("ex_adam_big", "ex_adam_small"):
         assert bt.glued_float(PAGE, key) == pytest.approx(0.1, abs=1e-5)
     assert bt.glued_plain(PAGE, "ex_adam_words").strip("'") == "0.1000 each"  # the learning rate, said once
+
+
+# --- Experiment B along training: early stopping on held-out members, recomputed ----------------
+
+def _held_out_and_test(truth):
+    """Three unlabelled members of each faction, drawn with seed 0 as the chapter says; the rest test."""
+    rng = np.random.default_rng(0)
+    unlabelled = np.array([i for i in range(34) if i not in (0, 33)])
+    held = sorted(int(i) for f in (0, 1)
+                  for i in rng.choice(unlabelled[truth[unlabelled] == f], 3, replace=False))
+    return held, [int(i) for i in unlabelled if i not in held]
+
+
+def _cross_entropy(logits, truth):
+    z = logits - logits.max(axis=1, keepdims=True)
+    return float(np.mean(np.log(np.exp(z).sum(axis=1)) - z[np.arange(len(truth)), truth]))
+
+
+@pytest.mark.parametrize("kind, key", [("GCN", "gcn"), ("GAT", "gat"),
+                                       ("masked attention", "gt"), ("uniform attention", "uniform")])
+def test_experiment_b_early_stopping_is_recomputed(club_runs, kind, key):
+    data, runs = club_runs
+    truth = _club_truth()
+    held, test = _held_out_and_test(truth)
+    assert bt.glued_float(PAGE, "es_held_out") == len(held) and bt.glued_float(PAGE, "es_test") == len(test)
+    chosen_acc, last_acc, curves, n_last = [], [], [], 0
+    for s in range(20):
+        run = runs[(kind, s)]
+        steps = run["record_steps"]
+        assert steps[0] == 0 and steps[-1] == 100
+        # The last recorded logits are those of the trained parameters, recomputed independently.
+        np.testing.assert_allclose(run["logits_history"][-1], _logits(kind, run["params"], data), atol=1e-10)
+        acc = [float(np.mean(L[test].argmax(axis=1) == truth[test])) for L in run["logits_history"]]
+        loss = [_cross_entropy(L[held], truth[held]) for L in run["logits_history"]]
+        best = int(np.argmin(loss))
+        chosen_acc.append(acc[best])
+        last_acc.append(acc[-1])
+        n_last += steps[best] == 100
+        curves.append(acc)
+    curve = np.mean(curves, axis=0)
+    assert bt.glued_float(PAGE, f"es_{key}_chosen_acc") == pytest.approx(np.mean(chosen_acc), abs=1e-12)
+    assert bt.glued_float(PAGE, f"es_{key}_last_acc") == pytest.approx(np.mean(last_acc), abs=1e-12)
+    assert bt.glued_float(PAGE, f"es_{key}_n_last") == n_last
+    assert bt.glued_float(PAGE, f"es_{key}_at_early") == pytest.approx(curve[steps.index(20)], abs=1e-12)
+    assert bt.glued_float(PAGE, f"es_{key}_best_step") == steps[int(np.argmax(curve))]
+
+
+def test_experiment_b_along_training_claims(club_runs):
+    """What the chapter says about the curves: the fixed weights end at their best, the learned ones
+    never beat both fixed ones, and decline by about one member after their best step."""
+    data, runs = club_runs
+    truth = _club_truth()
+    _, test = _held_out_and_test(truth)
+    curve = {kind: np.mean([[np.mean(L[test].argmax(axis=1) == truth[test]) for L in runs[(kind, s)]["logits_history"]]
+                            for s in range(20)], axis=0) for kind in training.CLUB_MODELS}
+    for fixed in ("GCN", "uniform attention"):
+        assert curve[fixed][-1] == pytest.approx(curve[fixed].max(), abs=1e-12)
+    best_fixed = np.maximum(curve["GCN"], curve["uniform attention"])
+    one = 1 / len(test)
+    for learned in ("GAT", "masked attention"):
+        assert (curve[learned] <= best_fixed + 1e-12).all()
+        assert 0.5 * one < curve[learned].max() - curve[learned][-1] < 1.5 * one
+

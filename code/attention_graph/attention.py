@@ -271,7 +271,7 @@ def _check_convex_combination():
     total_weight = sp.Sum(w[jj], (jj, 1, n))
     spread = sp.Sum(w[jj] * (f[jj] - f_min), (jj, 1, n)).expand()
     spread = spread.replace(lambda e: isinstance(e, sp.Sum), lambda e: sp.factor_terms(e))
-    yield sp.Eq(spread.subs(total_weight, 1), sp.Sum(w[jj] * f[jj], (jj, 1, n)) - f_min)
+    yield sp.Eq(spread.subs(total_weight, 1), sp.Sum(w[jj] * f[jj], (jj, 1, n)) - f_min, evaluate=False)
     term = (w[jj] * (f[jj] - f_min)).subs(f[jj], f_min + g[jj])  # f_min is the smallest: f_j = f_min + g_j
     yield bool(sp.Sum(term, (jj, 1, n)).is_nonnegative)
     # The key step: with Σ_j w_j = 1, Σ_j w_j f_j − f_1 = Σ_j w_j (f_j − f_1). If f_1 is the smallest

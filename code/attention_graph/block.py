@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 import sympy as sp
 
+from . import registry
 from .multihead import exact_heads, multi_head_attention
 from .registry import close_to_exact, derivation, symbol_matrix
 from .validation import as_int, as_matrix, as_rng
@@ -350,23 +351,37 @@ def _params_float() -> BlockParams:
     return BlockParams(n_heads=2, **{k: np.array(v, dtype=float) for k, v in _P.items()})
 
 
-def _exact_block(X: sp.Matrix, norm_first: bool, eps=_EPS_EXACT) -> sp.Matrix:
-    """The block in 40-digit arithmetic: exact formulas, each sublayer's output rounded to 40 digits
-    (nested radicals inside exponentials would otherwise grow without bound)."""
+def _exact_sublayers(eps=_EPS_EXACT):
+    """MHA, LN_1, LN_2 and FFN of the example in 40-digit arithmetic (nested radicals inside
+    exponentials would otherwise grow without bound)."""
     def mha(Z):
         heads = exact_heads(Z, Z, _P["W_Q"], _P["W_K"], _P["W_V"], 2)
         return (sp.Matrix.hstack(*heads) * _P["W_O"]).evalf(40)
 
-    return _block(X, mha, lambda Z: exact_ln(Z, _P["gamma_1"], _P["beta_1"], eps).evalf(40),
-                  lambda Z: exact_ln(Z, _P["gamma_2"], _P["beta_2"], eps).evalf(40),
-                  lambda Z: _exact_ffn(Z, _P["W_1"], _P["b_1"], _P["W_2"], _P["b_2"]).evalf(40),
-                  norm_first)
+    return (mha, lambda Z: exact_ln(Z, _P["gamma_1"], _P["beta_1"], eps).evalf(40),
+            lambda Z: exact_ln(Z, _P["gamma_2"], _P["beta_2"], eps).evalf(40),
+            lambda Z: _exact_ffn(Z, _P["W_1"], _P["b_1"], _P["W_2"], _P["b_2"]).evalf(40))
+
+
+def _wired_by_hand(X, mha, ln_1, ln_2, ffn, norm_first: bool):
+    """The block as the page writes it, wired here and not by ``_block``: the exact side of the checks."""
+    if norm_first:  # pre-LN: Z = X + MHA(LN_1(X)), Y = Z + FFN(LN_2(Z))
+        Z = X + mha(ln_1(X))
+        return Z + ffn(ln_2(Z))
+    Z = ln_1(X + mha(X))  # post-LN: Z = LN_1(X + MHA(X)), Y = LN_2(Z + FFN(Z))
+    return ln_2(Z + ffn(Z))
 
 
 def _check_block(norm_first: bool):
-    # The display and this check share the wiring `_block`; filled with LN (ε = 1/100000), two-head
-    # attention and the ReLU network in 40-digit arithmetic, it equals the package's output.
-    exact = _exact_block(_X_BLOCK, norm_first)
+    # The display is the page's wiring, written out here by hand with the same undefined sublayers.
+    label = "eq-pre-ln" if norm_first else "eq-post-ln"
+    X = sp.Symbol("X")
+    shown = registry.display(label).rhs
+    yield sp.Eq(shown, _wired_by_hand(X, _F["MHA"], _F["LN_1"], _F["LN_2"], _F["FFN"], norm_first),
+                evaluate=False)
+    # The package equals that wiring filled with LN (ε = 1/100000), two-head attention and the ReLU
+    # network in 40-digit arithmetic.
+    exact = _wired_by_hand(_X_BLOCK, *_exact_sublayers(), norm_first)
     got = transformer_block(np.array(_X_BLOCK, dtype=float), _params_float(), norm_first=norm_first)
     yield close_to_exact(exact, got, atol=1e-12)
     # The other placement gives another output: the check tells pre-LN from post-LN.
@@ -386,21 +401,44 @@ def _check_post_ln():
     yield from _check_block(False)
 
 
-@derivation("eq-layer-norm", display=_display_layer_norm, strength="proved",
-            scope="for a symbolic vector of three entries; the package agrees with the exact values to 1e-12")
+def _ln_from_display(x: sp.Matrix, gamma, beta, eps) -> sp.Matrix:
+    """The displayed LN, its symbols filled in: μ and σ² the mean and variance of the row's entries."""
+    shown = registry.display("eq-layer-norm").rhs
+    l_, = (a for a in shown.free_symbols if a.name == "l")
+    d = len(x)
+    mu = sum(x) / d
+    sigma2 = sum((v - mu) ** 2 for v in x) / d
+    syms = {a.name: a for a in shown.free_symbols if isinstance(a, sp.Symbol)}
+    out = []
+    for c in range(d):
+        e = shown.subs(l_, c + 1).subs({sp.Symbol("mu", positive=True): mu,
+                                        syms["sigma"] ** 2: sigma2, syms["epsilon"]: eps})
+        e = e.replace(lambda a: isinstance(a, sp.Indexed) and a.base.label.name == "x",
+                      lambda a: x[int(a.indices[0]) - 1])
+        e = e.replace(lambda a: isinstance(a, sp.Indexed) and a.base.label.name == "gamma",
+                      lambda a: gamma[int(a.indices[0]) - 1])
+        e = e.replace(lambda a: isinstance(a, sp.Indexed) and a.base.label.name == "beta",
+                      lambda a: beta[int(a.indices[0]) - 1])
+        out.append(e)
+    return sp.Matrix([out])
+
+
+@derivation("eq-layer-norm", display=_display_layer_norm, strength="verified",
+            scope="for a symbolic vector of three entries; the package agrees with the displayed formula to 1e-12")
 def _check_layer_norm():
-    # For symbolic x (d = 3), γ = 1 and β = 0: the entries of LN(x) have mean 0 and mean square
-    # σ²/(σ² + ε), i.e. 1 when ε = 0.
+    # The displayed formula itself, for symbolic x (d = 3), γ = 1 and β = 0 and μ, σ² the mean and
+    # variance of x's entries: the entries of LN(x) have mean 0 and mean square σ²/(σ² + ε).
     eps = sp.Symbol("epsilon", positive=True)
     x = symbol_matrix("x", 1, 3)
-    z = exact_ln(x, [1, 1, 1], [0, 0, 0], eps)
+    z = _ln_from_display(x, [1, 1, 1], [0, 0, 0], eps)
     mu = sum(x) / 3
     var = sum((v - mu) ** 2 for v in x) / 3
-    yield sp.Eq(sum(z), 0)
-    yield sp.Eq(sum(v**2 for v in z) / 3, var / (var + eps))
-    # The package equals the exact formula with γ, β and PyTorch's ε = 1e-5.
+    yield sp.Eq(sum(z), 0, evaluate=False)
+    yield sp.Eq(sum(v**2 for v in z) / 3, var / (var + eps), evaluate=False)
+    # The package equals the displayed formula with γ, β and PyTorch's ε = 1e-5, row by row.
     X = sp.Matrix([[1, 3, 2, 0], [0, 0, 1, -1]])
-    exact = exact_ln(X, _P["gamma_1"], _P["beta_1"], sp.Rational(1, 100000))
+    exact = sp.Matrix.vstack(*[_ln_from_display(X.row(r), _P["gamma_1"], _P["beta_1"], sp.Rational(1, 100000))
+                               for r in range(X.rows)])
     got = layer_norm(np.array(X, dtype=float), np.array(_P["gamma_1"], dtype=float),
                      np.array(_P["beta_1"], dtype=float))
     yield close_to_exact(exact, got, atol=1e-12)
@@ -418,21 +456,39 @@ def _check_ffn():
     yield (X * _P["W_1"])[0, 1] + _P["b_1"][1] < 0
 
 
-@derivation("thm-node-wise-update", strength="proved",
-            scope="for three tokens with d = d_ff = 2 and symbolic weights, gains, biases and ε")
+@derivation("thm-node-wise-update", strength="verified",
+            scope=("for three tokens with d = d_ff = 2 and symbolic weights, gains, biases and ε (the displayed "
+                   "LN); the package's LN and FFN on seeded inputs, bit for bit"))
 def _check_node_wise_update():
     # Symbolic rows x_1, x_2, x_3 (d = 2), symbolic γ, β, W_1 (2 × 2), b_1, W_2, b_2 and ε: row i of
-    # FFN(LN(X)) holds no entry of any other row. (Verified for n = 3, d = d_ff = 2.)
+    # FFN(LN(X)), LN as displayed in eq-layer-norm with μ and σ² over the row, holds no entry of any
+    # other row.
     X = symbol_matrix("x", 3, 2)
     g, b = symbol_matrix("g", 1, 2), symbol_matrix("b", 1, 2)
     W_1, W_2 = symbol_matrix("u", 2, 2), symbol_matrix("v", 2, 2)
     b_1, b_2 = symbol_matrix("c", 1, 2), symbol_matrix("e", 1, 2)
-    Z = _exact_ffn(exact_ln(X, list(g), list(b), sp.Symbol("epsilon", positive=True)),
-                   W_1, list(b_1), W_2, list(b_2))
+    eps = sp.Symbol("epsilon", positive=True)
+    LN = sp.Matrix.vstack(*[_ln_from_display(X.row(r), list(g), list(b), eps) for r in range(3)])
+    Z = _exact_ffn(LN, W_1, list(b_1), W_2, list(b_2))
     for i in range(3):
         others = {s for r in range(3) if r != i for s in X.row(r)}
         yield not (Z.row(i).free_symbols & others)
         yield set(X.row(i)) <= Z.row(i).free_symbols
+    # The package's LN and FFN: changing the other tokens leaves row i unchanged, bit for bit, and
+    # changing token i changes it.
+    rng = np.random.default_rng(25)
+    Xn, W1n, W2n = rng.standard_normal((5, 4)), rng.standard_normal((4, 6)), rng.standard_normal((6, 4))  # (5, 4), ...
+    gn, bn, b1n, b2n = rng.standard_normal(4), rng.standard_normal(4), rng.standard_normal(6), rng.standard_normal(4)
+
+    def update(A):  # (5, 4) -> (5, 4)
+        return feed_forward(layer_norm(A, gn, bn), W1n, b1n, W2n, b2n)
+
+    base = update(Xn)  # (5, 4)
+    for i in range(5):
+        moved = Xn + rng.standard_normal(Xn.shape) * (np.arange(5) != i)[:, None]  # (5, 4): other rows moved
+        yield bool(np.array_equal(update(moved)[i], base[i]))
+        mine = Xn + rng.standard_normal(Xn.shape) * (np.arange(5) == i)[:, None]  # (5, 4): row i moved
+        yield not np.allclose(update(mine)[i], base[i])
     # Attention is not node-wise: one row of MHA(X) holds entries of every row.
     H = sp.Matrix.hstack(*exact_heads(X, X, sp.eye(2), sp.eye(2), sp.eye(2), 1))
     yield set(X) <= H.row(0).free_symbols

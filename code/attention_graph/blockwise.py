@@ -377,7 +377,8 @@ def _display_merge_output():
 
 
 @derivation("eq-merge-output", display=_display_merge_output,
-            strength="proved", scope="for two general states (m real, ℓ > 0, symbolic o)")
+            strength="proved", scope=("for two general states (m and ℓ > 0 symbols; o a row of two symbolic "
+                                      "entries, each coordinate merged alike)"))
 def _check_merge_output():
     # The merged o is the union's weighted average Σ e^{s_j − m} v_j / ℓ ...
     s, v = _scores("s1:6"), _values(5)
@@ -388,7 +389,7 @@ def _check_merge_output():
     M = merge(a, b, **_SYM)
     w_a = sp.exp(a.m - M.m) * a.ell / M.ell
     w_b = sp.exp(b.m - M.m) * b.ell / M.ell
-    yield sp.Eq(w_a + w_b, 1)
+    yield sp.Eq(w_a + w_b, 1, evaluate=False)
     yield from _matrix_zero(M.o - (w_a * a.o + w_b * b.o))
     for c in range(2):  # the display, with the symbols of the two states, is merge's o
         yield sp.Eq(_merge_shown(registry.display("eq-merge-output"), a, b, M, c), M.o[c])
@@ -424,13 +425,14 @@ def _check_merge_is_union():
 
 
 @derivation("thm-merge-order",
-            strength="proved", scope="for three general states (m real, ℓ > 0, symbolic o)")
+            strength="proved", scope=("for three general states (m and ℓ > 0 symbols; o a row of two symbolic "
+                                      "entries, each coordinate merged alike)"))
 def _check_merge_order():
     # Arbitrary states (m real, ℓ > 0, o a row of two): merge is commutative and associative.
     a, b, c = _general_state("a"), _general_state("b"), _general_state("c")
     ab, ba = merge(a, b, **_SYM), merge(b, a, **_SYM)
     yield sp.Eq(ab.m - ba.m, 0)
-    yield sp.Eq(ab.ell, ba.ell)
+    yield sp.Eq(ab.ell, ba.ell, evaluate=False)
     yield from _matrix_zero(ab.o - ba.o)
     left = merge(merge(a, b, **_SYM), c, **_SYM)
     right = merge(a, merge(b, c, **_SYM), **_SYM)

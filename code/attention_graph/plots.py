@@ -964,3 +964,19 @@ def plot_backward_graph():
     ax.set_ylim(-1.3, 2.8)
     ax.axis("off")
     return _finish(fig)
+
+
+def plot_club_curves(early: dict, models):
+    """Test accuracy against Adam steps, seed means, one line per model; a dot at the mean of the
+    steps chosen on the held-out members and the mean test accuracy there (from training.early_stopping)."""
+    fig, ax = plt.subplots(figsize=(6.0, 3.4))
+    steps = np.asarray(early["record_steps"])  # (records,)
+    for kind in models:
+        r = early[kind]
+        (line,) = ax.plot(steps, r["curve"], "-", lw=1.4, label=kind)
+        ax.plot([np.mean(r["chosen"])], [np.mean(r["at_chosen"])], "o", color=line.get_color(), ms=5)
+    ax.set_xlabel("Adam step")
+    ax.set_ylabel("accuracy, test members")
+    ax.set_ylim(0.85, 1.0)
+    ax.legend(frameon=False, fontsize=8, loc="lower right")
+    return _finish(fig)

@@ -23,6 +23,7 @@ attention_graph.registry.DerivationError: statement 0 does not hold: Eq(x + 1, x
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -31,7 +32,8 @@ import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
 __all__ = ["Derivation", "DerivationError", "STRENGTHS", "badge", "close_to_exact", "derivation", "display",
-           "evaluate", "labels", "latex", "math", "strength", "strength_counts", "verify", "verify_statements",
+           "evaluate", "is_general", "labels", "latex", "math", "strength", "strength_counts", "verify",
+           "verify_statements",
            "symbol_matrix"]
 
 
@@ -216,6 +218,8 @@ def clearly_nonzero(expr) -> bool:
 
 def _is_zero(expr) -> bool:
     expr = sp.expand(expr.doit())
+    if isinstance(expr, sp.MatrixExpr):  # matrix symbols of symbolic shape: zero when it cancels
+        return isinstance(sp.expand(sp.simplify(expr)), sp.ZeroMatrix) or sp.expand(expr) == 0
     return not clearly_nonzero(expr) and sp.simplify(expr) == 0
 
 
@@ -232,15 +236,55 @@ def _holds(statement) -> bool:
     raise TypeError(f"a check must return SymPy relations or bools; got {type(statement).__name__}")
 
 
-def verify_statements(statements: Iterable) -> int:
-    """Check every statement; return how many held, raise ``DerivationError`` on the first failure."""
-    count = 0
+_ENTRY = re.compile(r"_\d+$")  # x_01, s_2: an entry of an array of fixed size
+
+
+def is_general(statement) -> bool:
+    """True when ``statement`` holds for general symbols, not only at sizes fixed in advance.
+
+    General: a SymPy relation with a free integer symbol (a size or an index: n, k, l), or a matrix
+    symbol of symbolic shape; or a scalar relation in free symbols with no explicit matrix and no
+    entry of one (no symbol named like ``x_01``). A Python bool, a relation SymPy has already decided
+    (``True``), an explicit matrix or a symbol matrix's entries are not general: they hold at the sizes
+    the check chose.
+
+    >>> n = sp.Symbol("n", integer=True, positive=True)
+    >>> j, x = sp.Symbol("j", integer=True), sp.IndexedBase("x")
+    >>> is_general(sp.Eq(sp.Sum(2 * x[j], (j, 1, n)), 2 * sp.Sum(x[j], (j, 1, n)), evaluate=False))
+    True
+    >>> X = symbol_matrix("x", 2, 2)
+    >>> is_general(sp.Eq(X * sp.eye(2), X, evaluate=False))
+    False
+    """
+    if not isinstance(statement, sp.Basic):
+        return False
+    free = statement.free_symbols
+    if any(getattr(x, "is_integer", False) for x in free):
+        return True
+    if any(not sp.sympify(size).is_number for m in statement.atoms(sp.MatrixSymbol) for size in m.shape):
+        return True
+    if statement.atoms(sp.MatrixBase) or any(_ENTRY.search(str(x)) for x in free):
+        return False
+    return bool(free)
+
+
+def verify_statements(statements: Iterable, strength: str = "verified") -> int:
+    """Check every statement; return how many held, raise ``DerivationError`` on the first failure.
+
+    A check of ``strength`` "proved" must also give at least one general statement
+    (``is_general``): a check whose symbols all have fixed sizes cannot register as proved.
+    """
+    count, general = 0, False
     for k, statement in enumerate(statements):
         if not _holds(statement):
             raise DerivationError(f"statement {k} does not hold: {statement}")
+        general = general or is_general(statement)
         count += 1
     if count == 0:
         raise DerivationError("a check returned no statement: it could never fail")
+    if strength == "proved" and not general:
+        raise DerivationError("registered as proved, but every statement is at fixed sizes "
+                              "(no free size or index, no symbolic shape, no general scalar relation)")
     return count
 
 
@@ -249,7 +293,7 @@ def verify(label: str) -> int:
     if label not in _REGISTRY:
         raise KeyError(f"no SymPy check registered under label {label!r}")
     try:
-        return verify_statements(_REGISTRY[label].check())
+        return verify_statements(_REGISTRY[label].check(), _REGISTRY[label].strength)
     except DerivationError as err:
         raise DerivationError(f"{label}: {err}") from None
 

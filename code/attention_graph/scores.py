@@ -175,7 +175,7 @@ def _sum_moments():
                                      "exactly also for d = 1, 2, 3 on two discrete laws and on the normal law")
 def _check_mean():
     total, _ = _sum_moments()
-    yield sp.Eq(total, d * mq[1] * mk[1])  # linearity and independence, before the hypotheses
+    yield sp.Eq(total, d * mq[1] * mk[1], evaluate=False)  # linearity and independence, before the hypotheses
     shown = registry.display("eq-mean-qk")  # E of the modelled sum, and its value
     yield shown.lhs.args[0] == _dot
     yield sp.Eq(total.subs(HYPOTHESES), shown.rhs)
@@ -189,7 +189,7 @@ def _check_mean():
 def _check_var_term():
     mean, second = _term_moments()
     var = second - mean**2
-    yield sp.Eq(var, mq[2] * mk[2] - mq[1] ** 2 * mk[1] ** 2)  # independence alone
+    yield sp.Eq(var, mq[2] * mk[2] - mq[1] ** 2 * mk[1] ** 2, evaluate=False)  # independence alone
     yield sp.Eq(var.subs(HYPOTHESES), registry.display("eq-var-term").rhs)
     for dist in _zero_mean_unit_variance("a"):
         other = stats.FiniteRV("b", dict(stats.density(dist).dict))
@@ -202,7 +202,7 @@ def _check_var_term():
 def _check_var_qk():
     _, var = _sum_moments()
     mean, second = _term_moments()
-    yield sp.Eq(var, d * (second - mean**2))  # independent terms: the variances add up
+    yield sp.Eq(var, d * (second - mean**2), evaluate=False)  # independent terms: the variances add up
     shown = registry.display("eq-var-qk")
     yield shown.lhs.args[0] == _dot
     yield sp.Eq(var.subs(HYPOTHESES), shown.rhs)
@@ -220,6 +220,7 @@ def _check_var_scaled():
     _, second_of_sum = total, var + total**2
     shown = registry.display("eq-var-scaled")
     yield shown.lhs.args[0] == _dot * c
+    yield sp.Eq(c**2 * second_of_sum - (c * total) ** 2, var / d, evaluate=False)  # Var[cX] = c² Var[X]
     yield sp.Eq((c**2 * second_of_sum - (c * total) ** 2).subs(HYPOTHESES), shown.rhs)
     for d_, dot in _concrete_dots():
         yield sp.Eq(stats.variance(dot / sp.sqrt(d_)), 1)

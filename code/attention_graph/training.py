@@ -6,8 +6,10 @@ A. A sequence task whose solution needs one graph (copy the previous token: edge
    the sequence: edges i → n−1−i). A one-layer attention model, trained with Adam, puts its weight
    on exactly those edges.
 B. Zachary's karate club with two labelled members (the instructor, node 0, and the administrator,
-   node 33): GCN, GAT and the Graph Transformer layer trained with the same budget, against an
-   attention that stays uniform over the neighbours.
+   node 33): GCN, GAT and masked dot-product attention (the attention of a Graph Transformer
+   layer, without its residual, feed-forward network, normalisation or heads) trained with the same
+   budget, against an attention that stays uniform over the neighbours; accuracy is recorded along
+   training, and an early-stopping step is chosen on held-out members.
 
 Every gradient is written out with the chain rule; attention's goes through
 :func:`attention_graph.backward.attention_backward`.
@@ -29,10 +31,11 @@ from .softmax import softmax
 __all__ = ["adam", "cross_entropy", "sequence_task", "init_sequence_model", "sequence_model",
            "sequence_model_grads", "edge_share", "train_sequence_model", "club_features",
            "init_club_model", "club_model", "club_model_grads", "train_club_model", "CLUB_MODELS",
-           "LABELLED"]
+           "LABELLED", "RECORD_EVERY", "held_out_members", "early_stopping"]
 
-CLUB_MODELS = ("GCN", "GAT", "Graph Transformer", "uniform attention")
+CLUB_MODELS = ("GCN", "GAT", "masked attention", "uniform attention")
 LABELLED = (0, 33)  # the instructor (Mr. Hi) and the administrator (the Officer)
+RECORD_EVERY = 5  # accuracy is recorded every RECORD_EVERY Adam steps, and after the last
 
 
 # --------------------------------------------------------------------------------------------------
@@ -210,7 +213,7 @@ def club_features(k: int = 4) -> dict:
 
 
 def _inputs(kind: str, data: dict) -> np.ndarray:
-    """GCN and GAT read one-hot features; the Graph Transformer and its uniform twin add the PE."""
+    """GCN and GAT read one-hot features; masked attention and its uniform twin add the PE."""
     return data["identity"] if kind in ("GCN", "GAT") else data["with_pe"]
 
 
@@ -225,7 +228,7 @@ def init_club_model(kind: str, data: dict, rng: np.random.Generator, hidden: int
         params[f"Theta{layer}"] = rng.standard_normal((d_in, d_out)) / math.sqrt(d_in)
         if kind == "GAT":
             params[f"a{layer}"] = rng.standard_normal((2, d_out)) / math.sqrt(d_out)
-        if kind == "Graph Transformer":
+        if kind == "masked attention":
             params[f"W_Q{layer}"] = rng.standard_normal((d_in, d_k)) / math.sqrt(d_in)
             params[f"W_K{layer}"] = rng.standard_normal((d_in, d_k)) / math.sqrt(d_in)
     return params
@@ -257,7 +260,7 @@ def _layer_backward(kind: str, params: dict, layer: int, cache: dict, dout, data
     """Gradients of one layer's parameters into ``grads``; returns dH."""
     H, Z, W = cache["H"], cache["Z"], cache["W"]
     Theta = params[f"Theta{layer}"]
-    if kind == "Graph Transformer":
+    if kind == "masked attention":
         dQ, dK, dZ = attention_backward(cache["Q"], cache["K"], Z, dout, data["mask"])  # (n, ·)
         grads[f"W_Q{layer}"] = H.T @ dQ
         grads[f"W_K{layer}"] = H.T @ dK
@@ -305,15 +308,21 @@ def train_club_model(kind: str, seed: int, *, steps: int = 100, lr: float = 0.01
     params = init_club_model(kind, data, np.random.default_rng(seed))
     before = [c["W"] for c in club_model(kind, params, data)[1]]
     state: dict = {}
-    for _ in range(steps):
-        _, grads = club_model_grads(kind, params, data)
-        adam(params, grads, state, lr)
+    record_steps, history = [], []  # the steps recorded, and the logits there
+    for step in range(steps + 1):
+        if step % RECORD_EVERY == 0 or step == steps:
+            record_steps.append(step)
+            history.append(club_model(kind, params, data)[0])  # (n, 2)
+        if step < steps:
+            _, grads = club_model_grads(kind, params, data)
+            adam(params, grads, state, lr)
     logits, caches = club_model(kind, params, data)
     unlabelled = np.setdiff1d(np.arange(len(data["club"])), LABELLED)  # (32,)
     predicted = logits.argmax(axis=1)  # (n,)
     return {"kind": kind, "seed": seed, "predicted": predicted, "params": params,
             "accuracy": float((predicted[unlabelled] == data["club"][unlabelled]).mean()),
-            "W_before": before, "W_after": [c["W"] for c in caches]}
+            "W_before": before, "W_after": [c["W"] for c in caches],
+            "record_steps": record_steps, "logits_history": np.array(history)}  # (records, n, 2)
 
 
 def attention_readout(W, data: dict) -> dict:
@@ -332,18 +341,21 @@ def attention_readout(W, data: dict) -> dict:
 def club_study(seeds: int = 20, steps: int = 100, lr: float = 0.01) -> dict:
     """Every model of CLUB_MODELS trained from seeds 0..seeds−1 with the same budget.
 
-    Returns ``accuracy[kind]`` (seeds,) and, for GAT and the Graph Transformer, the graph tools'
-    readouts of the first layer's attention and of the rollout of both layers, before and after.
+    Returns ``accuracy[kind]`` (seeds,), ``history[kind]`` (seeds, records, n, 2) the logits at
+    ``record_steps``, and, for GAT and masked attention, the graph tools' readouts of the first
+    layer's attention and of the rollout of both layers, before and after.
     """
     data = club_features()
     labels = tuple(str(i) for i in range(len(data["club"])))
-    out = {"accuracy": {k: [] for k in CLUB_MODELS}, "readout": {}, "steps": steps, "lr": lr,
-           "seeds": seeds}
+    out = {"accuracy": {k: [] for k in CLUB_MODELS}, "history": {k: [] for k in CLUB_MODELS},
+           "readout": {}, "steps": steps, "lr": lr, "seeds": seeds}
     for kind in CLUB_MODELS:
         for seed in range(seeds):
             run = train_club_model(kind, seed, steps=steps, lr=lr, data=data)
             out["accuracy"][kind].append(run["accuracy"])
-            if kind not in ("GAT", "Graph Transformer"):
+            out["history"][kind].append(run["logits_history"])
+            out["record_steps"] = run["record_steps"]
+            if kind not in ("GAT", "masked attention"):
                 continue
             for when in ("before", "after"):
                 layers = [AttentionGraph(W, labels) for W in run[f"W_{when}"]]
@@ -363,3 +375,41 @@ def readout_summary(study: dict) -> dict:
                     "pagerank_0": float(np.mean([r["pagerank"][LABELLED[0]] for r in runs])),
                     "pagerank_33": float(np.mean([r["pagerank"][LABELLED[1]] for r in runs]))}
     return out
+
+
+def held_out_members(per_faction: int = 3, seed: int = 0) -> tuple[int, ...]:
+    """Members held out to choose the early-stopping step: ``per_faction`` unlabelled members of each
+    faction, drawn with ``seed``; their labels are never trained on and never scored."""
+    _, club, _ = club_graph()
+    rng = np.random.default_rng(seed)
+    unlabelled = np.setdiff1d(np.arange(len(club)), LABELLED)  # (32,)
+    picked = [rng.choice(unlabelled[club[unlabelled] == f], per_faction, replace=False) for f in (0, 1)]
+    return tuple(sorted(int(i) for i in np.concatenate(picked)))
+
+
+def early_stopping(study: dict, held_out: tuple[int, ...] | None = None) -> dict:
+    """Accuracy along training, and at the step chosen on the held-out members.
+
+    For each model: ``curve`` (records,) the seed mean of the accuracy on the test members (neither
+    labelled nor held out) at ``study["record_steps"]``; for each seed, the recorded step of lowest
+    cross-entropy on the held-out members (``chosen`` (seeds,), the first if several tie) and the test
+    accuracy there (``at_chosen``) and after the last step (``at_last``).
+    """
+    held_out = held_out_members() if held_out is None else tuple(held_out)
+    _, club, _ = club_graph()
+    test = np.setdiff1d(np.arange(len(club)), LABELLED + held_out)  # (n_test,)
+    steps = np.asarray(study["record_steps"])  # (records,)
+    out = {"held_out": held_out, "test": tuple(int(i) for i in test), "record_steps": steps}
+    for kind, runs in study["history"].items():
+        logits = np.asarray(runs)  # (seeds, records, n, 2)
+        test_acc = (logits[:, :, test].argmax(axis=3) == club[test]).mean(axis=2)  # (seeds, records)
+        held = logits[:, :, list(held_out)]  # (seeds, records, n_held, 2)
+        log_p = held - np.logaddexp(held[..., :1], held[..., 1:])  # (seeds, records, n_held, 2)
+        truth = club[list(held_out)]  # (n_held,)
+        held_loss = -np.take_along_axis(log_p, truth[None, None, :, None], axis=3)[..., 0].mean(axis=2)
+        best = held_loss.argmin(axis=1)  # (seeds,): the first record of the lowest held-out loss
+        seeds = np.arange(len(logits))  # (seeds,)
+        out[kind] = {"curve": test_acc.mean(axis=0), "chosen": steps[best],
+                     "at_chosen": test_acc[seeds, best], "at_last": test_acc[:, -1]}
+    return out
+

@@ -1,0 +1,217 @@
+"""The book's symbol table, in one place: one entry per symbol, one meaning each.
+
+``book/symbols.md`` (the back matter) generates the full table from it with ``table_markdown``;
+``book/notation.md`` states the conventions; ``tests/test_notation.py`` checks that every letter a
+page's mathematics uses has an entry and that no symbol has two.
+
+>>> "| $Q$, $K$ |" in table_markdown()
+True
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["SYMBOLS", "entries", "table_markdown"]
+
+# (group, [(symbol, shape, meaning), ...]): the symbol column is what the page shows, one or more
+# symbols in dollars; each symbol between dollars is an entry.
+SYMBOLS = [
+    ('Attention', [
+        ('$n$', '',
+         'number of elements (tokens, people, nodes)'),
+        ('$n_q$, $n_k$', '',
+         'number of queries and of keys; $n_q = n_k = n$ in self-attention'),
+        ('$i$, $j$, $l$', '',
+         'indices: $i$ a query (the one who attends), $j$ a key, $l$ a summation index over keys or coordinates'),
+        ('$d_{\\text{model}}$', '',
+         "length of an element's input vector"),
+        ('$d$', '',
+         'length of a query and of a key in one attention (the scale is $\\sqrt{d}$); with $H$ heads it is $d_h$'),
+        ('$d_v$', '',
+         'length of a value, and of an output'),
+        ('$X$', '$n \\times d_{\\text{model}}$',
+         'inputs, one row $x_i$ per element'),
+        ('$W_Q$, $W_K$', '$d_{\\text{model}} \\times d$',
+         'query and key projections; $W_{QK} = W_Q W_K^\\top$'),
+        ('$W_V$', '$d_{\\text{model}} \\times d_v$',
+         'value projection'),
+        ('$Q$, $K$', '$n_q \\times d$, $n_k \\times d$',
+         'queries $q_i$ and keys $k_j$, as rows'),
+        ('$V$', '$n_k \\times d_v$',
+         'values $v_j$, as rows'),
+        ('$S$', '$n_q \\times n_k$',
+         'scores, $S_{ij} = q_i \\cdot k_j / \\sqrt{d}$; $s$ one row of scores'),
+        ('$W$', '$n_q \\times n_k$',
+         'attention weights, each row a probability distribution'),
+        ('$\\tilde W$', '$n_q \\times n_k$',
+         'unnormalised weights $e^{S_{ij}}$, so that $W_{ij} = \\tilde W_{ij} / \\sum_l \\tilde W_{il}$'),
+        ('$Y$', '$n_q \\times d_v$',
+         'outputs, row $y_i = \\sum_j W_{ij} v_j$'),
+        ('$p$', '$n_k$',
+         'one row of $W$, when a single row is studied'),
+        ('$J$', '$n_k \\times n_k$',
+         'the Jacobian of a softmax row, $\\partial p / \\partial s$'),
+        ('$\\tau$', '',
+         'temperature of a softmax, $\\tau > 0$'),
+        ('$M$', '$n_q \\times n_k$',
+         'mask: $M_{ij} = 1$ (true) where query $i$ may attend to key $j$, else 0'),
+        ('$P$', '$n \\times n$',
+         'a permutation matrix'),
+        ('$I$, $\\mathbf{1}$', '',
+         'identity matrix; vector of ones'),
+    ]),
+    ('Several heads and the Transformer block', [
+        ('$H$', '',
+         'number of heads'),
+        ('$h$', '',
+         'a head, $h = 1, \\dots, H$; a superscript $^{(h)}$ or subscript $_h$ marks what belongs to it'),
+        ('$d_h$', '',
+         'per-head width of queries and keys, $d_h = d_{\\text{model}} / H$'),
+        ('$Q_h$, $K_h$, $V_h$', '$n \\times d_h$',
+         "head $h$'s block of columns of $Q$, $K$, $V$"),
+        ('$W^{(h)}$', '$n \\times n$',
+         "head $h$'s attention weights"),
+        ('$W_O$', '$H d_h \\times d_{\\text{model}}$',
+         "output projection applied to the heads' outputs side by side"),
+        ('$d_{\\text{ff}}$', '',
+         'width of the hidden layer of the feed-forward block'),
+        ('$\\gamma$, $\\beta$', '$d_{\\text{model}}$',
+         'gain and bias of layer normalisation (LN)'),
+        ('$T$', '',
+         'number of layers of a stack; $l = 1, \\dots, T$ a layer, $X^{(l)}$, $W^{(l)}$ its input-output and weights'),
+        ('$\\rho$', '',
+         ('the share of the residual path in attention rollout, $\\tilde A^{(l)} = \\rho I + (1 - \\rho) '
+          'W^{(l)}$; $R$ the rollout')),
+    ]),
+    ('Gradients', [
+        ('$dY$, $dW$, $dS$', 'as $Y$, $W$, $S$',
+         'the gradient of the loss with respect to $Y$, $W$, $S$'),
+        ('$dQ$, $dK$, $dV$', 'as $Q$, $K$, $V$',
+         'the gradients with respect to the queries, keys and values'),
+        ('$\\Delta_i$', '',
+         ('$\\sum_c (dY \\circ Y)_{ic}$, the row sums of $dY \\circ Y$ (over the value coordinates $c$) used by '
+          'the backward pass of softmax attention')),
+        ('$\\mathcal{J}$', '', 'a scalar loss computed from the outputs'),
+        ('$\\operatorname{lse}_i$', '',
+         'log-sum-exp of row $i$ of the scores, $\\log \\sum_j e^{S_{ij}}$'),
+        ('$\\circ$', '',
+         'entrywise (Hadamard) product'),
+    ]),
+    ('Blockwise attention', [
+        ('$m$, $\\ell$, $o$', '$1$, $1$, $d_v$',
+         ('the state of a block of keys, per query: the largest score, the normaliser $\\sum_j e^{s_j -'
+          ' m}$, the output; $d_v + 2$ numbers')),
+        ('$a$, $b$', '',
+         'two blocks, as subscripts: $m_a$, $\\ell_b$, ...'),
+    ]),
+    ('Graphs', [
+        ('$A$', '$n \\times n$',
+         'adjacency matrix of a fixed graph, $A_{ij} > 0$ for an edge $i \\to j$'),
+        ('$N(i)$', '',
+         'the neighbours of $i$, $\\{\\, j : A_{ij} > 0 \\,\\}$ ($i$ itself only if the graph has the self-loop)'),
+        ('$\\bar N(i)$', '',
+         '$N(i) \\cup \\{i\\}$, the neighbours and the node itself'),
+        ('$N_M(i)$', '',
+         'the keys a mask allows row $i$, $\\{\\, j : M_{ij} = 1 \\,\\}$'),
+        ('$\\mathcal{E}$, $E$', '',
+         'the set of edges of a sparse graph, and their number'),
+        ('$D$', '$n \\times n$',
+         'diagonal matrix of degrees (row sums) of the graph at hand; $\\tilde D$ with self-loops, of $A + I$'),
+        ('$d_i$', '', 'the degree of node $i$, the diagonal entry $D_{ii}$ (positional encodings)'),
+        ('$a_{ij}$', '', 'an entry of the adjacency matrix $A$ (positional encodings)'),
+        ('$\\hat A$', '$n \\times n$',
+         "GCN's propagation matrix $\\tilde D^{-1/2} (A + I) \\tilde D^{-1/2}$"),
+        ('$\\bar A$', '$n \\times n$',
+         'mean aggregation, $\\tilde D^{-1} (A + I)$'),
+        ('$\\Theta$, $\\tilde X$', '$d_{\\text{model}} \\times d$, $n \\times d$',
+         "GAT's learned transform and the transformed features $\\tilde X = X\\Theta$, rows $\\tilde x_i$"),
+        ('$a$, $a_1$, $a_2$', '$2d$, $d$, $d$',
+         "GAT's attention vector and its two halves; $e_{ij}$ GAT's scores"),
+        ('$L$', '$n \\times n$',
+         'the combinatorial Laplacian $D - A$ (spectral clustering)'),
+        ('$\\mathcal{L}$', '$n \\times n$',
+         'the normalized Laplacian $I - D^{-1/2} A D^{-1/2}$ (positional encodings)'),
+        ('$L_{\\mathrm{rw}}$', '$n \\times n$',
+         'the random-walk Laplacian $I - D^{-1} W$'),
+        ('$\\lambda$, $u$, $v$', '',
+         'an eigenvalue and eigenvectors; $\\lambda_2$ the second smallest'),
+        ('$\\pi$', '$n$',
+         'stationary distribution of the walk on $W$'),
+        ('$r$, $\\alpha$', '$n$,',
+         'PageRank and its damping'),
+        ('$A_s$', '$n \\times n$',
+         'symmetrised attention, $(W + W^\\top)/2$; $c_i$ the community of node $i$'),
+        ('$\\Phi$, $k$', '$n \\times k$',
+         'Laplacian positional encodings: the first $k$ non-trivial eigenvectors as columns'),
+        ('$C$', '$k \\times d_{\\text{model}}$',
+         'projection of the encodings in the Graph Transformer layer'),
+        ('$\\nu_{ij}$, $a_i$, $b_j$, $\\mu_0$', '',
+         'adjusted Rand index: contingency counts, group sizes of the two splits, the chance term'),
+        ('$C_n$, $P_n$', '',
+         'the cycle and the path on $n$ nodes'),
+    ]),
+    ('Probability and the worked example', [
+        ('$G$', '',
+         'the Gram matrix $XX^\\top$'),
+        ('$g$, $\\eta$, $t$, $\\kappa$', '',
+         "the unknowns of the recovery of the worked example, defined in {doc}`recovery`"),
+        ('$\\delta_{ij}$', '', 'the Kronecker delta: 1 when $i = j$, else 0'),
+        ('$Z_i$', '',
+         'the normaliser $\\sum_l e^{S_{il}}$ of row $i$'),
+    ]),
+    ('Local to one page or one proof (defined where used)', [
+        ('$x_i$, $y_i$', '$d_{\\text{model}}$, $d_v$', 'row $i$ of $X$ and of $Y$'),
+        ('$\\bar{x}$', '$d_{\\text{model}}$', 'the mean of the inputs of a group (worked example)'),
+        ('$\\tilde x_i$', '$d$', "row $i$ of GAT's $\\tilde X$"),
+        ('$\\tilde A$, $\\tilde D$', '$n \\times n$',
+         ('with self-loops: $\\tilde D$ the degrees of $A + I$; $\\tilde A^{(l)} = \\rho I + (1-\\rho)W^{(l)}$ the '
+          'layer of rollout')),
+        ('$z$', '', 'a real argument of a function, where a proof needs one'),
+        ('$e$', '', "the base of the exponential; with two indices, $e_{ij}$, GAT's scores (a second meaning)"),
+        ('$f$', '', 'a scalar read off each value in a proof, $f_j = u \\cdot v_j$ (attention chapter)'),
+        ('$w$', '', 'one row of weights, $w_j$, when a proof sums over keys'),
+        ('$B$', '$(n_q + n_k) \\times (n_q + n_k)$', 'the bipartite adjacency of cross-attention'),
+        ('$F$', '', 'as a subscript, the Frobenius norm $\\lVert \\cdot \\rVert_F$'),
+        ('$R$', '$n \\times n$', 'the attention rollout; in the worked example also a rotation (a second meaning)'),
+        ('$\\hat m$, $\\hat v$', '', "Adam's bias-corrected running means of the gradient and of its square"),
+        ('$\\beta_1$, $\\beta_2$', '', "Adam's decay rates of those running means"),
+        ('$\\mathcal{T}$', '', 'the set of tied maxima of a row of scores'),
+        ('$\\mu$, $\\sigma$', '', 'the mean and the standard deviation of a row in layer normalisation'),
+        ('$\\varepsilon$', '', 'the small constant added to the variance in layer normalisation'),
+        ('$\\theta$', '', 'an angle: of a Fourier mode on a path or a cycle, or of a rotation'),
+        ('$\\varphi$', '',
+         ('the shortest-path distance $\\varphi(i, j)$: the fewest edges a message from $j$ crosses to reach $i$ '
+          "(also the index of Graphormer's spatial bias)")),
+        ('$\\operatorname{diam}$', '',
+         'the diameter of a graph, the largest $\\varphi(i, j)$ over the pairs a path connects'),
+        ('$W_{VO}$', '$d_{\\text{model}} \\times d_{\\text{model}}$',
+         'a transform $W_V^{(h)} W_O^{(h)}$ shared by every head'),
+        ('$\\mathcal{H}_i$', '', 'the entropy of row $i$ of $W$'),
+        ("$X'$", '$n \\times d_{\\text{model}}$', "the output of a block's attention sublayer"),
+        ('$c$', '',
+         "a value coordinate, as in $Y_{ic}$; Carla's second coordinate in {doc}`recovery` (a second meaning)"),
+    ]),
+]
+
+
+def entries() -> list[str]:
+    """Every symbol the table has an entry for: each dollar group of a row's symbol column."""
+    return [m.strip() for _, rows in SYMBOLS for symbol, _, _ in rows for m in re.findall(r"\$([^$]+)\$", symbol)]
+
+
+def table_markdown(groups: list[str] | None = None) -> str:
+    """The table as MyST Markdown: one table per group (all, or those named), columns symbol, shape, meaning."""
+    known = [group for group, _ in SYMBOLS]
+    unknown = sorted(set(groups or []) - set(known))
+    if unknown:
+        raise ValueError(f"groups must be among {known}; got {unknown}")
+    out = []
+    for group, rows in SYMBOLS:
+        if groups is not None and group not in groups:
+            continue
+        out += [f"**{group}.**", "", "| symbol | shape | meaning |", "| --- | --- | --- |"]
+        out += [f"| {symbol} | {shape} | {meaning} |" for symbol, shape, meaning in rows]
+        out.append("")
+    return "\n".join(out)
+
