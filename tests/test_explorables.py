@@ -21,8 +21,8 @@ import booktools as bt
 import browsertools as bw
 from attention_graph import blockwise, graph, graph_tools, scaled_scores, softmax_with_temperature
 from attention_graph import worked_example as we
-from attention_graph.softmax import raw_score_row, softmax
 from attention_graph.attention import attention
+from attention_graph.softmax import raw_score_row, softmax
 
 pytestmark = pytest.mark.browser
 
@@ -43,9 +43,8 @@ def site():
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
     from conftest import need_chromium
+    from playwright.sync_api import sync_playwright
 
     exe = need_chromium()
     with sync_playwright() as p:
@@ -172,13 +171,15 @@ def test_the_module_does_nothing_on_a_page_without_explorables(browser, site):
 # 1. The worked example
 # --------------------------------------------------------------------------------------------------
 
+EDGES_JS = "els => els.map(e => [+e.dataset.i, +e.dataset.j, +e.dataset.weight])"
+
+
 def worked_numbers(o: Opened):
     X = np.array(o.page.eval_on_selector_all(f"{o.root} .ae-point", "els => els.map(e => [e.dataset.x, e.dataset.y])"),
                  dtype=float)  # (4, 2)
     return X, {"S": o.matrix("S", 4, 4), "W": o.matrix("W", 4, 4), "Y": o.matrix("Y", 4, 2),
                "r": o.matrix("pagerank", 4, 1)[:, 0], "X": o.matrix("X", 4, 2),
-               "edges": o.page.eval_on_selector_all(f"{o.root} .ae-edge",
-                                                    "els => els.map(e => [+e.dataset.i, +e.dataset.j, +e.dataset.weight])")}
+               "edges": o.page.eval_on_selector_all(f"{o.root} .ae-edge", EDGES_JS)}
 
 
 def check_worked(X, shown):
@@ -294,8 +295,7 @@ def check_fixed(o: Opened, t: float):
     assert float(o.page.get_attribute(f"{o.root} .ae-body", "data-t")) == t
     assert np.array_equal(o.matrix("W", 4, 4), g.W)
     assert np.array_equal(o.matrix("Y", 4, 2), Y)
-    for i, j, w in o.page.eval_on_selector_all(f"{o.root} .ae-edge",
-                                              "els => els.map(e => [+e.dataset.i, +e.dataset.j, +e.dataset.weight])"):
+    for i, j, w in o.page.eval_on_selector_all(f"{o.root} .ae-edge", EDGES_JS):
         assert w == g.W[i, j]
     models = graph.five_models(X, A, np.random.default_rng(int(bt.glued_float("graph", "gat_seed"))), we.PEOPLE)
     matches = []
@@ -339,7 +339,8 @@ def check_online(o: Opened, block_size: int, steps: int):
     assert rows.count() == steps
     for k, s in enumerate(trace):
         row = f'{o.root} tr[data-step="{k + 1}"]'
-        shown = [float(o.page.get_attribute(f'{row} [data-name="{n}"]', "data-value")) for n in ("m", "ell", "o0", "o1")]
+        shown = [float(o.page.get_attribute(f'{row} [data-name="{n}"]', "data-value"))
+                 for n in ("m", "ell", "o0", "o1")]
         close(shown, [s["m"], s["ell"], *s["o"]])
     done = steps == len(blockwise.online_trace(X[ana], X, X, block_size=block_size))
     assert (o.page.locator(f'{o.root} [data-name="gap"]').count() == 1) == done
@@ -380,7 +381,7 @@ def test_online_softmax_block_size_and_steps(opened):
 # --------------------------------------------------------------------------------------------------
 
 CONTROLS_JS = """root => [...document.querySelector(root).querySelectorAll(
-    'input, button, [tabindex]')].map(e => ({
+    'input, button, [tabindex]')].filter(e => !e.disabled).map(e => ({
       tag: e.tagName, tabindex: e.tabIndex,
       label: e.getAttribute('aria-label') || (e.id && document.querySelector(`label[for="${e.id}"]`)
              ? document.querySelector(`label[for="${e.id}"]`).textContent : '') || e.textContent.trim()}))"""
@@ -402,12 +403,17 @@ def test_every_control_is_labelled_and_reached_by_tab(opened, name):
 
 CONTRAST_JS = """root => {
   const rgb = s => (s.match(/[\\d.]+/g) || []).slice(0, 3).map(Number);
-  const lum = ([r, g, b]) => { const f = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const f = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const lum = ([r, g, b]) => {
     return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
   let node = document.querySelector(root), bg = 'rgba(0, 0, 0, 0)';
-  while (node && /rgba\\(0, 0, 0, 0\\)|transparent/.test(bg)) { bg = getComputedStyle(node).backgroundColor; node = node.parentElement; }
+  while (node && /rgba\\(0, 0, 0, 0\\)|transparent/.test(bg)) {
+    bg = getComputedStyle(node).backgroundColor; node = node.parentElement;
+  }
   if (/rgba\\(0, 0, 0, 0\\)/.test(bg)) bg = 'rgb(255, 255, 255)';
-  const ratio = (a, b) => { const [x, y] = [lum(rgb(a)), lum(rgb(b))].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const ratio = (a, b) => {
+    const [x, y] = [lum(rgb(a)), lum(rgb(b))].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05);
+  };
   const el = document.querySelector(root);
   const text = el.querySelector('.ae-hint');
   const svgText = el.querySelector('svg text');
