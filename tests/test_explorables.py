@@ -20,6 +20,7 @@ import pytest
 import booktools as bt
 import browsertools as bw
 from attention_graph import blockwise, graph, graph_tools, scaled_scores, softmax_with_temperature
+from attention_graph import patterns as pt
 from attention_graph import worked_example as we
 from attention_graph.attention import attention
 from attention_graph.softmax import raw_score_row, softmax
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.browser
 
 TOL = 1e-9
 PAGES = {"worked": "book/worked_example.html", "softmax": "book/softmax.html",
-         "fixed": "book/graph.html", "online": "book/blockwise.html"}
+         "fixed": "book/graph.html", "online": "book/blockwise.html", "patterns": "book/patterns.html"}
 WINDOWS = [(1280, "light"), (1280, "dark"), (390, "light"), (390, "dark")]
 
 
@@ -374,6 +375,36 @@ def test_online_softmax_block_size_and_steps(opened):
     check_online(o, 2, 1)
     slider.fill("3")
     check_online(o, 3, 2)
+
+
+# --------------------------------------------------------------------------------------------------
+# 5. The patterns' edges and diameters (package states, compared exactly)
+# --------------------------------------------------------------------------------------------------
+
+def check_patterns(o: Opened, n: int, k: int):
+    body = f"{o.root} .ae-body"
+    assert (int(o.page.get_attribute(body, "data-n")), int(o.page.get_attribute(body, "data-k"))) == (n, k)
+    shown = o.page.eval_on_selector_all(f"{o.root} .ae-model[data-pattern]",
+                                        "els => els.map(e => [+e.dataset.edges, +e.dataset.maxPath])")
+    glued = {key: int(bt.glued_float("patterns", key)) for key in ("n_global", "n_random")}
+    want = [[len(E), pt.max_path_length(E, n)]
+            for E in pt.named_patterns(n, k, glued["n_global"], glued["n_random"], seed=0).values()]
+    assert shown == want
+
+
+def test_patterns_sliders(opened):
+    o = opened("patterns")
+    check_patterns(o, int(bt.glued_float("patterns", "n_fig")), int(bt.glued_float("patterns", "k_window")))
+    sliders = o.page.locator(f'{o.root} input[type="range"]')
+    sliders.nth(0).focus()
+    o.page.keyboard.press("ArrowRight")
+    check_patterns(o, 20, 2)
+    sliders.nth(1).focus()
+    o.page.keyboard.press("ArrowLeft")
+    check_patterns(o, 20, 1)
+    sliders.nth(0).fill("0")
+    sliders.nth(1).fill("3")
+    check_patterns(o, 4, 4)
 
 
 # --------------------------------------------------------------------------------------------------

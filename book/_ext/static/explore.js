@@ -149,7 +149,6 @@
       AE.show(td, x, digits);
       if (heat) {
         td.style.setProperty("--ae-w", String(Math.max(0, Math.min(1, x))));
-        td.classList.toggle("ae-dark-cell", x > 0.45);
       }
     }));
     return { table, set };
