@@ -20,6 +20,7 @@ import pytest
 import booktools as bt
 import browsertools as bw
 from attention_graph import blockwise, graph, graph_tools, scaled_scores, softmax_with_temperature
+from attention_graph import karate
 from attention_graph import patterns as pt
 from attention_graph import worked_example as we
 from attention_graph.attention import attention
@@ -29,7 +30,8 @@ pytestmark = pytest.mark.browser
 
 TOL = 1e-9
 PAGES = {"worked": "book/worked_example.html", "softmax": "book/softmax.html",
-         "fixed": "book/graph.html", "online": "book/blockwise.html", "patterns": "book/patterns.html"}
+         "fixed": "book/graph.html", "online": "book/blockwise.html", "patterns": "book/patterns.html",
+         "karate": "book/karate.html"}
 WINDOWS = [(1280, "light"), (1280, "dark"), (390, "light"), (390, "dark")]
 
 
@@ -408,6 +410,36 @@ def test_patterns_sliders(opened):
 
 
 # --------------------------------------------------------------------------------------------------
+# 5. The karate club, one seed at a time (package states, compared exactly)
+# --------------------------------------------------------------------------------------------------
+
+def check_karate(o: Opened, seed: int):
+    assert int(o.page.get_attribute(f"{o.root} .ae-body", "data-seed")) == seed
+    run = karate.club_run(seed)
+    A, club, _ = karate.club_graph()
+    assert o.values('[data-name="ari"]')[0] == run["ari"]
+    A_s = (run["graph"].W + run["graph"].W.T) / 2  # (n, n)
+    for i, j, w in o.page.eval_on_selector_all(f"{o.root} .ae-friend", EDGES_JS):
+        assert A[i, j] > 0 and w == A_s[i, j]
+    f = run["found"]
+    wrong = np.flatnonzero(f != club) if f[0] == club[0] else np.flatnonzero(f == club)
+    shown = o.page.get_attribute(f"{o.root} svg.ae-club", "data-wrong")
+    assert shown == ",".join(str(int(i)) for i in wrong)
+    assert o.page.locator(f"{o.root} .ae-wrong:visible").count() == len(wrong)
+
+
+def test_karate_seed_slider(opened):
+    o = opened("karate")
+    check_karate(o, int(bt.glued_float("karate", "seed")))
+    slider = o.page.locator(f'{o.root} input[type="range"]')
+    slider.focus()
+    o.page.keyboard.press("ArrowRight")
+    check_karate(o, 1)
+    slider.fill("7")
+    check_karate(o, 7)
+
+
+# --------------------------------------------------------------------------------------------------
 # Every explorable: keyboard, labels, width, light and dark, print
 # --------------------------------------------------------------------------------------------------
 
@@ -447,7 +479,7 @@ CONTRAST_JS = """root => {
   };
   const el = document.querySelector(root);
   const text = el.querySelector('.ae-hint');
-  const svgText = el.querySelector('svg text');
+  const svgText = el.querySelector('svg text:not(.ae-club-label)');
   return {text: ratio(getComputedStyle(text).color, bg),
           svg: svgText ? ratio(getComputedStyle(svgText).fill, bg) : 99};
 }"""

@@ -28,7 +28,8 @@ from sphinx.util.docutils import SphinxDirective
 
 # The shared module first, then one file per explorable (each registers itself with the module).
 SCRIPTS = ("explore.js", "explore_worked.js", "explore_softmax.js", "explore_fixed.js",
-           "explore_online.js", "explore_patterns.js")
+           "explore_online.js", "explore_patterns.js",
+           "explore_karate.js")
 
 
 class explorable(nodes.General, nodes.Element):  # noqa: N801 - docutils names nodes in lower case
