@@ -19,8 +19,7 @@ import pytest
 
 import booktools as bt
 import browsertools as bw
-from attention_graph import blockwise, graph, graph_tools, scaled_scores, softmax_with_temperature
-from attention_graph import karate
+from attention_graph import blockwise, graph, graph_tools, karate, scaled_scores, softmax_with_temperature
 from attention_graph import patterns as pt
 from attention_graph import worked_example as we
 from attention_graph.attention import attention
