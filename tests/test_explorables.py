@@ -198,7 +198,8 @@ def check_worked(X, shown):
 
 def drag_to(o: Opened, person: int, x: float, y: float):
     """Drag a person's point to the plane position (x, y), through the SVG's own transform."""
-    point = o.page.locator(f'{o.root} .ae-point[data-person="{person}"]')
+    point = o.page.locator(f'{o.root} .ae-point[data-person="{person}"] circle')
+    point.scroll_into_view_if_needed()
     box = point.bounding_box()
     target = o.page.evaluate("""([root, x, y]) => {
         const svg = document.querySelector(root + ' svg.ae-plane');
@@ -503,7 +504,7 @@ def test_the_printed_page_keeps_the_static_figure(opened, name):
     o.page.emulate_media(media="print")
     assert o.page.evaluate("root => getComputedStyle(document.querySelector(root)).display", o.root) == "none"
     # the static figure (or the trace table) just before the explorable is still shown
-    shown = o.page.evaluate("""root => { let e = document.querySelector(root);
+    shown = o.page.evaluate("""root => { let e = document.querySelector(root).previousElementSibling;
         while (e && !(e.querySelector && e.querySelector('figure img, img, table'))) e = e.previousElementSibling;
         return e ? getComputedStyle(e).display !== 'none' : false; }""", o.root)
     assert shown

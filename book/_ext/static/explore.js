@@ -169,6 +169,8 @@
     };
     input.addEventListener("input", update);
     input.refresh = update;
+    out.textContent = show(Number(value));
+    input.setAttribute("aria-valuetext", show(Number(value)));
     return input;
   };
 
