@@ -74,7 +74,11 @@ class Opened:
             self.page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; "
                                "document.documentElement.dataset.mode = 'dark'; }")
         self.root = f'div.explorable[data-explorable="{name}"]'
-        self.page.wait_for_selector(f"{self.root}[data-ready]", state="attached", timeout=10_000)
+        try:
+            self.page.wait_for_selector(f"{self.root}[data-ready]", state="attached", timeout=30_000)
+        except Exception as err:
+            why = self.page.get_attribute(self.root, "data-error")
+            raise AssertionError(f"{name}: not ready (data-error: {why}; errors: {self.errors})") from err
 
     def values(self, selector):
         """The data-value of every element matching ``selector`` inside the explorable, as floats."""

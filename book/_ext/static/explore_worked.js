@@ -34,6 +34,7 @@
     const outs = labels.map((_, i) => AE.svg("circle", { r: 4.5, class: "ae-output", "data-person": i }, plane));
     const points = labels.map((label, i) => {
       const g = AE.svg("g", { class: "ae-point", tabindex: 0, role: "slider", "data-person": i,
+        "aria-roledescription": "movable point", "aria-valuemin": -LIMIT, "aria-valuemax": LIMIT,
         "aria-label": `${label}'s vector: arrow keys move it` }, plane);
       AE.svg("circle", { r: 9 }, g);
       AE.svg("text", { x: 12, y: -10 }, g, label);
@@ -70,6 +71,7 @@
         points[i].setAttribute("transform", `translate(${px},${py})`);
         points[i].dataset.x = String(X[i][0]);
         points[i].dataset.y = String(X[i][1]);
+        points[i].setAttribute("aria-valuenow", String(X[i][0]));
         points[i].setAttribute("aria-valuetext", `${label} at (${AE.fmt(X[i][0], 2)}, ${AE.fmt(X[i][1], 2)})`);
         outs[i].setAttribute("cx", qx);
         outs[i].setAttribute("cy", qy);
