@@ -382,3 +382,15 @@ def test_exercise_block_memory():
     n, b = int(bt.glued_float("blockwise", "ex_mem_n")), int(bt.glued_float("blockwise", "ex_mem_block"))
     assert bt.glued_float("blockwise", "ex_mem_block_mib") == n * b * 8 / 2**20
     assert bt.glued_float("blockwise", "ex_mem_full_mib") == n * n * 8 / 2**20
+
+
+def test_the_page_glues_the_online_explorables_state():
+    import json
+
+    from attention_graph import worked_example as we
+
+    html = bt.glue_data("blockwise")["explore-online"]["data"]["text/html"]
+    state = json.loads(re.search(r"<script[^>]*>(.*)</script>", html, re.S).group(1))
+    assert state["labels"] == list(we.PEOPLE) and state["query"] == we.index("Ana")
+    assert np.array_equal(state["X"], we.embeddings()) and state["block_size"] == 1
+    assert np.array_equal(state["dense"], attention(we.embeddings(), we.embeddings(), we.embeddings())[0][1])

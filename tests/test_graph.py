@@ -598,3 +598,51 @@ def test_prose_claim_gcn_is_mean_aggregation_exactly_when_each_component_is_regu
         np.testing.assert_allclose(graph.gcn_propagation(A).sum(axis=1), 1.0, rtol=0, atol=1e-15)
     rows = ref_gcn(PATH).sum(axis=1)  # the path is not regular: Carla's row does not sum to 1
     assert abs(rows[C] - 1) > 0.05
+# --- From fixed to computed: the explorable's path (graph.fixed_to_computed) ----------------------
+
+def _glued_state(page: str, key: str) -> dict:
+    """The JSON state a page glued for an explorable (tables.explorable_data)."""
+    html = bt.glue_data(page)[key]["data"]["text/html"]
+    return json.loads(re.search(r"<script[^>]*>(.*)</script>", html, re.S).group(1))
+
+
+def test_fixed_to_computed_passes_through_three_of_the_five_models():
+    from attention_graph.worked_example import embeddings, path_adjacency
+
+    X, A = embeddings(), path_adjacency()
+    ends = {0.0: graph.mean_aggregation(A, X), 1.0: graph.masked_attention(X, X, X, A),
+            2.0: graph.complete_attention(X, X, X)}
+    for t, (Y_model, g_model) in ends.items():
+        Y, g = graph.fixed_to_computed(X, A, t)
+        assert np.array_equal(g.W, g_model.W) and np.array_equal(Y, Y_model)
+
+
+@pytest.mark.parametrize("t", [0.3, 0.7, 1.25, 1.8])
+def test_fixed_to_computed_is_its_formula(t):
+    rng = np.random.default_rng(int(t * 100))
+    X = rng.normal(size=(5, 3))  # (5, 3)
+    A = np.triu((rng.random((5, 5)) < 0.4).astype(float), 1)  # (5, 5)
+    A = A + A.T
+    M = (A + np.eye(5)) > 0  # (5, 5)
+    s, lam = min(t, 1.0), max(t - 1.0, 0.0)
+    E = np.exp(s * X @ X.T / np.sqrt(3)) * np.where(M, 1.0, lam)  # (5, 5), the weights before normalising
+    W_want = E / E.sum(axis=1, keepdims=True)  # (5, 5)
+    Y, g = graph.fixed_to_computed(X, A, t)
+    assert np.allclose(g.W, W_want, rtol=0, atol=1e-13)
+    assert np.allclose(Y, W_want @ X, rtol=0, atol=1e-13)
+    assert (g.W[~M] == 0).all() == (t <= 1.0)
+
+
+def test_the_page_glues_the_explorables_states_as_the_package_computes_them():
+    from attention_graph.worked_example import embeddings, path_adjacency
+
+    state = _glued_state("graph", "explore-fixed")
+    X, A = embeddings(), path_adjacency()
+    assert state["ts"][0] == 0.0 and state["ts"][-1] == 2.0 and 1.0 in state["ts"]
+    for t, shown in zip(state["ts"], state["states"]):
+        Y, g = graph.fixed_to_computed(X, A, t)
+        assert np.array_equal(shown["W"], g.W) and np.array_equal(shown["Y"], Y)
+    models = graph.five_models(X, A, np.random.default_rng(int(bt.glued_float("graph", "gat_seed"))), PEOPLE)
+    assert state["model_names"] == list(graph.MODEL_NAMES)
+    for name, (_, g) in models.items():
+        assert np.array_equal(state["models"][name], g.W)

@@ -310,3 +310,27 @@ def test_minus_infinity_keeps_the_float_type_and_gives_no_warning(dtype):
         warnings.simplefilter("error")
         W = softmax(S)  # (1, 3)
     assert W.dtype == dtype and W[0, 1] == 0 and np.isclose(W.sum(), 1)
+
+
+def test_raw_score_row_is_one_query_against_its_keys():
+    from attention_graph.softmax import raw_score_row
+
+    row = raw_score_row(5, 7, np.random.default_rng(3))  # (7,)
+    rng = np.random.default_rng(3)
+    q, K = rng.standard_normal(5), rng.standard_normal((7, 5))  # (5,), (7, 5)
+    assert row.shape == (7,) and np.allclose(row, [k @ q for k in K], rtol=0, atol=1e-12)
+
+
+def test_the_page_glues_the_rows_of_the_softmax_explorable():
+    import json
+    import re
+
+    from attention_graph.softmax import raw_score_row
+
+    html = bt.glue_data("softmax")["explore-softmax"]["data"]["text/html"]
+    state = json.loads(re.search(r"<script[^>]*>(.*)</script>", html, re.S).group(1))
+    rng = np.random.default_rng(int(bt.glued_float("softmax", "row_seed")))
+    n_k = int(bt.glued_float("softmax", "pk_nk"))
+    assert state["d"] == int(bt.glued_float("softmax", "row_d"))
+    for d, row in zip(state["dims"], state["rows"]):
+        assert np.array_equal(row, raw_score_row(d, n_k, rng))

@@ -12,6 +12,8 @@ import pytest
 
 import attention_graph as ag
 from attention_graph import validation
+from attention_graph.softmax import raw_score_row
+from attention_graph.tables import explorable_data
 
 ok = np.ones((3, 2))  # (n, d), a valid Q, K or V
 nan = np.array([[0.0, np.nan], [1.0, 1.0], [2.0, 2.0]])
@@ -189,6 +191,14 @@ BAD = [
     ("hop_distances", lambda: ag.hop_distances([[0, 3]], 3), ValueError, "outside 0..2"),
     ("hop_distances", lambda: ag.hop_distances([[0.0, 1.0]], 3), TypeError, "integer array"),
     ("max_path_length", lambda: ag.max_path_length([[0, 0]], 1, n_layers=0), ValueError, "n_layers must be an integer >= 1"),
+    ("fixed_to_computed", lambda: ag.graph.fixed_to_computed(ok, path, 2.5), ValueError, r"t must be in \[0, 2\]"),
+    ("fixed_to_computed", lambda: ag.graph.fixed_to_computed(ok, path, "1"), TypeError, "t must be a real number"),
+    ("fixed_to_computed", lambda: ag.graph.fixed_to_computed(ok, np.ones((2, 2)), 1.0), ValueError, "one row per row of X"),
+    ("raw_score_row", lambda: raw_score_row(0, 3, np.random.default_rng(0)), ValueError, "d must be"),
+    ("raw_score_row", lambda: raw_score_row(2, 3, 0), TypeError, "rng"),
+    ("explorable_data", lambda: explorable_data("a b", {}), ValueError, "name must be letters"),
+    ("explorable_data", lambda: explorable_data("a", [1]), TypeError, "state must be a dict"),
+    ("explorable_data", lambda: explorable_data("a", {"x": float("nan")}), ValueError, "Out of range"),
 ]
 
 

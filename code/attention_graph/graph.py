@@ -29,7 +29,7 @@ __all__ = ["additive_mask_softmax", "causal_mask", "complete_attention",
            "five_models", "GAT_NEGATIVE_SLOPE", "gat", "gat_parameters", "gat_scores", "gcn", "gcn_propagation",
            "graph_mask", "leaky_relu", "masked_attention", "mean_aggregation", "mean_propagation",
            "MODEL_NAMES", "message_edge_index", "message_passing", "permutation_matrix", "product_mask_softmax",
-           "relabel"]
+           "relabel", "fixed_to_computed"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -398,6 +398,29 @@ def five_models(X, A, rng: np.random.Generator, labels=None) -> dict[str, tuple[
         "attention": complete_attention(X, X, X, labels),
         "masked attention": masked_attention(X, X, X, A, labels),
     }
+
+
+def fixed_to_computed(X, A, t: float, labels=None) -> tuple[np.ndarray, AttentionGraph]:
+    """W_ij ∝ exp(s x_i·x_j/√d) (M_ij + λ(1 − M_ij)), s = min(t, 1), λ = max(t − 1, 0), M = A + I.
+
+    One path from a fixed graph to a computed one, on the same input X (Q = sX, K = V = X):
+    t = 0 is mean aggregation on A + I (every score 0), t = 1 masked attention on A + I, t = 2
+    attention on the complete graph (the edges off A + I weighted by λ = 1, like the others).
+    Between 0 and 1 the query grows from 0 to X; between 1 and 2 the missing edges fade in.
+    Returns (Y = W X, graph of W).
+    """
+    if isinstance(t, bool) or not isinstance(t, (int, float, np.integer, np.floating)):
+        raise TypeError(f"t must be a real number in [0, 2]; got {type(t).__name__}")
+    if not 0.0 <= float(t) <= 2.0:
+        raise ValueError(f"t must be in [0, 2] (0 mean, 1 masked, 2 full attention); got {t!r}")
+    X = as_matrix(X, "X", shape_doc="(n, d)")  # (n, d)
+    M = graph_mask(A)  # (n, n)
+    check_same(M.shape[0], X.shape[0], "A must have one row per row of X")
+    s, lam = min(float(t), 1.0), max(float(t) - 1.0, 0.0)
+    with np.errstate(divide="ignore"):
+        bias = np.where(M, 0.0, np.log(lam))  # (n, n): 0 on A + I, ln λ elsewhere (−∞ at λ = 0)
+    W = softmax(scaled_scores(s * X, X) + bias)  # (n, n), −∞ is a masked entry
+    return W @ X, AttentionGraph(W, _labels(labels, X.shape[0]))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -65,6 +65,7 @@ __all__ += ["plot_softmax_peakedness", "convex_hull_2d", "plot_pull", "use_book_
 __all__ += ["plot_backward_benchmark", "plot_learned_graphs", "plot_share_curves",
             "plot_club_accuracy"]
 __all__ += ["plot_fixed_and_computed", "plot_fixed_to_computed"]
+__all__ += ["plot_softmax_row"]
 
 
 def _finish(fig, own: bool = True):
@@ -979,4 +980,26 @@ def plot_club_curves(early: dict, models):
     ax.set_ylabel("accuracy, test members")
     ax.set_ylim(0.85, 1.0)
     ax.legend(frameon=False, fontsize=8, loc="lower right")
+    return _finish(fig)
+
+
+def plot_softmax_row(p_raw, p_scaled, d: int):
+    """The softmax weights of one row of scores q·k_j in d dimensions, without and with the 1/√d scale.
+
+    Two bar panels on one weight axis (0 to 1), keys in the order of the row; the dashed line is a
+    uniform row. The explorable of ``book/softmax.md`` starts from the right panel.
+    """
+    p_raw = as_matrix(np.atleast_2d(p_raw), "p_raw", shape_doc="(n_k,)")[0]  # (n_k,)
+    p_scaled = as_matrix(np.atleast_2d(p_scaled), "p_scaled", shape_doc="(n_k,)")[0]  # (n_k,)
+    n_k = p_raw.shape[0]
+    fig, axes = plt.subplots(1, 2, figsize=(8.4, 2.8), sharey=True)
+    for ax, p, title in ((axes[0], p_raw, r"unscaled, $q\cdot k_j$"),
+                         (axes[1], p_scaled, r"scaled, $q\cdot k_j/\sqrt{d}$")):
+        ax.bar(np.arange(n_k), p, color="0.35")
+        ax.axhline(1.0 / n_k, color="grey", ls="--", lw=1)
+        ax.set_ylim(0, 1.0)
+        ax.set_xticks([])
+        ax.set_xlabel(f"the {n_k} keys")
+        ax.set_title(f"{title}, $d$ = {d}", fontsize=9)
+    axes[0].set_ylabel("weight")
     return _finish(fig)

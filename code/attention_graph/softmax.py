@@ -16,7 +16,8 @@ from .registry import close_to_exact, derivation
 from .validation import as_int, as_matrix, as_rng, as_scores
 
 __all__ = ["softmax", "naive_softmax", "naive_breaking_points", "exp_overflow_point", "softmax_with_temperature",
-           "hardmax", "softmax_jacobian", "peakedness", "RowSoftmax"]
+           "hardmax", "softmax_jacobian", "peakedness", "RowSoftmax",
+           "raw_score_row"]
 
 
 def softmax(S, mask=None) -> np.ndarray:
@@ -243,6 +244,18 @@ def peakedness(dims, n_k: int, n_rows: int, rng: np.random.Generator) -> dict[st
             norms = [np.linalg.norm(softmax_jacobian(p)) for p in W]  # n_rows Frobenius norms
             out[f"jac_{tag}"].append(float(np.mean(norms)))
     return out
+
+
+def raw_score_row(d: int, n_k: int, rng: np.random.Generator) -> np.ndarray:
+    """s_j = q·k_j, unscaled, for one query q and n_k keys k_j with standard normal entries. (n_k,).
+
+    One row of the kind :func:`peakedness` averages over; divide it by √d for the scaled scores.
+    """
+    as_rng(rng)
+    d, n_k = as_int(d, "d"), as_int(n_k, "n_k")
+    q = rng.standard_normal(d)  # (d,)
+    K = rng.standard_normal((n_k, d))  # (n_k, d)
+    return K @ q  # (n_k,)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -6,6 +6,8 @@ Nothing here computes a result of the book: every function formats what a concep
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import sympy as sp
 
@@ -30,7 +32,7 @@ from .worked_example import (
 )
 
 __all__ = ["pattern_table", "markdown_table", "claims_table", "movement_table", "asymmetry_table", "outputs_table",
-           "trace_table", "sparse_benchmark_summary", "pair_words"]
+           "trace_table", "sparse_benchmark_summary", "pair_words", "explorable_data"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -235,3 +237,22 @@ def pair_words(a: float, b: float, spec: str = ".3f", *, same: str = "both {}", 
     """
     first, second = format(float(a), spec), format(float(b), spec)
     return same.format(first) if first == second else differ.format(first, second)
+
+
+# --------------------------------------------------------------------------------------------------
+# States for the explorable figures (book/_ext/explorables.py), glued as HTML
+# --------------------------------------------------------------------------------------------------
+
+
+def explorable_data(name: str, state: dict) -> str:
+    """``state`` as a JSON script the explorable ``name`` reads: floats exactly, as Python prints them.
+
+    >>> explorable_data("demo", {"x": [0.1, 2.0]})
+    '<script type="application/json" data-explorable-state="demo">{"x": [0.1, 2.0]}</script>'
+    """
+    if not isinstance(name, str) or not name.replace("-", "").isalnum():
+        raise ValueError(f"name must be letters, digits and hyphens; got {name!r}")
+    if not isinstance(state, dict):
+        raise TypeError(f"state must be a dict; got {type(state).__name__}")
+    text = json.dumps(state, allow_nan=False).replace("<", "\\u003c")  # no "</script>" inside
+    return f'<script type="application/json" data-explorable-state="{name}">{text}</script>'

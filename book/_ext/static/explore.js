@@ -1,0 +1,277 @@
+/* The book's explorable figures: the shared module (book/_ext/explorables.py says how a page uses it).
+ *
+ * Loaded on every page; it does nothing where the page has no <div class="explorable">. Each
+ * explorable's own file (explore_<name>.js) calls AttentionExplore.register(name, init); on load,
+ * init(div, state) builds the figure inside the div, state being the JSON the package computed at
+ * build time (the <script type="application/json" data-explorable-state> inside the div).
+ *
+ * The numbers follow the package's definitions (code/attention_graph), and tests/test_explorables.py
+ * compares them with it in Chromium. Every number shown carries its full value in data-value.
+ */
+(function () {
+  "use strict";
+  const AE = {};
+
+  // ---------------------------------------------------------------------------------------------
+  // Numbers
+  // ---------------------------------------------------------------------------------------------
+
+  AE.dot = (a, b) => a.reduce((sum, ai, k) => sum + ai * b[k], 0);
+
+  /** S_ij = q_i · k_j / √d  (eq-scaled-scores). */
+  AE.scaledScores = (Q, K) => Q.map((q) => K.map((k) => AE.dot(q, k) / Math.sqrt(q.length)));
+
+  /** W_j = exp((s_j − m)/τ) / Σ_l exp((s_l − m)/τ), m = max_l s_l; −∞ is a masked key (weight 0). */
+  AE.softmaxRow = (s, tau = 1) => {
+    const m = Math.max(...s.filter((x) => x > -Infinity));
+    const e = s.map((x) => (x === -Infinity ? 0 : Math.exp((x - m) / tau)));
+    const Z = e.reduce((a, b) => a + b, 0);
+    return e.map((x) => x / Z);
+  };
+
+  AE.softmax = (S, tau = 1) => S.map((row) => AE.softmaxRow(row, tau));
+
+  /** (A B)_ij = Σ_k A_ik B_kj. */
+  AE.matmul = (A, B) => A.map((row) => B[0].map((_, j) => row.reduce((s, a, k) => s + a * B[k][j], 0)));
+
+  AE.transpose = (A) => A[0].map((_, j) => A.map((row) => row[j]));
+
+  /** H = −Σ_j p_j ln p_j in nats, 0 ln 0 = 0 (worked_example.row_entropy). */
+  AE.entropy = (p) => -p.reduce((s, x) => s + (x > 0 ? x * Math.log(x) : 0), 0);
+
+  /** x with A x = b, by Gaussian elimination with partial pivoting. */
+  AE.solve = (A, b) => {
+    const n = b.length;
+    const M = A.map((row, i) => [...row, b[i]]);
+    for (let c = 0; c < n; c++) {
+      let p = c;
+      for (let r = c + 1; r < n; r++) if (Math.abs(M[r][c]) > Math.abs(M[p][c])) p = r;
+      [M[c], M[p]] = [M[p], M[c]];
+      for (let r = c + 1; r < n; r++) {
+        const f = M[r][c] / M[c][c];
+        for (let k = c; k <= n; k++) M[r][k] -= f * M[c][k];
+      }
+    }
+    const x = new Array(n).fill(0);
+    for (let r = n - 1; r >= 0; r--) {
+      let s = M[r][n];
+      for (let k = r + 1; k < n; k++) s -= M[r][k] * x[k];
+      x[r] = s / M[r][r];
+    }
+    return x;
+  };
+
+  /** r_j = (1 − α)/n + α Σ_i r_i W_ij: (I − α Wᵀ) r = (1 − α)/n · 1  (eq-pagerank, graph_tools.pagerank). */
+  AE.pagerank = (W, damping = 0.85) => {
+    const n = W.length;
+    const M = W.map((row, i) => row.map((_, j) => (i === j ? 1 : 0) - damping * W[j][i]));
+    return AE.solve(M, new Array(n).fill((1 - damping) / n));
+  };
+
+  /** m = max_j s_j, ℓ = Σ_j e^{s_j − m}, o = Σ_j e^{s_j − m} v_j / ℓ  (eq-block-output). */
+  AE.blockState = (s, V) => {
+    const m = Math.max(...s);
+    const P = s.map((x) => Math.exp(x - m));
+    const ell = P.reduce((a, b) => a + b, 0);
+    const o = V[0].map((_, c) => P.reduce((acc, p, j) => acc + p * V[j][c], 0) / ell);
+    return { m, ell, o };
+  };
+
+  /** The state of the union of two disjoint blocks  (eq-merge-output, blockwise.merge). */
+  AE.merge = (a, b) => {
+    const m = Math.max(a.m, b.m);
+    const alpha = Math.exp(a.m - m);
+    const beta = Math.exp(b.m - m);
+    const ell = alpha * a.ell + beta * b.ell;
+    const o = a.o.map((oa, c) => (alpha * a.ell * oa + beta * b.ell * b.o[c]) / ell);
+    return { m, ell, o };
+  };
+
+  /** The running (m, ℓ, o) of one query after each block of keys (blockwise.online_trace). */
+  AE.onlineTrace = (q, K, V, blockSize) => {
+    const trace = [];
+    let state = null;
+    for (let start = 0; start < K.length; start += blockSize) {
+      const keys = [];
+      for (let j = start; j < Math.min(start + blockSize, K.length); j++) keys.push(j);
+      const s = AE.scaledScores([q], keys.map((j) => K[j]))[0];
+      const block = AE.blockState(s, keys.map((j) => V[j]));
+      state = state === null ? block : AE.merge(state, block);
+      trace.push({ keys, m: state.m, ell: state.ell, o: state.o.slice() });
+    }
+    return trace;
+  };
+
+  // ---------------------------------------------------------------------------------------------
+  // Drawing and controls
+  // ---------------------------------------------------------------------------------------------
+
+  const SVG = "http://www.w3.org/2000/svg";
+  let uid = 0;
+  AE.uid = (prefix) => `${prefix}-${++uid}`;
+
+  /** An element (SVG when svg is true) with attributes, appended to parent, holding text. */
+  AE.el = (tag, attrs = {}, parent = null, text = null, svg = false) => {
+    const node = svg ? document.createElementNS(SVG, tag) : document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    if (text !== null) node.textContent = text;
+    if (parent) parent.appendChild(node);
+    return node;
+  };
+  AE.svg = (tag, attrs = {}, parent = null, text = null) => AE.el(tag, attrs, parent, text, true);
+
+  /** x with `digits` decimals and a true minus sign. */
+  AE.fmt = (x, digits = 3) => (Object.is(Math.round(x * 10 ** digits), -0) ? 0 : x)
+    .toFixed(digits).replace("-", "\u2212");
+
+  /** Show x in node: formatted text, the full value (as JavaScript prints it) in data-value. */
+  AE.show = (node, x, digits = 3) => {
+    node.dataset.value = String(x);
+    node.textContent = AE.fmt(x, digits);
+  };
+
+  /** A table of numbers: rows × cols cells; returns {table, set(M)}; cells carry data-row, data-col. */
+  AE.matrixTable = (parent, caption, rowLabels, colLabels, { digits = 3, heat = false, name = "" } = {}) => {
+    const wrap = AE.el("div", { class: "ae-table-wrap" }, parent);
+    const table = AE.el("table", { class: "ae-matrix", "data-matrix": name }, wrap);
+    AE.el("caption", {}, table, caption);
+    const head = AE.el("tr", {}, AE.el("thead", {}, table));
+    AE.el("th", { scope: "col" }, head, "");
+    colLabels.forEach((c) => AE.el("th", { scope: "col" }, head, c));
+    const body = AE.el("tbody", {}, table);
+    const cells = rowLabels.map((r, i) => {
+      const tr = AE.el("tr", {}, body);
+      AE.el("th", { scope: "row" }, tr, r);
+      return colLabels.map((_, j) => AE.el("td", { "data-row": i, "data-col": j }, tr));
+    });
+    const set = (M) => M.forEach((row, i) => row.forEach((x, j) => {
+      const td = cells[i][j];
+      AE.show(td, x, digits);
+      if (heat) {
+        td.style.setProperty("--ae-w", String(Math.max(0, Math.min(1, x))));
+      }
+    }));
+    return { table, set };
+  };
+
+  /** A labelled range input; onInput(value) on every move (arrow keys move it by one step). */
+  AE.slider = (parent, { label, min, max, step, value, onInput, show = (v) => String(v) }) => {
+    const id = AE.uid("ae-slider");
+    const row = AE.el("div", { class: "ae-control" }, parent);
+    AE.el("label", { for: id }, row, label);
+    const input = AE.el("input", { type: "range", id, min, max, step, value }, row);
+    const out = AE.el("output", { for: id }, row);
+    const update = () => {
+      const v = Number(input.value);
+      out.textContent = show(v);
+      input.setAttribute("aria-valuetext", show(v));
+      onInput(v);
+    };
+    input.addEventListener("input", update);
+    input.refresh = update;
+    out.textContent = show(Number(value));
+    input.setAttribute("aria-valuetext", show(Number(value)));
+    return input;
+  };
+
+  AE.button = (parent, label, onClick) => {
+    const b = AE.el("button", { type: "button", class: "ae-button" }, parent, label);
+    b.addEventListener("click", onClick);
+    return b;
+  };
+
+  /** The point of the SVG's user space under a pointer event. */
+  AE.svgPoint = (svg, event) => {
+    const p = svg.createSVGPoint();
+    p.x = event.clientX;
+    p.y = event.clientY;
+    return p.matrixTransform(svg.getScreenCTM().inverse());
+  };
+
+  /**
+   * A directed weighted graph on fixed node positions [x, y] (SVG units). Returns update(W): the
+   * arrow of W_ij points from j to i, the way the message v_j flows, wider and darker as W_ij grows;
+   * W_ii is a loop. Each arrow carries data-i, data-j and data-weight.
+   */
+  AE.graph = (parent, labels, pos, { size = 300, radius = 22 } = {}) => {
+    const svg = AE.svg("svg", { viewBox: `0 0 ${size} ${size}`, class: "ae-graph", role: "img" }, parent);
+    const marker = AE.uid("ae-arrow");
+    const defs = AE.svg("defs", {}, svg);
+    const m = AE.svg("marker", { id: marker, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 4,
+      markerHeight: 4, orient: "auto-start-reverse", markerUnits: "strokeWidth" }, defs);
+    AE.svg("path", { d: "M0,1 L10,5 L0,9 z", class: "ae-arrowhead" }, m);
+    const n = labels.length;
+    const cx = pos.reduce((s, p) => s + p[0], 0) / n;
+    const cy = pos.reduce((s, p) => s + p[1], 0) / n;
+    const edges = [];
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) {
+        let d;
+        if (i === j) {  // a loop on the side away from the centre
+          const [x, y] = pos[i];
+          const len = Math.hypot(x - cx, y - cy) || 1;
+          const ux = (x - cx) / len, uy = (y - cy) / len;
+          const ax = x + ux * radius, ay = y + uy * radius;
+          const px = -uy * 12, py = ux * 12;
+          d = `M${ax + px * 0.6},${ay + py * 0.6} C${ax + ux * 34 + px * 1.6},${ay + uy * 34 + py * 1.6} `
+            + `${ax + ux * 34 - px * 1.6},${ay + uy * 34 - py * 1.6} ${ax - px * 0.6},${ay - py * 0.6}`;
+        } else {  // from j to i, bent to the right so the two arrows of a pair do not overlap
+          const [x1, y1] = pos[j], [x2, y2] = pos[i];
+          const len = Math.hypot(x2 - x1, y2 - y1);
+          const ux = (x2 - x1) / len, uy = (y2 - y1) / len;
+          const bend = 0.18 * len;
+          const mx = (x1 + x2) / 2 - uy * bend, my = (y1 + y2) / 2 + ux * bend;
+          const s = [x1 + ux * radius - uy * 6, y1 + uy * radius + ux * 6];
+          const e = [x2 - ux * radius - uy * 6, y2 - uy * radius + ux * 6];
+          d = `M${s[0]},${s[1]} Q${mx},${my} ${e[0]},${e[1]}`;
+        }
+        const path = AE.svg("path", { d, class: "ae-edge", "data-i": i, "data-j": j, "marker-end": `url(#${marker})` }, svg);
+        edges.push(path);
+      }
+    }
+    labels.forEach((label, i) => {
+      const g = AE.svg("g", { class: "ae-node" }, svg);
+      AE.svg("circle", { cx: pos[i][0], cy: pos[i][1], r: radius }, g);
+      AE.svg("text", { x: pos[i][0], y: pos[i][1], "text-anchor": "middle", "dominant-baseline": "central" }, g, label);
+    });
+    return (W) => {
+      edges.forEach((path) => {
+        const w = W[path.dataset.i][path.dataset.j];
+        path.dataset.weight = String(w);
+        path.setAttribute("stroke-width", (0.3 + 9 * w).toFixed(3));
+        path.setAttribute("stroke-opacity", (0.25 + 0.75 * Math.min(1, 2 * w)).toFixed(3));
+        path.style.display = w > 0 ? "" : "none";
+      });
+      svg.setAttribute("aria-label", `Attention graph: ${labels.map((l, i) =>
+        `${l} gives ${labels.map((k, j) => `${k} ${AE.fmt(W[i][j])}`).join(", ")}`).join("; ")}`);
+    };
+  };
+
+  // ---------------------------------------------------------------------------------------------
+  // Registration and start-up
+  // ---------------------------------------------------------------------------------------------
+
+  const inits = {};
+  AE.register = (name, init) => { inits[name] = init; };
+
+  AE.start = () => {
+    document.querySelectorAll("div.explorable[data-explorable]").forEach((div) => {
+      const init = inits[div.dataset.explorable];
+      const data = div.querySelector("script[data-explorable-state]");
+      if (!init || !data || div.dataset.ready) return;
+      try {
+        const body = AE.el("div", { class: "ae-body" });
+        div.appendChild(body);
+        init(body, JSON.parse(data.textContent), div);
+        div.hidden = false;
+        div.dataset.ready = "true";
+      } catch (err) {  // leave the static figure alone; the tests read the reason here
+        div.dataset.error = String(err && err.message);
+      }
+    });
+  };
+
+  window.AttentionExplore = AE;
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", AE.start);
+  else setTimeout(AE.start, 0);
+}());

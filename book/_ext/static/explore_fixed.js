@@ -1,0 +1,61 @@
+/* From fixed to computed, explorable: one slider t from mean aggregation on the path (t = 0) through
+ * masked attention (t = 1) to attention on the complete graph (t = 2), on the same four people.
+ * Every state is the package's (graph.fixed_to_computed), computed at build time; nothing is
+ * computed here but the distances to the five models of the comparison figure.
+ * State (book/graph.md): labels, layout, ts, states [{W, Y}], model_names, models {name: W}, start. */
+(function () {
+  "use strict";
+  const AE = window.AttentionExplore;
+  if (!AE) return;
+
+  const SIZE = 300;
+
+  AE.register("fixed", (root, state) => {
+    const labels = state.labels;
+    const names = state.model_names;
+    const distance = (A, B) => Math.max(...A.flatMap((row, i) => row.map((a, j) => Math.abs(a - B[i][j]))));
+    const phase = (t) => (t === 0 ? "mean aggregation on the path with self-loops"
+      : t < 1 ? "the query grows: attention restricted to the path"
+        : t === 1 ? "masked attention on the path with self-loops"
+          : t < 2 ? "the edges off the path fade in" : "attention on the complete graph");
+
+    AE.el("p", { class: "ae-hint" }, root, "Slide from a fixed graph to a computed one. Between 0 and 1 "
+      + "the queries grow from 0 to X on the path's edges; between 1 and 2 the missing edges fade in.");
+    const controls = AE.el("div", { class: "ae-controls" }, root);
+    const status = AE.el("p", { class: "ae-status", "aria-live": "polite" }, root);
+    const figures = AE.el("div", { class: "ae-row" }, root);
+    const pos = state.layout.map(([x, y]) => [SIZE / 2 + 105 * x, SIZE / 2 - 105 * y]);
+    const drawGraph = AE.graph(figures, labels.map((l) => l.slice(0, 1)), pos);
+    const tables = AE.el("div", { class: "ae-tables" }, figures);
+    const W = AE.matrixTable(tables, "Weights W(t) (row i gives)", labels, labels, { name: "W", heat: true });
+    const Y = AE.matrixTable(tables, "Outputs Y = W X", labels, ["first", "second"], { name: "Y" });
+
+    const models = AE.el("div", { class: "ae-row ae-models" }, root);
+    const cards = names.map((name) => {
+      const card = AE.el("div", { class: "ae-model", "data-model": name }, models);
+      const heat = AE.matrixTable(card, name, labels.map((l) => l.slice(0, 1)), labels.map((l) => l.slice(0, 1)),
+        { name, heat: true, digits: 2 });
+      heat.set(state.models[name]);
+      const p = AE.el("p", {}, card, "largest gap ");
+      const gap = AE.el("span", { "data-name": "gap" }, p);
+      return { card, gap };
+    });
+
+    AE.slider(controls, { label: "From fixed (0) to computed (2): t", min: 0, max: state.ts.length - 1, step: 1,
+      value: state.ts.indexOf(state.start), show: (v) => AE.fmt(state.ts[v], 2), onInput: (v) => {
+        const t = state.ts[v];
+        const s = state.states[v];
+        root.dataset.t = String(t);
+        status.textContent = `t = ${AE.fmt(t, 2)}: ${phase(t)}.`;
+        W.set(s.W);
+        Y.set(s.Y);
+        drawGraph(s.W);
+        names.forEach((name, c) => {
+          const gap = distance(s.W, state.models[name]);
+          AE.show(cards[c].gap, gap);
+          cards[c].card.classList.toggle("ae-match", gap === 0);
+          cards[c].card.dataset.match = String(gap === 0);
+        });
+      } }).refresh();
+  });
+}());

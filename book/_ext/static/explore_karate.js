@@ -1,0 +1,51 @@
+/* The karate club, explorable: a seed slider for the projections of the untrained layer; for each
+ * seed the club drawn as the communities figure draws it (an edge per friendship, as wide as the
+ * mutual attention; nodes by recorded faction; the members the communities misplace ringed) and
+ * the ARI. Every state is the package's (karate.club_run), computed at build time.
+ * State (book/karate.md): labels, club, layout, friends [[i, j]], seeds [{seed, ari, wrong, mutual}], start. */
+(function () {
+  "use strict";
+  const AE = window.AttentionExplore;
+  if (!AE) return;
+
+  const SIZE = 320;
+
+  AE.register("karate", (root, state) => {
+    const xs = state.layout.map((p) => p[0]), ys = state.layout.map((p) => p[1]);
+    const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+    const scale = (SIZE - 30) / Math.max(x1 - x0, y1 - y0);
+    const pos = state.layout.map(([x, y]) => [15 + (x - x0) * scale, SIZE - 15 - (y - y0) * scale]);
+
+    AE.el("p", { class: "ae-hint" }, root, "Slide the seed of the random projections; the ringed members "
+      + "are those the communities of that layer's attention graph put on the wrong side.");
+    const controls = AE.el("div", { class: "ae-controls" }, root);
+    const status = AE.el("p", { class: "ae-result", "aria-live": "polite" }, root);
+    const svg = AE.svg("svg", { viewBox: `0 0 ${SIZE} ${SIZE}`, class: "ae-club", role: "img" }, root);
+    const lines = state.friends.map(([i, j]) => AE.svg("line", { x1: pos[i][0], y1: pos[i][1], x2: pos[j][0],
+      y2: pos[j][1], class: "ae-friend", "data-i": i, "data-j": j }, svg));
+    const rings = pos.map(([x, y]) => AE.svg("circle", { cx: x, cy: y, r: 11, class: "ae-wrong" }, svg));
+    pos.forEach(([x, y], i) => {
+      AE.svg("circle", { cx: x, cy: y, r: 7.5, class: `ae-faction-${state.club[i]}` }, svg);
+      AE.svg("text", { x, y, "text-anchor": "middle", "dominant-baseline": "central", class: "ae-club-label" }, svg,
+        state.labels[i]);
+    });
+
+    AE.slider(controls, { label: "Seed", min: 0, max: state.seeds.length - 1, step: 1,
+      value: state.seeds.findIndex((s) => s.seed === state.start), show: (v) => String(state.seeds[v].seed),
+      onInput: (v) => {
+        const s = state.seeds[v];
+        const top = Math.max(...s.mutual, 1e-12);
+        root.dataset.seed = String(s.seed);
+        lines.forEach((line, e) => {
+          line.dataset.weight = String(s.mutual[e]);
+          line.setAttribute("stroke-width", (0.3 + 4 * s.mutual[e] / top).toFixed(3));
+        });
+        rings.forEach((ring, i) => ring.style.display = s.wrong.includes(i) ? "" : "none");
+        svg.dataset.wrong = s.wrong.join(",");
+        svg.setAttribute("aria-label", `The club at seed ${s.seed}: ${s.wrong.length} members misplaced`);
+        status.textContent = `Seed ${s.seed}: ARI `;
+        AE.show(AE.el("span", { "data-name": "ari" }, status), s.ari);
+        status.append(`, ${s.wrong.length} member(s) misplaced.`);
+      } }).refresh();
+  });
+}());

@@ -1,0 +1,68 @@
+/* Softmax and scale, explorable: one row of raw scores q·k_j (random q and keys in d dimensions);
+ * a temperature τ, the dimension d and the 1/√d scale on or off; the weights and their entropy.
+ * State (book/softmax.md): dims, rows (rows[k] is the raw row for dims[k]), d (the first shown). */
+(function () {
+  "use strict";
+  const AE = window.AttentionExplore;
+  if (!AE) return;
+
+  const W_BARS = 320, H_BARS = 140;
+
+  AE.register("softmax", (root, state) => {
+    let k = state.dims.indexOf(state.d);
+    let logTau = 0;
+    let scaled = true;
+
+    AE.el("p", { class: "ae-hint" }, root, `One query against ${state.rows[0].length} keys, entries `
+      + "standard normal. Slide the temperature and the dimension; switch the 1/√d scale off.");
+    const controls = AE.el("div", { class: "ae-controls" }, root);
+    const tauOut = AE.el("span", { "data-name": "tau", hidden: "" }, root);
+    AE.slider(controls, { label: "Temperature τ", min: -1, max: 1, step: 0.05, value: 0,
+      show: (v) => AE.fmt(10 ** v, 2), onInput: (v) => { logTau = v; update(); } });
+    AE.slider(controls, { label: "Dimension d", min: 0, max: state.dims.length - 1, step: 1, value: k,
+      show: (v) => String(state.dims[v]), onInput: (v) => { k = v; update(); } });
+    const row = AE.el("div", { class: "ae-control" }, controls);
+    const id = AE.uid("ae-check");
+    const box = AE.el("input", { type: "checkbox", id, checked: "" }, row);
+    AE.el("label", { for: id }, row, "divide the scores by √d");
+    box.addEventListener("change", () => { scaled = box.checked; update(); });
+
+    const bars = AE.svg("svg", { viewBox: `0 0 ${W_BARS} ${H_BARS + 16}`, class: "ae-bars", role: "img" }, root);
+    AE.svg("line", { x1: 0, y1: H_BARS, x2: W_BARS, y2: H_BARS, class: "ae-axis" }, bars);
+    const n = state.rows[0].length;
+    const rects = state.rows[0].map((_, j) => AE.svg("rect", { class: "ae-bar", "data-key": j,
+      x: (j + 0.15) * (W_BARS / n), width: 0.7 * (W_BARS / n) }, bars));
+    const uniform = AE.svg("line", { x1: 0, x2: W_BARS, class: "ae-uniform" }, bars);
+    const readout = AE.el("p", { class: "ae-result", "aria-live": "polite" }, root);
+    const parts = {};
+    ["largest weight", "entropy", "of at most"].forEach((name, c) => {
+      if (c) readout.append(c === 1 ? "; its entropy " : " nats, of at most ");
+      else readout.append("Largest weight ");
+      parts[name] = AE.el("span", { "data-name": ["max", "entropy", "uniform"][c] }, readout);
+    });
+    readout.append(" (a uniform row).");
+
+    function update() {
+      const tau = 10 ** logTau;
+      const d = state.dims[k];
+      const s = state.rows[k].map((x) => (scaled ? x / Math.sqrt(d) : x));
+      const p = AE.softmaxRow(s, tau);
+      tauOut.dataset.value = String(tau);
+      root.dataset.d = String(d);
+      root.dataset.scaled = String(scaled);
+      rects.forEach((rect, j) => {
+        const h = p[j] * H_BARS;
+        rect.setAttribute("y", H_BARS - h);
+        rect.setAttribute("height", h);
+        rect.dataset.value = String(p[j]);
+      });
+      uniform.setAttribute("y1", H_BARS * (1 - 1 / n));
+      uniform.setAttribute("y2", H_BARS * (1 - 1 / n));
+      bars.setAttribute("aria-label", `Weights of the ${n} keys: ${p.map((x) => AE.fmt(x)).join(", ")}`);
+      AE.show(parts["largest weight"], Math.max(...p));
+      AE.show(parts.entropy, AE.entropy(p));
+      AE.show(parts["of at most"], Math.log(n));
+    }
+    update();
+  });
+}());

@@ -1,0 +1,116 @@
+/* The worked example, explorable: drag the four people's vectors (or move them with the arrow keys)
+ * and watch S = X Xᵀ/√2, W = softmax(S), the attention graph, Y = W X and PageRank follow.
+ * State (book/worked_example.md): labels, X, layout (the graph figure's node positions), damping. */
+(function () {
+  "use strict";
+  const AE = window.AttentionExplore;
+  if (!AE) return;
+
+  const LIMIT = 2.5;  // the plane shown: [−LIMIT, LIMIT]²
+  const SIZE = 300;
+  const toSvg = (x, y) => [SIZE / 2 + (x / LIMIT) * (SIZE / 2 - 12), SIZE / 2 - (y / LIMIT) * (SIZE / 2 - 12)];
+  const toPlane = (px, py) => [((px - SIZE / 2) / (SIZE / 2 - 12)) * LIMIT, -((py - SIZE / 2) / (SIZE / 2 - 12)) * LIMIT];
+  const clamp = (v) => Math.max(-LIMIT, Math.min(LIMIT, v));
+  const snap = (v, step) => Math.round(clamp(v) / step) * step;
+  const round2 = (v) => Math.round(v * 100) / 100;
+
+  AE.register("worked", (root, state) => {
+    const labels = state.labels;
+    const X0 = state.X.map((row) => row.slice());
+    let X = X0.map((row) => row.slice());
+
+    AE.el("p", { class: "ae-hint" }, root, "Drag a person's open circle, or Tab to it and press the "
+      + "arrow keys (Shift: finer steps). The dot is where the layer moves them, y_i = Σ_j W_ij x_j.");
+    const figures = AE.el("div", { class: "ae-row" }, root);
+
+    // The plane: inputs (draggable), outputs, an arrow from each input to its output.
+    const plane = AE.svg("svg", { viewBox: `0 0 ${SIZE} ${SIZE}`, class: "ae-plane", "aria-label": "The plane of the four vectors" }, figures);
+    for (let k = -2; k <= 2; k++) {
+      const [a] = toSvg(k, 0), [, b] = toSvg(0, k);
+      AE.svg("line", { x1: a, y1: 0, x2: a, y2: SIZE, class: k === 0 ? "ae-axis" : "ae-grid" }, plane);
+      AE.svg("line", { x1: 0, y1: b, x2: SIZE, y2: b, class: k === 0 ? "ae-axis" : "ae-grid" }, plane);
+    }
+    const moves = labels.map(() => AE.svg("line", { class: "ae-move" }, plane));
+    const outs = labels.map((_, i) => AE.svg("circle", { r: 4.5, class: "ae-output", "data-person": i }, plane));
+    const points = labels.map((label, i) => {
+      const g = AE.svg("g", { class: "ae-point", tabindex: 0, role: "slider", "data-person": i,
+        "aria-roledescription": "movable point", "aria-valuemin": -LIMIT, "aria-valuemax": LIMIT,
+        "aria-label": `${label}'s vector: arrow keys move it` }, plane);
+      AE.svg("circle", { r: 9 }, g);
+      AE.svg("text", { x: 12, y: -10 }, g, label);
+      return g;
+    });
+
+    // The graph, beside the plane.
+    const pos = state.layout.map(([x, y]) => [SIZE / 2 + 105 * x, SIZE / 2 - 105 * y]);
+    const drawGraph = AE.graph(figures, labels.map((l) => l.slice(0, 1)), pos);
+
+    const tables = AE.el("div", { class: "ae-row ae-tables" }, root);
+    const S = AE.matrixTable(tables, "Scores S = X Xᵀ/√2", labels, labels, { name: "S" });
+    const W = AE.matrixTable(tables, "Weights W (row i gives, column j receives)", labels, labels, { name: "W", heat: true });
+    const Y = AE.matrixTable(tables, "Outputs Y = W X", labels, ["first", "second"], { name: "Y" });
+    const R = AE.matrixTable(tables, `PageRank of W (damping ${state.damping})`, labels, ["r"], { name: "pagerank" });
+    const Xt = AE.matrixTable(tables, "Inputs X", labels, ["first", "second"], { name: "X", digits: 2 });
+    const buttons = AE.el("div", { class: "ae-control" }, root);
+    AE.button(buttons, "Back to the book's vectors", () => { X = X0.map((row) => row.slice()); update(); });
+
+    function update() {
+      const Sm = AE.scaledScores(X, X);
+      const Wm = AE.softmax(Sm);
+      const Ym = AE.matmul(Wm, X);
+      const r = AE.pagerank(Wm, state.damping);
+      S.set(Sm);
+      W.set(Wm);
+      Y.set(Ym);
+      R.set(r.map((x) => [x]));
+      Xt.set(X);
+      drawGraph(Wm);
+      labels.forEach((label, i) => {
+        const [px, py] = toSvg(X[i][0], X[i][1]);
+        const [qx, qy] = toSvg(Ym[i][0], Ym[i][1]);
+        points[i].setAttribute("transform", `translate(${px},${py})`);
+        points[i].dataset.x = String(X[i][0]);
+        points[i].dataset.y = String(X[i][1]);
+        points[i].setAttribute("aria-valuenow", String(X[i][0]));
+        points[i].setAttribute("aria-valuetext", `${label} at (${AE.fmt(X[i][0], 2)}, ${AE.fmt(X[i][1], 2)})`);
+        outs[i].setAttribute("cx", qx);
+        outs[i].setAttribute("cy", qy);
+        moves[i].setAttribute("x1", px);
+        moves[i].setAttribute("y1", py);
+        moves[i].setAttribute("x2", qx);
+        moves[i].setAttribute("y2", qy);
+      });
+    }
+
+    points.forEach((g, i) => {
+      g.addEventListener("pointerdown", (event) => {
+        event.preventDefault();
+        g.setPointerCapture(event.pointerId);
+        g.focus();
+        const move = (e) => {
+          const p = AE.svgPoint(plane, e);
+          const [x, y] = toPlane(p.x, p.y);
+          X[i] = [round2(snap(x, 0.01)), round2(snap(y, 0.01))];
+          update();
+        };
+        const up = () => {
+          g.removeEventListener("pointermove", move);
+          g.removeEventListener("pointerup", up);
+          g.removeEventListener("pointercancel", up);
+        };
+        g.addEventListener("pointermove", move);
+        g.addEventListener("pointerup", up);
+        g.addEventListener("pointercancel", up);
+      });
+      g.addEventListener("keydown", (event) => {
+        const step = event.shiftKey ? 0.01 : 0.1;
+        const delta = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] }[event.key];
+        if (!delta) return;
+        event.preventDefault();
+        X[i] = [round2(clamp(X[i][0] + delta[0])), round2(clamp(X[i][1] + delta[1]))];
+        update();
+      });
+    });
+    update();
+  });
+}());

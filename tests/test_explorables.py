@@ -1,0 +1,514 @@
+"""The explorable figures in Chromium: driven to states the test chooses, their numbers against the package.
+
+Each explorable (book/_ext/explorables.py, book/_ext/static/explore*.js) is opened in the built book,
+moved (a drag, arrow keys, a slider set), and every number it shows (its ``data-value``) is compared
+with what the package computes for the same state: to 1e-9 where the page computes in JavaScript,
+exactly where it shows states the package computed at build time. The shared module's functions are
+compared with the package's on random inputs. On every load: no console error, no request leaving the
+machine; the explorables fit the window at 1280 px and 390 px, in light and dark mode, and the printed
+page keeps the static figure and drops the explorable.
+"""
+
+from __future__ import annotations
+
+import math
+from urllib.parse import urlsplit
+
+import numpy as np
+import pytest
+
+import booktools as bt
+import browsertools as bw
+from attention_graph import blockwise, graph, graph_tools, karate, scaled_scores, softmax_with_temperature
+from attention_graph import patterns as pt
+from attention_graph import worked_example as we
+from attention_graph.attention import attention
+from attention_graph.softmax import raw_score_row, softmax
+
+pytestmark = pytest.mark.browser
+
+TOL = 1e-9
+PAGES = {"worked": "book/worked_example.html", "softmax": "book/softmax.html",
+         "fixed": "book/graph.html", "online": "book/blockwise.html", "patterns": "book/patterns.html",
+         "karate": "book/karate.html"}
+WINDOWS = [(1280, "light"), (1280, "dark"), (390, "light"), (390, "dark")]
+
+
+# TEMPORARY until t24 lands: the session fixtures `site` and `browser` of tests/conftest.py.
+@pytest.fixture(scope="module")
+def site():
+    if not (bw.HTML / "book").is_dir():
+        pytest.fail(f"{bw.HTML} has no book: build it first (make book)")
+    with bw.serve(bw.HTML) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from conftest import need_chromium
+    from playwright.sync_api import sync_playwright
+
+    exe = need_chromium()
+    with sync_playwright() as p:
+        b = bw.launch(p, exe)
+        yield b
+        b.close()
+# end of TEMPORARY
+
+
+class Opened:
+    """A page of the book with one explorable ready; records console errors and offsite requests."""
+
+    def __init__(self, browser, site, name, width=1280, scheme="light"):
+        self.context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+        self.page = self.context.new_page()
+        self.errors, self.offsite = [], []
+        origin = urlsplit(site).netloc
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("request", lambda r: self.offsite.append(r.url)
+                     if urlsplit(r.url).scheme not in {"data", "blob"} and urlsplit(r.url).netloc != origin
+                     else None)
+        self.page.goto(site + PAGES[name], wait_until="load")
+        if scheme == "dark":
+            self.page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; "
+                               "document.documentElement.dataset.mode = 'dark'; }")
+        self.root = f'div.explorable[data-explorable="{name}"]'
+        try:
+            self.page.wait_for_selector(f"{self.root}[data-ready]", state="attached", timeout=30_000)
+        except Exception as err:
+            why = self.page.get_attribute(self.root, "data-error")
+            raise AssertionError(f"{name}: not ready (data-error: {why}; errors: {self.errors})") from err
+
+    def values(self, selector):
+        """The data-value of every element matching ``selector`` inside the explorable, as floats."""
+        return np.array(self.page.eval_on_selector_all(
+            f"{self.root} {selector}", "els => els.map(e => e.dataset.value)"), dtype=float)
+
+    def matrix(self, name, rows, cols):
+        return self.values(f'table[data-matrix="{name}"] td').reshape(rows, cols)
+
+    def close(self):
+        self.context.close()
+        assert self.errors == [], self.errors
+        assert self.offsite == [], self.offsite
+
+
+@pytest.fixture
+def opened(browser, site):
+    pages = []
+
+    def open_(name, width=1280, scheme="light"):
+        pages.append(Opened(browser, site, name, width, scheme))
+        return pages[-1]
+
+    yield open_
+    for p in pages:
+        p.close()
+
+
+def close(a, b, tol=TOL):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    assert a.shape == b.shape, (a.shape, b.shape)
+    assert np.max(np.abs(a - b), initial=0.0) <= tol, np.max(np.abs(a - b))
+
+
+# --------------------------------------------------------------------------------------------------
+# The shared module, against the package
+# --------------------------------------------------------------------------------------------------
+
+def test_the_shared_module_computes_what_the_package_computes(opened):
+    page = opened("worked").page
+    rng = np.random.default_rng(27)
+    Q, K, V = rng.normal(size=(5, 3)), rng.normal(size=(7, 3)), rng.normal(size=(7, 2))  # (5, 3), (7, 3), (7, 2)
+    S = scaled_scores(Q, K)  # (5, 7)
+    js = page.evaluate("([Q, K, V]) => { const AE = window.AttentionExplore; const S = AE.scaledScores(Q, K);"
+                       " return {S, W: AE.softmax(S), W2: AE.softmax(S, 0.3), Y: AE.matmul(AE.softmax(S), V)}; }",
+                       [Q.tolist(), K.tolist(), V.tolist()])
+    close(js["S"], S)
+    close(js["W"], softmax(S))
+    close(js["W2"], softmax_with_temperature(S, 0.3))
+    close(js["Y"], attention(Q, K, V)[0])
+    masked = page.evaluate("s => window.AttentionExplore.softmaxRow(s.map(x => x === null ? -Infinity : x))",
+                           [1.0, None, 3.0])
+    close(masked, softmax([[1.0, -np.inf, 3.0]])[0])
+
+    W = rng.random((6, 6)) * (rng.random((6, 6)) < 0.6) + np.eye(6) * 0.1  # (6, 6)
+    W /= W.sum(axis=1, keepdims=True)
+    for damping in (0.85, 0.5, 0.0):
+        close(page.evaluate("([W, a]) => window.AttentionExplore.pagerank(W, a)", [W.tolist(), damping]),
+              graph_tools.pagerank(W, damping))
+    close(page.evaluate("W => window.AttentionExplore.pagerank(W)", W.tolist()), graph_tools.pagerank(W))
+    close(page.evaluate("W => W.map(window.AttentionExplore.entropy)", W.tolist()), we.row_entropy(W))
+    M, b = rng.normal(size=(5, 5)), rng.normal(size=5)  # (5, 5), (5,)
+    close(page.evaluate("([M, b]) => window.AttentionExplore.solve(M, b)", [M.tolist(), b.tolist()]),
+          np.linalg.solve(M, b))
+
+    q = rng.normal(size=3)  # (3,)
+    for b_size in (1, 3, 7, 10):
+        js_trace = page.evaluate("([q, K, V, b]) => window.AttentionExplore.onlineTrace(q, K, V, b)",
+                                 [q.tolist(), K.tolist(), V.tolist(), b_size])
+        py_trace = blockwise.online_trace(q, K, V, block_size=b_size)
+        assert [s["keys"] for s in js_trace] == [s["keys"] for s in py_trace]
+        for js_s, py_s in zip(js_trace, py_trace):
+            close([js_s["m"], js_s["ell"], *js_s["o"]], [py_s["m"], py_s["ell"], *py_s["o"]])
+    a = blockwise.block_state(scaled_scores(q[None], K[:3]), V[:3])
+    c = blockwise.block_state(scaled_scores(q[None], K[3:]), V[3:])
+    merged = blockwise.merge(a, c)
+    js_m = page.evaluate("([a, c]) => window.AttentionExplore.merge(a, c)",
+                         [{"m": float(s.m[0, 0]), "ell": float(s.ell[0, 0]), "o": s.o[0].tolist()} for s in (a, c)])
+    close([js_m["m"], js_m["ell"], *js_m["o"]], [merged.m[0, 0], merged.ell[0, 0], *merged.o[0]])
+
+
+def test_the_module_does_nothing_on_a_page_without_explorables(browser, site):
+    context = browser.new_context()
+    page = context.new_page()
+    errors = []
+    page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(site + "book/notation.html", wait_until="load")
+    assert page.evaluate("() => typeof window.AttentionExplore.register") == "function"
+    assert page.locator("div.explorable").count() == 0 and page.locator(".ae-body").count() == 0
+    context.close()
+    assert errors == []
+
+
+# --------------------------------------------------------------------------------------------------
+# 1. The worked example
+# --------------------------------------------------------------------------------------------------
+
+EDGES_JS = "els => els.map(e => [+e.dataset.i, +e.dataset.j, +e.dataset.weight])"
+
+
+def worked_numbers(o: Opened):
+    X = np.array(o.page.eval_on_selector_all(f"{o.root} .ae-point", "els => els.map(e => [e.dataset.x, e.dataset.y])"),
+                 dtype=float)  # (4, 2)
+    return X, {"S": o.matrix("S", 4, 4), "W": o.matrix("W", 4, 4), "Y": o.matrix("Y", 4, 2),
+               "r": o.matrix("pagerank", 4, 1)[:, 0], "X": o.matrix("X", 4, 2),
+               "edges": o.page.eval_on_selector_all(f"{o.root} .ae-edge", EDGES_JS)}
+
+
+def check_worked(X, shown):
+    Y, g = we.attention_layer(X)
+    close(shown["X"], X, 0)
+    close(shown["S"], scaled_scores(X, X))
+    close(shown["W"], g.W)
+    close(shown["Y"], Y)
+    close(shown["r"], graph_tools.pagerank(g))
+    assert len(shown["edges"]) == 16
+    for i, j, w in shown["edges"]:
+        assert abs(w - g.W[i, j]) <= TOL
+
+
+def drag_to(o: Opened, person: int, x: float, y: float):
+    """Drag a person's point to the plane position (x, y), through the SVG's own transform."""
+    point = o.page.locator(f'{o.root} .ae-point[data-person="{person}"] circle')
+    point.scroll_into_view_if_needed()
+    box = point.bounding_box()
+    target = o.page.evaluate("""([root, x, y]) => {
+        const svg = document.querySelector(root + ' svg.ae-plane');
+        const p = svg.createSVGPoint();
+        p.x = 150 + (x / 2.5) * 138; p.y = 150 - (y / 2.5) * 138;
+        const s = p.matrixTransform(svg.getScreenCTM()); return [s.x, s.y]; }""", [o.root, x, y])
+    o.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    o.page.mouse.down()
+    o.page.mouse.move(*target, steps=6)
+    o.page.mouse.up()
+
+
+@pytest.mark.parametrize("width,scheme", [(1280, "light"), (390, "dark")])
+def test_worked_example_drag_and_keys(opened, width, scheme):
+    o = opened("worked", width, scheme)
+    X, shown = worked_numbers(o)
+    close(X, we.embeddings(), 0)  # it starts at the book's vectors
+    check_worked(X, shown)
+
+    drag_to(o, we.index("Carla"), 1.5, -0.5)
+    X, shown = worked_numbers(o)
+    assert abs(X[0, 0] - 1.5) <= 0.05 and abs(X[0, 1] + 0.5) <= 0.05, X[0]
+    close(X[1:], we.embeddings()[1:], 0)
+    check_worked(X, shown)
+
+    ana = o.page.locator(f'{o.root} .ae-point[data-person="{we.index("Ana")}"]')
+    ana.focus()
+    for key in ["ArrowRight"] * 3 + ["ArrowUp"] * 2 + ["Shift+ArrowLeft"]:
+        o.page.keyboard.press(key)
+    X, shown = worked_numbers(o)
+    close(X[1], [1.29, 0.2], 1e-12)
+    check_worked(X, shown)
+
+    o.page.locator(f"{o.root} button").click()
+    X, shown = worked_numbers(o)
+    close(X, we.embeddings(), 0)
+
+
+# --------------------------------------------------------------------------------------------------
+# 2. Softmax and scale
+# --------------------------------------------------------------------------------------------------
+
+def softmax_state(o: Opened):
+    tau = o.values('[data-name="tau"]')[0]
+    d = int(o.page.get_attribute(f"{o.root} .ae-body", "data-d"))
+    scaled = o.page.get_attribute(f"{o.root} .ae-body", "data-scaled") == "true"
+    return tau, d, scaled
+
+
+def check_softmax(o: Opened, rows):
+    tau, d, scaled = softmax_state(o)
+    s = rows[d] / (np.sqrt(d) if scaled else 1.0)  # (n_k,)
+    p = softmax_with_temperature(s[None, :], tau)  # (1, n_k)
+    close(o.values(".ae-bar"), p[0])
+    close(o.values('[data-name="max"]'), [p.max()])
+    close(o.values('[data-name="entropy"]'), we.row_entropy(p))
+    close(o.values('[data-name="uniform"]'), [math.log(p.shape[1])])
+    return tau, d, scaled
+
+
+def test_softmax_temperature_and_scale(opened):
+    seed, d0 = int(bt.glued_float("softmax", "row_seed")), int(bt.glued_float("softmax", "row_d"))
+    n_k = int(bt.glued_float("softmax", "pk_nk"))
+    dims = [1, 4, 16, 64, 256, 1024]
+    rng = np.random.default_rng(seed)
+    rows = {d: raw_score_row(d, n_k, rng) for d in dims}
+    o = opened("softmax")
+    assert check_softmax(o, rows) == (1.0, d0, True)  # the state of the static figure's right panel
+
+    sliders = o.page.locator(f'{o.root} input[type="range"]')
+    sliders.nth(0).focus()
+    for _ in range(4):
+        o.page.keyboard.press("ArrowRight")
+    tau, d, scaled = check_softmax(o, rows)
+    assert abs(tau - 10 ** 0.2) < 1e-12 and d == d0 and scaled
+
+    sliders.nth(1).focus()
+    o.page.keyboard.press("ArrowLeft")
+    o.page.locator(f'{o.root} input[type="checkbox"]').press("Space")
+    tau, d, scaled = check_softmax(o, rows)
+    assert d == dims[dims.index(d0) - 1] and not scaled
+
+    sliders.nth(0).fill("-1")
+    sliders.nth(1).fill(str(len(dims) - 1))
+    tau, d, scaled = check_softmax(o, rows)
+    assert abs(tau - 0.1) < 1e-15 and d == dims[-1]
+
+
+# --------------------------------------------------------------------------------------------------
+# 3. From fixed to computed (package states, compared exactly)
+# --------------------------------------------------------------------------------------------------
+
+def check_fixed(o: Opened, t: float):
+    X, A = we.embeddings(), we.path_adjacency()
+    Y, g = graph.fixed_to_computed(X, A, t)
+    assert float(o.page.get_attribute(f"{o.root} .ae-body", "data-t")) == t
+    assert np.array_equal(o.matrix("W", 4, 4), g.W)
+    assert np.array_equal(o.matrix("Y", 4, 2), Y)
+    for i, j, w in o.page.eval_on_selector_all(f"{o.root} .ae-edge", EDGES_JS):
+        assert w == g.W[i, j]
+    models = graph.five_models(X, A, np.random.default_rng(int(bt.glued_float("graph", "gat_seed"))), we.PEOPLE)
+    matches = []
+    for name, (_, gm) in models.items():
+        card = f'{o.root} .ae-model[data-model="{name}"]'
+        shown = np.array(o.page.eval_on_selector_all(f"{card} td", "els => els.map(e => e.dataset.value)"),
+                         dtype=float).reshape(4, 4)
+        assert np.array_equal(shown, gm.W)
+        gap = float(o.page.get_attribute(f'{card} [data-name="gap"]', "data-value"))
+        assert gap == np.abs(g.W - gm.W).max()
+        if o.page.get_attribute(card, "data-match") == "true":
+            matches.append(name)
+    return matches
+
+
+def test_fixed_to_computed_slider(opened):
+    o = opened("fixed")
+    assert check_fixed(o, 0.0) == ["mean"]  # it starts at the fixed graph
+    slider = o.page.locator(f'{o.root} input[type="range"]')
+    slider.fill("10")
+    assert check_fixed(o, 1.0) == ["masked attention"]
+    slider.focus()
+    for _ in range(5):
+        o.page.keyboard.press("ArrowRight")
+    assert check_fixed(o, 1.5) == []
+    o.page.keyboard.press("End")
+    assert check_fixed(o, 2.0) == ["attention"]
+    slider.fill("3")
+    assert check_fixed(o, 0.3) == []
+
+
+# --------------------------------------------------------------------------------------------------
+# 4. The online softmax
+# --------------------------------------------------------------------------------------------------
+
+def check_online(o: Opened, block_size: int, steps: int):
+    X = we.embeddings()
+    ana = we.index("Ana")
+    trace = blockwise.online_trace(X[ana], X, X, block_size=block_size)[:steps]
+    rows = o.page.locator(f"{o.root} tr[data-step]")
+    assert rows.count() == steps
+    for k, s in enumerate(trace):
+        row = f'{o.root} tr[data-step="{k + 1}"]'
+        shown = [float(o.page.get_attribute(f'{row} [data-name="{n}"]', "data-value"))
+                 for n in ("m", "ell", "o0", "o1")]
+        close(shown, [s["m"], s["ell"], *s["o"]])
+    done = steps == len(blockwise.online_trace(X[ana], X, X, block_size=block_size))
+    assert (o.page.locator(f'{o.root} [data-name="gap"]').count() == 1) == done
+    if done:
+        dense = we.attention_layer()[0][ana]  # (2,)
+        assert np.array_equal(o.values('[data-name="dense0"]').tolist() + o.values('[data-name="dense1"]').tolist(),
+                              dense)
+        gap = o.values('[data-name="gap"]')[0]
+        close([gap], [np.abs(np.array(trace[-1]["o"]) - dense).max()])
+        assert gap <= 1e-15
+
+
+def test_online_softmax_block_size_and_steps(opened):
+    o = opened("online")
+    check_online(o, 1, 4)  # the static table's trace, complete
+    step = o.page.locator(f'{o.root} button[data-action="step"]')
+    back = o.page.locator(f'{o.root} button[data-action="back"]')
+    back.click()
+    back.click()
+    check_online(o, 1, 2)
+    step.click()
+    check_online(o, 1, 3)
+    slider = o.page.locator(f'{o.root} input[type="range"]')
+    slider.focus()
+    o.page.keyboard.press("ArrowRight")
+    check_online(o, 2, 2)
+    o.page.locator(f'{o.root} button[data-action="reset"]').click()
+    check_online(o, 2, 0)
+    step.focus()
+    o.page.keyboard.press("Enter")
+    check_online(o, 2, 1)
+    slider.fill("3")
+    check_online(o, 3, 2)
+
+
+# --------------------------------------------------------------------------------------------------
+# 5. The patterns' edges and diameters (package states, compared exactly)
+# --------------------------------------------------------------------------------------------------
+
+def check_patterns(o: Opened, n: int, k: int):
+    body = f"{o.root} .ae-body"
+    assert (int(o.page.get_attribute(body, "data-n")), int(o.page.get_attribute(body, "data-k"))) == (n, k)
+    shown = o.page.eval_on_selector_all(f"{o.root} .ae-model[data-pattern]",
+                                        "els => els.map(e => [+e.dataset.edges, +e.dataset.maxPath])")
+    glued = {key: int(bt.glued_float("patterns", key)) for key in ("n_global", "n_random")}
+    want = [[len(E), pt.max_path_length(E, n)]
+            for E in pt.named_patterns(n, k, glued["n_global"], glued["n_random"], seed=0).values()]
+    assert shown == want
+
+
+def test_patterns_sliders(opened):
+    o = opened("patterns")
+    check_patterns(o, int(bt.glued_float("patterns", "n_fig")), int(bt.glued_float("patterns", "k_window")))
+    sliders = o.page.locator(f'{o.root} input[type="range"]')
+    sliders.nth(0).focus()
+    o.page.keyboard.press("ArrowRight")
+    check_patterns(o, 20, 2)
+    sliders.nth(1).focus()
+    o.page.keyboard.press("ArrowLeft")
+    check_patterns(o, 20, 1)
+    sliders.nth(0).fill("0")
+    sliders.nth(1).fill("3")
+    check_patterns(o, 4, 4)
+
+
+# --------------------------------------------------------------------------------------------------
+# 5. The karate club, one seed at a time (package states, compared exactly)
+# --------------------------------------------------------------------------------------------------
+
+def check_karate(o: Opened, seed: int):
+    assert int(o.page.get_attribute(f"{o.root} .ae-body", "data-seed")) == seed
+    run = karate.club_run(seed)
+    A, club, _ = karate.club_graph()
+    assert o.values('[data-name="ari"]')[0] == run["ari"]
+    A_s = (run["graph"].W + run["graph"].W.T) / 2  # (n, n)
+    for i, j, w in o.page.eval_on_selector_all(f"{o.root} .ae-friend", EDGES_JS):
+        assert A[i, j] > 0 and w == A_s[i, j]
+    f = run["found"]
+    wrong = np.flatnonzero(f != club) if f[0] == club[0] else np.flatnonzero(f == club)
+    shown = o.page.get_attribute(f"{o.root} svg.ae-club", "data-wrong")
+    assert shown == ",".join(str(int(i)) for i in wrong)
+    assert o.page.locator(f"{o.root} .ae-wrong:visible").count() == len(wrong)
+
+
+def test_karate_seed_slider(opened):
+    o = opened("karate")
+    check_karate(o, int(bt.glued_float("karate", "seed")))
+    slider = o.page.locator(f'{o.root} input[type="range"]')
+    slider.focus()
+    o.page.keyboard.press("ArrowRight")
+    check_karate(o, 1)
+    slider.fill("7")
+    check_karate(o, 7)
+
+
+# --------------------------------------------------------------------------------------------------
+# Every explorable: keyboard, labels, width, light and dark, print
+# --------------------------------------------------------------------------------------------------
+
+CONTROLS_JS = """root => [...document.querySelector(root).querySelectorAll(
+    'input, button, [tabindex]')].filter(e => !e.disabled).map(e => ({
+      tag: e.tagName, tabindex: e.tabIndex,
+      label: e.getAttribute('aria-label') || (e.id && document.querySelector(`label[for="${e.id}"]`)
+             ? document.querySelector(`label[for="${e.id}"]`).textContent : '') || e.textContent.trim()}))"""
+
+
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_every_control_is_labelled_and_reached_by_tab(opened, name):
+    o = opened(name)
+    controls = o.page.evaluate(CONTROLS_JS, o.root)
+    assert controls and all(c["tabindex"] >= 0 and c["label"] for c in controls), controls
+    o.page.evaluate("root => document.querySelector(root).querySelector('input, button, [tabindex]').focus()", o.root)
+    reached = []
+    for _ in range(len(controls)):
+        reached.append(o.page.evaluate("root => document.querySelector(root).contains(document.activeElement)",
+                                       o.root))
+        o.page.keyboard.press("Tab")
+    assert all(reached), reached
+
+
+CONTRAST_JS = """root => {
+  const rgb = s => (s.match(/[\\d.]+/g) || []).slice(0, 3).map(Number);
+  const f = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const lum = ([r, g, b]) => {
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  let node = document.querySelector(root), bg = 'rgba(0, 0, 0, 0)';
+  while (node && /rgba\\(0, 0, 0, 0\\)|transparent/.test(bg)) {
+    bg = getComputedStyle(node).backgroundColor; node = node.parentElement;
+  }
+  if (/rgba\\(0, 0, 0, 0\\)/.test(bg)) bg = 'rgb(255, 255, 255)';
+  const ratio = (a, b) => {
+    const [x, y] = [lum(rgb(a)), lum(rgb(b))].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05);
+  };
+  const el = document.querySelector(root);
+  const text = el.querySelector('.ae-hint');
+  const svgText = el.querySelector('svg text:not(.ae-club-label)');
+  return {text: ratio(getComputedStyle(text).color, bg),
+          svg: svgText ? ratio(getComputedStyle(svgText).fill, bg) : 99};
+}"""
+
+
+@pytest.mark.parametrize("width,scheme", WINDOWS)
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_explorables_fit_and_read_in_every_window(opened, name, width, scheme):
+    o = opened(name, width, scheme)
+    box = o.page.locator(o.root).bounding_box()
+    assert box["width"] > 0 and box["height"] > 0
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, box
+    assert o.page.evaluate("() => document.documentElement.scrollWidth") <= width
+    contrast = o.page.evaluate(CONTRAST_JS, o.root)
+    assert contrast["text"] >= 4.5 and contrast["svg"] >= 4.5, contrast
+    assert o.page.get_attribute(o.root, "data-error") is None
+
+
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_the_printed_page_keeps_the_static_figure(opened, name):
+    o = opened(name)
+    o.page.emulate_media(media="print")
+    assert o.page.evaluate("root => getComputedStyle(document.querySelector(root)).display", o.root) == "none"
+    # the static figure (or the trace table) just before the explorable is still shown
+    shown = o.page.evaluate("""root => { let e = document.querySelector(root).previousElementSibling;
+        while (e && !(e.querySelector && e.querySelector('figure img, img, table'))) e = e.previousElementSibling;
+        return e ? getComputedStyle(e).display !== 'none' : false; }""", o.root)
+    assert shown
