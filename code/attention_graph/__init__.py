@@ -18,6 +18,7 @@ from .block import (
                     transformer_block,
 )
 from .blockwise import block_state, blockwise_attention, blockwise_attention_backward, merge
+from .decoding import KVCache, decode
 from .graph import (
                     additive_mask_softmax,
                     causal_mask,
@@ -50,6 +51,7 @@ from .graph_tools import (
                     symmetrised,
 )
 from .karate import adjusted_rand_index, club_graph, graph_transformer_layer
+from .linear_attention import RandomFeatures, elu_feature_map, linear_attention, linear_weights, random_features
 from .multihead import bipartite_adjacency, head_messages, multi_head_attention
 from .patterns import (
                     bigbird_edges,
@@ -65,6 +67,7 @@ from .positional import laplacian_pe, normalized_laplacian
 from .qkv import project
 from .registry import DerivationError
 from .scores import scaled_scores
+from .sequence_positions import alibi_bias, distance_bias, rotary, shortest_path_distances, sinusoidal_encoding
 from .softmax import hardmax, softmax, softmax_jacobian, softmax_with_temperature
 from .sparse import edge_attention, segment_softmax
 
@@ -87,4 +90,8 @@ __all__ += ["BlockParams", "block_weights", "feed_forward", "init_block_params",
             "params_from_torch", "params_to_torch", "transformer_block"]
 __all__ += ["bigbird_edges", "causal_edges", "complete_edges", "hop_distances", "longformer_edges",
             "max_path_length", "path_edges", "window_edges"]
+
+__all__ += ["alibi_bias", "distance_bias", "rotary", "shortest_path_distances", "sinusoidal_encoding",
+            "RandomFeatures", "elu_feature_map", "linear_attention", "linear_weights", "random_features",
+            "KVCache", "decode"]
 __version__ = "0.1.0"
