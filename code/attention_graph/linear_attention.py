@@ -88,6 +88,18 @@ def _features(feature_map, X, name: str) -> np.ndarray:
     return Phi
 
 
+def _feature_pair(feature_map, Q, K) -> tuple[np.ndarray, np.ndarray]:
+    """φ(Q) (n_q, F) and φ(K) (n_k, F), checked; the default φ is elu(x) + 1."""
+    feature_map = elu_feature_map if feature_map is None else feature_map
+    if not callable(feature_map):
+        raise TypeError(f"feature_map must be callable, (n, d) -> (n, F); got {type(feature_map).__name__}")
+    PQ, PK = _features(feature_map, Q, "Q"), _features(feature_map, K, "K")  # (n_q, F), (n_k, F)
+    if PQ.shape[1] != PK.shape[1]:
+        raise ValueError(f"feature_map must give Q and K the same number F of features: "
+                         f"{PQ.shape[1]} != {PK.shape[1]}")
+    return PQ, PK
+
+
 def _linear(PQ, PK, V) -> np.ndarray:
     KV = PK.T @ V  # (F, d_v): each feature node gathers the values of the keys
     z = PK.sum(axis=0)  # (F,): and their total weight
@@ -129,13 +141,7 @@ def linear_attention(Q, K, V, feature_map=None, causal: bool = False) -> np.ndar
         raise ValueError(f"causal needs one query per key (n_q = n_k): {Q.shape[0]} != {K.shape[0]}")
     if K.shape[0] == 0:
         raise ValueError("K has no rows: a query with no key to attend to has no output")
-    feature_map = elu_feature_map if feature_map is None else feature_map
-    if not callable(feature_map):
-        raise TypeError(f"feature_map must be callable, (n, d) -> (n, F); got {type(feature_map).__name__}")
-    PQ, PK = _features(feature_map, Q, "Q"), _features(feature_map, K, "K")  # (n_q, F), (n_k, F)
-    if PQ.shape[1] != PK.shape[1]:
-        raise ValueError(f"feature_map must give Q and K the same number F of features: "
-                         f"{PQ.shape[1]} != {PK.shape[1]}")
+    PQ, PK = _feature_pair(feature_map, Q, K)  # (n_q, F), (n_k, F)
     _normalisers_positive(PQ, PK, bool(causal))
     return _causal_linear(PQ, PK, V) if causal else _linear(PQ, PK, V)  # (n_q, d_v)
 
@@ -147,8 +153,9 @@ def linear_weights(Q, K, feature_map=None, causal: bool = False) -> np.ndarray:
     """
     Q = as_matrix(Q, "Q", shape_doc="(n_q, d)")  # (n_q, d)
     K = as_matrix(K, "K", shape_doc="(n_k, d)")  # (n_k, d)
-    feature_map = elu_feature_map if feature_map is None else feature_map
-    A = _features(feature_map, Q, "Q") @ _features(feature_map, K, "K").T  # (n_q, n_k)
+    PQ, PK = _feature_pair(feature_map, Q, K)  # (n_q, F), (n_k, F)
+    _normalisers_positive(PQ, PK, bool(causal))
+    A = PQ @ PK.T  # (n_q, n_k)
     if causal:
         A = np.tril(A)  # (n, n)
     return A / A.sum(axis=1, keepdims=True)  # (n_q, n_k)
@@ -236,12 +243,17 @@ def _check_causal_running_sum():
     yield bool(np.allclose(got[-1], linear_attention(Q[-1:], K, V)[0], rtol=0, atol=1e-12))
 
 
+def _standard_normal_density(x):
+    """The density of N(0, 1) at x, exp(−x²/2)/√(2π)."""
+    return sp.exp(-x**2 / 2) / sp.sqrt(2 * sp.pi)
+
+
 @derivation("thm-random-features-unbiased",
             strength="proved", scope="for general q, k in one and in two dimensions (Gaussian integrals)")
 def _check_random_features_unbiased():
     # E_ξ[exp(ξ q − q²/2) exp(ξ k − k²/2)] = exp(q k) for ξ ~ N(0, 1): one Gaussian integral.
     xi, q, k = sp.symbols("xi q k", real=True)
-    density = sp.exp(-xi**2 / 2) / sp.sqrt(2 * sp.pi)
+    density = _standard_normal_density(xi)
     features = sp.exp(xi * q - q**2 / 2) * sp.exp(xi * k - k**2 / 2)
     s = sp.Symbol("s", real=True)  # s = q + k: the ξ-dependent factor is exp(ξ s)
     yield sp.Eq(features, sp.exp(xi * s).subs(s, q + k) * sp.exp(-(q**2 + k**2) / 2))
@@ -253,7 +265,7 @@ def _check_random_features_unbiased():
     x1, x2 = sp.symbols("xi_1 xi_2", real=True)
     q1, q2, k1, k2 = sp.symbols("q_1 q_2 k_1 k_2", real=True)
     f2 = sp.exp(x1 * (q1 + k1) + x2 * (q2 + k2) - (q1**2 + q2**2 + k1**2 + k2**2) / 2)
-    d2 = sp.exp(-(x1**2 + x2**2) / 2) / (2 * sp.pi)
+    d2 = _standard_normal_density(x1) * _standard_normal_density(x2)
     one = features * density
     yield sp.Eq(f2 * d2, one.subs({xi: x1, q: q1, k: k1}) * one.subs({xi: x2, q: q2, k: k2}))
     yield sp.Eq(sp.exp(q1 * k1) * sp.exp(q2 * k2), sp.exp(q1 * k1 + q2 * k2))
