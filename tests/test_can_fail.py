@@ -292,7 +292,7 @@ BROKEN = {
 
 # Sequences as graphs: positions, linear attention, decoding
 sq, la, de = _module("sequence_positions"), _module("linear_attention"), _module("decoding")
-_sq_rotate, _sq_alibi, _la_linear = sq._rotate_pairs, sq._alibi, la._linear
+_sq_rotate, _sq_alibi, _la_linear, _la_read = sq._rotate_pairs, sq._alibi, la._linear, la._read
 BROKEN.update({
     "eq-sinusoidal": (sq, "_sinusoidal", lambda p, w: np.column_stack(
         [np.sin(np.outer(p, w)), np.cos(np.outer(p, w))]), "the sines first, then the cosines"),
@@ -302,8 +302,8 @@ BROKEN.update({
     "thm-rope-relative": (sq, "_rotate_pairs", lambda X, theta: _sq_rotate(X, theta**2 / 7),
                           "angles quadratic in the position"),
     "eq-alibi": (sq, "_alibi", lambda n, slope: _sq_alibi(n, slope).T, "the bias of the keys ahead, not behind"),
-    "eq-linear-attention": (la, "_linear", lambda PQ, PK, V: PQ @ (PK.T @ V), "no normaliser D"),
-    "thm-linear-equals-quadratic": (la, "_linear", after(_la_linear, lambda Y: Y + 1e-9), "output shifted"),
+    "eq-linear-attention": (la, "_read", lambda PQ, KV, z: PQ @ KV, "no normaliser D"),
+    "thm-linear-equals-quadratic": (la, "_read", after(_la_read, lambda Y: Y + 1e-9), "output shifted"),
     "thm-causal-running-sum": (la, "_causal_linear", _la_linear, "every key seen, not only j <= i"),
     "thm-random-features-unbiased": (la, "_standard_normal_density", lambda x: sp.exp(-x**2 / 2),
                                      "the density not normalised"),

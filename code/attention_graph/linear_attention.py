@@ -100,10 +100,20 @@ def _feature_pair(feature_map, Q, K) -> tuple[np.ndarray, np.ndarray]:
     return PQ, PK
 
 
+def _key_state(PK, V) -> tuple[np.ndarray, np.ndarray]:
+    """The feature nodes gather the keys: φ(K)ᵀ V (F, d_v) and φ(K)ᵀ 1 (F,)."""
+    return PK.T @ V, PK.sum(axis=0)  # (F, d_v), (F,)
+
+
+def _read(PQ, KV, z) -> np.ndarray:
+    """Each query reads the feature nodes: φ(q_i)ᵀ (φ(K)ᵀ V) / φ(q_i)ᵀ (φ(K)ᵀ 1). (n_q, d_v)."""
+    return (PQ @ KV) / (PQ @ z)[:, None]  # (n_q, d_v)
+
+
 def _linear(PQ, PK, V) -> np.ndarray:
-    KV = PK.T @ V  # (F, d_v): each feature node gathers the values of the keys
-    z = PK.sum(axis=0)  # (F,): and their total weight
-    return (PQ @ KV) / (PQ @ z)[:, None]  # (n_q, d_v): each query reads the feature nodes
+    """D⁻¹ φ(Q) (φ(K)ᵀ V): the two hops, keys → feature nodes → queries. (n_q, d_v)."""
+    KV, z = _key_state(PK, V)  # (F, d_v), (F,)
+    return _read(PQ, KV, z)  # (n_q, d_v)
 
 
 def _causal_linear(PQ, PK, V) -> np.ndarray:
@@ -141,9 +151,41 @@ def linear_attention(Q, K, V, feature_map=None, causal: bool = False) -> np.ndar
         raise ValueError(f"causal needs one query per key (n_q = n_k): {Q.shape[0]} != {K.shape[0]}")
     if K.shape[0] == 0:
         raise ValueError("K has no rows: a query with no key to attend to has no output")
-    PQ, PK = _feature_pair(feature_map, Q, K)  # (n_q, F), (n_k, F)
-    _normalisers_positive(PQ, PK, bool(causal))
-    return _causal_linear(PQ, PK, V) if causal else _linear(PQ, PK, V)  # (n_q, d_v)
+    if causal:
+        PQ, PK = _feature_pair(feature_map, Q, K)  # (n, F), (n, F)
+        _normalisers_positive(PQ, PK, True)
+        return _causal_linear(PQ, PK, V)  # (n, d_v)
+    return _chunked_linear(feature_map, Q, K, V)  # (n_q, d_v)
+
+
+CHUNK = 2048  # rows of Q or K turned into features at a time: φ of a chunk stays in the cache
+
+
+def _chunked_linear(feature_map, Q, K, V) -> np.ndarray:
+    """:func:`_linear`, with φ applied CHUNK rows at a time: O(CHUNK F + F d_v) memory besides Y."""
+    feature_map = elu_feature_map if feature_map is None else feature_map
+    if not callable(feature_map):
+        raise TypeError(f"feature_map must be callable, (n, d) -> (n, F); got {type(feature_map).__name__}")
+    KV, z = 0.0, 0.0
+    for a in range(0, K.shape[0], CHUNK):
+        PK = _features(feature_map, K[a:a + CHUNK], "K")  # (chunk, F)
+        KV_a, z_a = _key_state(PK, V[a:a + CHUNK])  # (F, d_v), (F,)
+        if a and KV_a.shape != KV.shape:
+            raise ValueError(f"feature_map gave {PK.shape[1]} features to rows {a}.. of K, {KV.shape[0]} before")
+        KV, z = KV + KV_a, z + z_a
+    Y = np.empty((Q.shape[0], V.shape[1]), dtype=np.result_type(Q, V))  # (n_q, d_v)
+    for a in range(0, Q.shape[0], CHUNK):
+        PQ = _features(feature_map, Q[a:a + CHUNK], "Q")  # (chunk, F)
+        if PQ.shape[1] != KV.shape[0]:
+            raise ValueError(f"feature_map must give Q and K the same number F of features: "
+                             f"{PQ.shape[1]} != {KV.shape[0]}")
+        den = PQ @ z  # (chunk,)
+        if (den <= 0).any():
+            row = a + int(np.flatnonzero(den <= 0)[0])
+            raise ValueError(f"the normaliser φ(q_i)·Σ_j φ(k_j) of row {row} is 0: that query has no edge "
+                             "through any feature node (use a positive feature map)")
+        Y[a:a + CHUNK] = _read(PQ, KV, z)  # (chunk, d_v)
+    return Y
 
 
 def linear_weights(Q, K, feature_map=None, causal: bool = False) -> np.ndarray:
