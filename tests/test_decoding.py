@@ -48,3 +48,21 @@ def test_cache_holds_what_was_appended_and_grows():
     assert w.shape == (20,) and w.sum() == pytest.approx(1.0, abs=1e-15)
     with pytest.raises(ValueError):
         cache.keys[0, 0] = 1.0  # read-only views
+
+
+# --- What the page shows ------------------------------------------------------------------------------
+
+def test_page_decoding_numbers():
+    assert bt.glued_float(PAGE, "dag_block_diff") == 0
+    n_dag = int(bt.glued_float(PAGE, "dag_n"))
+    assert bt.glued_float(PAGE, "dag_block_entries") == (n_dag - 1) ** 2
+    assert bt.glued_float(PAGE, "dag_new") == n_dag - 1
+    n, d = int(bt.glued_float(PAGE, "dec_n")), int(bt.glued_float(PAGE, "dec_d"))
+    assert bt.glued_float(PAGE, "dec_gap") < 1e-14
+    assert 0 <= bt.glued_float(PAGE, "dec_equal_share") <= 1
+    assert bt.glued_float(PAGE, "dec_per_token_bytes") == 2 * d * 8
+    assert bt.glued_float(PAGE, "dec_cache_kib") == 2 * n * d * 8 / 1024
+    assert bt.glued_float(PAGE, "dec_ops_cache") == 2 * d * n * (n + 1) // 2
+    assert bt.glued_float(PAGE, "dec_ops_recompute") == 2 * d * n * (n + 1) * (n + 2) // 6
+    assert bt.glued_float(PAGE, "dec_ops_ratio") == pytest.approx((n + 3) / 3, rel=1e-12)
+    assert bt.glued_float(PAGE, "ex_dec_gap") < 1e-15

@@ -82,3 +82,81 @@ def test_linear_attention_keeps_no_quadratic_matrix():
         "Q, K, V = (rng.standard_normal((4096, 16)) for _ in range(3))\n",
         "linear_attention(Q, K, V)")
     assert peak < 4096**2 * 8 / 8
+
+
+# --- What the page shows ------------------------------------------------------------------------------
+
+def test_page_linear_numbers():
+    assert bt.glued_float(PAGE, "lin_gap") < 1e-12
+    assert bt.glued_float(PAGE, "lin_rank") == bt.glued_float(PAGE, "lin_F") == 8
+    assert bt.glued_float(PAGE, "causal_gap") < 1e-12
+    assert bt.glued_float(PAGE, "ex_lin_gap") < 1e-12
+
+
+def test_page_random_feature_errors():
+    n, d, seeds = (int(bt.glued_float(PAGE, k)) for k in ("rf_n", "rf_d", "rf_seeds"))
+    rng = np.random.default_rng(3)
+    Q, K = rng.standard_normal((n, d)) * 0.5, rng.standard_normal((n, d)) * 0.5
+    V = rng.standard_normal((n, d))
+    Y_soft, _ = oracles.attention(Q, K, V)
+    errs = []
+    for F in (16, 64, 256, 1024, 4096):
+        runs = []
+        for s in range(seeds):
+            phi = random_features(d, F, np.random.default_rng(100 + s))
+            A = phi(Q) @ phi(K).T  # the two-hop weights, formed explicitly
+            runs.append(np.sqrt(np.mean((A @ V / A.sum(axis=1, keepdims=True) - Y_soft) ** 2)))
+        errs.append(np.mean(runs))
+    assert bt.glued_float(PAGE, "rf_err_min_F") == pytest.approx(errs[0], rel=1e-9)
+    assert bt.glued_float(PAGE, "rf_err_max_F") == pytest.approx(errs[-1], rel=1e-9)
+    slope = np.polyfit(np.log([256, 1024, 4096]), np.log(errs[2:]), 1)[0]
+    assert bt.glued_float(PAGE, "rf_slope") == pytest.approx(slope, rel=1e-9)
+    assert -0.6 < slope < -0.4  # the prose: close to the Monte Carlo rate
+    elu = np.sqrt(np.mean((oracles.linear_attention_loop(Q, K, V, oracles.elu_plus_one) - Y_soft) ** 2))
+    assert bt.glued_float(PAGE, "rf_err_elu") == pytest.approx(elu, rel=1e-9)
+
+
+def test_benchmark_record_meets_its_targets_and_the_page_says_so():
+    from attention_graph import bench
+    from attention_graph.bench.linear import DENSE_CAP, TARGETS
+
+    record = bench.record("linear")
+    res = record["results"]
+    assert record["benchmark"] == "linear" and record["quick"] is False
+    lin = {c["n"]: c for c in res["cases"] if c["method"] == "linear"}
+    dense = {c["n"]: c for c in res["cases"] if c["method"] == "dense"}
+    assert max(lin) == TARGETS["n"] == 65536 and max(dense) == DENSE_CAP and res["d"] == res["d_v"] == 64
+    assert lin[TARGETS["n"]]["above_inputs_mb"] < TARGETS["memory_mb"] == 200
+    fit = sorted(n for n in lin if n >= TARGETS["from_n"])
+    from attention_graph.bench.harness import fit_loglog_slope
+
+    slope = fit_loglog_slope(fit, [lin[n]["seconds"] for n in fit])
+    assert slope == pytest.approx(res["slope"], rel=1e-12) and slope <= TARGETS["slope"] == 1.1
+    assert res["equal_to_quadratic"]["max_abs_diff"] < 1e-12
+    glued = {"bench_n": TARGETS["n"], "bench_mem": lin[TARGETS["n"]]["above_inputs_mb"],
+             "bench_mem_target": 200, "bench_seconds": lin[TARGETS["n"]]["seconds"], "bench_slope": slope,
+             "bench_slope_cpu": res["slope_cpu"], "bench_slope_target": 1.1, "bench_dense_cap": DENSE_CAP,
+             "bench_dense_mem_cap": dense[DENSE_CAP]["above_inputs_mb"],
+             "bench_lin_mem_cap": lin[DENSE_CAP]["above_inputs_mb"],
+             "bench_dense_s_cap": dense[DENSE_CAP]["seconds"], "bench_lin_s_cap": lin[DENSE_CAP]["seconds"],
+             "bench_dense_matrix_gib": TARGETS["n"] ** 2 * 8 / 2**30, "bench_cpus": record["machine"]["cpus"]}
+    for key, value in glued.items():
+        assert bt.glued_float(PAGE, key) == pytest.approx(value, rel=1e-12), key
+    # the prose: dense uses more memory and time than linear at the cap
+    assert dense[DENSE_CAP]["above_inputs_mb"] > 10 * lin[DENSE_CAP]["above_inputs_mb"]
+    assert dense[DENSE_CAP]["seconds"] > lin[DENSE_CAP]["seconds"]
+
+
+@pytest.mark.slow
+def test_benchmark_cli_runs_quick(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "linear.json"
+    run = subprocess.run([sys.executable, "-m", "attention_graph.bench", "linear", "--quick", "--out", str(out)],
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    record = json.loads(out.read_text())
+    assert record["benchmark"] == "linear" and record["quick"] is True
+    assert {c["method"] for c in record["results"]["cases"]} == {"linear", "dense"}

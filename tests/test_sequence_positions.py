@@ -90,3 +90,52 @@ def test_distance_bias_on_a_disconnected_directed_graph():
 
 def test_eq_sinusoidal_and_eq_alibi_checks_hold():
     assert bt.verified("eq-sinusoidal") >= 1 and bt.verified("eq-alibi") >= 1
+
+
+# --- What the page shows ------------------------------------------------------------------------------
+
+def test_page_sinusoidal_numbers():
+    n, d = int(bt.glued_float(PAGE, "pos_n")), int(bt.glued_float(PAGE, "pos_d"))
+    P = oracles.sinusoidal(n, d)
+    G = P @ P.T
+    assert bt.glued_float(PAGE, "pos_toeplitz_gap") < 1e-12
+    assert bt.glued_float(PAGE, "pos_norm2") == pytest.approx(d / 2, abs=1e-12)
+    assert bt.glued_float(PAGE, "pos_g01") == pytest.approx(G[0, 1], abs=1e-12)
+    assert bt.glued_float(PAGE, "pos_g0last") == pytest.approx(G[0, n - 1], abs=1e-12)
+    assert abs(G[0, 1] - G[0, n - 1]) > 0.5  # the prose: the kernel does not wrap around
+
+
+def test_page_rope_and_alibi_numbers():
+    assert bt.glued_float(PAGE, "rope_shift_gap") < 1e-12
+    assert bt.glued_float(PAGE, "rope_norm_gap") < 1e-14
+    n, slope = int(bt.glued_float(PAGE, "alibi_n")), bt.glued_float(PAGE, "alibi_slope")
+    X = np.zeros((n, 4))
+    _, W = oracles.biased_attention(X, X, X, oracles.alibi(n, slope))
+    assert bt.glued_float(PAGE, "alibi_ratio") == pytest.approx(np.exp(slope), rel=1e-12)
+    assert bt.glued_float(PAGE, "alibi_exp") == pytest.approx(np.exp(slope), rel=1e-15)
+    assert bt.glued_float(PAGE, "alibi_first") == pytest.approx(W[-1, 0], rel=1e-12)
+
+
+def test_page_graphormer_numbers_on_the_club():
+    from attention_graph import karate, laplacian_pe
+
+    A, _, _ = karate.club_graph()
+    D = oracles.bfs_distances(A)
+    X = laplacian_pe(A, 4)
+    _, W_plain = oracles.attention(X, X, X)
+    _, W_bias = oracles.biased_attention(X, X, X, -2.0 * D)
+    q = int(bt.glued_float(PAGE, "gb_query"))
+    friends, near = D[q] == 1, D[q] <= 2
+    assert bt.glued_float(PAGE, "gb_friends") == friends.sum() == 16
+    assert bt.glued_float(PAGE, "gb_diameter") == D.max()
+    assert bt.glued_float(PAGE, "gb_plain_friends") == pytest.approx(W_plain[q, friends].sum(), abs=1e-12)
+    assert bt.glued_float(PAGE, "gb_biased_friends") == pytest.approx(W_bias[q, friends].sum(), abs=1e-12)
+    assert bt.glued_float(PAGE, "gb_plain_near") == pytest.approx(W_plain[q, near].sum(), abs=1e-12)
+    assert bt.glued_float(PAGE, "gb_biased_near") == pytest.approx(W_bias[q, near].sum(), abs=1e-12)
+    assert W_bias[q, friends].sum() > W_plain[q, friends].sum()  # the prose: the bias concentrates
+
+
+def test_exercise_alibi_closed_form():
+    closed = np.exp(-7.0) / np.exp(-np.arange(8.0)).sum()
+    assert bt.glued_float(PAGE, "ex_alibi_first") == pytest.approx(closed, rel=1e-12)
+    assert bt.glued_float(PAGE, "ex_alibi_closed") == pytest.approx(closed, rel=1e-15)
