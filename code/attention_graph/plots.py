@@ -800,13 +800,15 @@ def plot_club_distance_bias(A, weights: dict, query: int):
     entry of ``weights`` (name: (n,) row of W), on one shared colour scale."""
     pos = club_layout()  # (34, 2)
     G = nx.from_numpy_array(np.asarray(A))
-    vmax = max(float(np.max(w)) for w in weights.values())
+    others = np.arange(len(pos)) != query  # (34,): the query's own weight is left out of the scale
+    vmax = max(float(np.max(np.asarray(w)[others])) for w in weights.values())
     fig, axes = plt.subplots(1, len(weights), figsize=(4.2 * len(weights), 4.0))
     axes = np.atleast_1d(axes)
     for ax, (title, w) in zip(axes, weights.items()):
         nx.draw_networkx_edges(G, {v: pos[v] for v in G.nodes}, ax=ax, width=0.5, alpha=0.4)
-        sc = ax.scatter(pos[:, 0], pos[:, 1], c=w, cmap="Blues", vmin=0, vmax=vmax, s=90, edgecolors="black",
-                        linewidths=0.5, zorder=3)
+        sc = ax.scatter(pos[others, 0], pos[others, 1], c=np.asarray(w)[others], cmap="Blues", vmin=0, vmax=vmax,
+                        s=90, edgecolors="black", linewidths=0.5, zorder=3)
+        ax.scatter([pos[query, 0]], [pos[query, 1]], s=90, color="white", edgecolors="black", lw=0.5, zorder=3)
         ax.scatter([pos[query, 0]], [pos[query, 1]], s=260, facecolors="none", edgecolors="tab:red", lw=1.6,
                    zorder=4)
         ax.set_title(title, fontsize=9)
@@ -891,7 +893,7 @@ def plot_linear_benchmark(results: dict):
 def plot_decoding_dag(n: int, weights):
     """The causal DAG of n tokens as decoding builds it: arrows j → i (messages flow from key j to
     query i); the newest token, n − 1, in red with its in-edges, their width ∝ ``weights`` (n,)."""
-    fig, ax = plt.subplots(figsize=(6.4, 2.4))
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
     x = np.arange(n, dtype=float)  # (n,)
     w = np.asarray(weights, float)  # (n,)
     for i in range(n - 1):
@@ -909,8 +911,8 @@ def plot_decoding_dag(n: int, weights):
     for i in range(n):
         ax.text(x[i], 0, str(i), ha="center", va="center", fontsize=8, zorder=4,
                 color="white" if i == new else "black")
-    ax.text(x[new], -0.9, f"self-loop weight {w[new]:.2f}", ha="center", fontsize=8, color="tab:red")
+    ax.text(x[new], 0.35, f"self-loop weight {w[new]:.2f}", ha="center", fontsize=8, color="tab:red")
     ax.set_xlim(-0.7, n - 0.3)
-    ax.set_ylim(-1.2, 1.4)
+    ax.set_ylim(-1.45 * (n - 1) / 5 - 0.3, 1.45 * (n - 1) / 5 + 0.3)
     ax.axis("off")
     return _finish(fig)

@@ -158,18 +158,16 @@ def distance_bias(A, slope: float) -> np.ndarray:
 _i, _j = sp.symbols("i j", integer=True, nonnegative=True)
 _l = sp.Symbol("l", integer=True, nonnegative=True)
 _d = sp.Symbol("d", integer=True, positive=True)
-_b = sp.Symbol("b", positive=True)
+_BASE = sp.Integer(10000)  # the paper's base, written as a number in the display
 _mu = sp.Symbol(r"\mu", nonnegative=True)
 _PE, _Bb = sp.IndexedBase(r"\mathrm{PE}"), sp.IndexedBase("B")
 
 
-def _omega(l, d, b):
-    return b ** (-2 * l / d)
-
-
 def _display_sinusoidal():
     lhs = sp.Matrix([_PE[_i, 2 * _l], _PE[_i, 2 * _l + 1]])
-    rhs = sp.Matrix([sp.sin(_i * _omega(_l, _d, _b)), sp.cos(_i * _omega(_l, _d, _b))])
+    angle = sp.Mul(_i, sp.Pow(sp.Pow(_BASE, 2 * _l / _d, evaluate=False), -1, evaluate=False),
+                   evaluate=False)  # i / 10000^(2l/d), as the paper writes it
+    rhs = sp.Matrix([sp.sin(angle), sp.cos(angle)])
     return sp.Eq(lhs, rhs, evaluate=False)
 
 
@@ -183,7 +181,7 @@ def _check_sinusoidal():
     # The displayed formula, entry by entry, against the package's floats.
     n, d, base = 5, 4, 10000
     rhs = _display_sinusoidal().rhs
-    exact = sp.Matrix(n, d, lambda r, c: rhs[c % 2].subs({_i: r, _l: c // 2, _d: d, _b: base}))
+    exact = sp.Matrix(n, d, lambda r, c: rhs[c % 2].subs({_i: r, _l: c // 2, _d: d}))
     yield close_to_exact(exact, sinusoidal_encoding(n, d, float(base)), atol=1e-15)
     # Position 0 is (0, 1, 0, 1, ...): every sine is 0 and every cosine 1.
     yield sp.Eq(exact.row(0), sp.Matrix([[0, 1] * (d // 2)]), evaluate=False)
