@@ -297,3 +297,36 @@ def test_exercise_2_affine_values():
 def test_exercise_3_causal_mask():
     assert bt.glued_float(PAGE, "ex3_first_gap") == 0.0
     assert bt.glued_float(PAGE, "ex3_masked_max") == 0.0
+
+
+# --- A float bias added to the scores (PyTorch's float attn_mask) ---------------------------------
+
+def test_bias_matches_the_float_attn_mask_oracle():
+    import oracles
+
+    rng = np.random.default_rng(28)
+    for n_q, n_k in [(1, 1), (3, 5), (6, 6)]:
+        Q, K, V = rng.standard_normal((n_q, 4)), rng.standard_normal((n_k, 4)), rng.standard_normal((n_k, 2))
+        B = rng.standard_normal((n_q, n_k)) * 3
+        B[:, 1:][rng.random((n_q, n_k - 1)) < 0.3] = -np.inf  # some masked entries, never column 0
+        Y, W = attention(Q, K, V, bias=B)
+        Y_o, W_o = oracles.biased_attention(Q, K, V, B)
+        np.testing.assert_allclose(W, W_o, rtol=0, atol=1e-14)
+        np.testing.assert_allclose(Y, Y_o, rtol=0, atol=1e-14)
+        assert (W[np.isneginf(B)] == 0).all()
+
+
+def test_bias_of_zeros_changes_nothing_and_minus_inf_is_the_mask():
+    rng = np.random.default_rng(29)
+    Q, K, V = (rng.standard_normal((5, 3)) for _ in range(3))
+    M = np.tril(np.ones((5, 5), dtype=bool))
+    np.testing.assert_array_equal(attention(Q, K, V, bias=np.zeros((5, 5)))[1], attention(Q, K, V)[1])
+    np.testing.assert_array_equal(attention(Q, K, V, bias=np.where(M, 0.0, -np.inf))[1],
+                                  attention(Q, K, V, mask=M)[1])
+    # a constant per row is absorbed by the softmax
+    shift = rng.standard_normal((5, 1)) * np.ones((1, 5))
+    np.testing.assert_allclose(attention(Q, K, V, bias=shift)[1], attention(Q, K, V)[1], rtol=0, atol=1e-15)
+    # bias and mask together: the allowed keys are those of both
+    B = np.where(np.eye(5, k=-1) > 0, -np.inf, 0.0)
+    W = attention(Q, K, V, mask=M, bias=B)[1]
+    assert (W[~M] == 0).all() and (W[np.eye(5, k=-1) > 0] == 0).all()

@@ -284,6 +284,29 @@ BROKEN = {
     "eq-window-diameter": (pa, "max_path_length", after(pa.max_path_length, lambda D: D + 1), "one layer too many"),
 }
 
+# Sequences as graphs: positions, linear attention, decoding
+sq, la, de = _module("sequence_positions"), _module("linear_attention"), _module("decoding")
+_sq_rotate, _sq_alibi, _la_linear, _la_read = sq._rotate_pairs, sq._alibi, la._linear, la._read
+BROKEN.update({
+    "eq-sinusoidal": (sq, "_sinusoidal", lambda p, w: np.column_stack(
+        [np.sin(np.outer(p, w)), np.cos(np.outer(p, w))]), "the sines first, then the cosines"),
+    "thm-sinusoidal-offset": (sq, "_sinusoidal", lambda p, w: np.column_stack(
+        [np.sin(np.outer(p, w)), np.cos(np.outer(p, w))]) * (1 + np.asarray(p)[:, None] / 10),
+                              "an amplitude that grows with the position"),
+    "thm-rope-relative": (sq, "_rotate_pairs", lambda X, theta: _sq_rotate(X, theta**2 / 7),
+                          "angles quadratic in the position"),
+    "eq-alibi": (sq, "_alibi", lambda n, slope: _sq_alibi(n, slope).T, "the bias of the keys ahead, not behind"),
+    "eq-linear-attention": (la, "_read", lambda PQ, KV, z: PQ @ KV, "no normaliser D"),
+    "thm-linear-equals-quadratic": (la, "_read", after(_la_read, lambda Y: Y + 1e-9), "output shifted"),
+    "thm-causal-running-sum": (la, "_causal_linear", _la_linear, "every key seen, not only j <= i"),
+    "thm-random-features-unbiased": (la, "_standard_normal_density", lambda x: sp.exp(-x**2 / 2),
+                                     "the density not normalised"),
+    "thm-kv-new-node": (de, "causal_weights_exact", lambda S: sm.RowSoftmax(sp.Matrix(S)).doit(),
+                        "no causal mask: earlier tokens see the new one"),
+    "thm-decoding-equals-causal": (de, "_step_weights", lambda q, K: np.exp(K @ q) / np.exp(K @ q).sum(),
+                                   "no 1/√d in the decoding step"),
+})
+
 
 def test_every_label_has_a_broken_variant():
     assert sorted(set(registry.labels()) - set(BROKEN)) == [], "add a row to BROKEN for each new label"

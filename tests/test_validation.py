@@ -199,7 +199,65 @@ BAD = [
     ("explorable_data", lambda: explorable_data("a b", {}), ValueError, "name must be letters"),
     ("explorable_data", lambda: explorable_data("a", [1]), TypeError, "state must be a dict"),
     ("explorable_data", lambda: explorable_data("a", {"x": float("nan")}), ValueError, "Out of range"),
+    # Sequences as graphs: the bias of attention, positions, linear attention, decoding
+    ("attention", lambda: ag.attention(ok, ok, ok, bias=np.ones((3, 2))), ValueError, r"bias must have shape \(3, 3\) \(n_q, n_k\)"),
+    ("attention", lambda: ag.attention(ok, ok, ok, bias=all_true), TypeError, "bias must be a float array.*Pass a boolean mask as mask="),
+    ("attention", lambda: ag.attention(ok, ok, ok, bias=np.full((3, 3), np.nan)), ValueError, r"bias must be finite or -inf \(a masked entry\); found nan"),
+    ("attention", lambda: ag.attention(ok, ok, ok, bias=np.full((3, 3), np.inf)), ValueError, "bias must be finite or -inf.*found inf"),
+    ("attention", lambda: ag.attention(ok, ok, ok, bias=np.where(empty_row, 0.0, -np.inf)), ValueError, r"bias is -inf in every entry of row\(s\) \[1\]"),
+    ("attention", lambda: ag.attention(ok, ok, ok, mask=empty_row, bias=np.zeros((3, 3))), ValueError, "mask allows no key"),
+    ("attention", lambda: ag.attention(ok, ok, ok, mask=~np.eye(3, dtype=bool), bias=np.where(np.eye(3) > 0, 0.0, -np.inf)), ValueError, r"S allows no key in row\(s\) \[0, 1, 2\]: every entry is -inf or masked by mask"),
+    ("attention", lambda: ag.attention(ok * 7e307, ok, ok, bias=np.full((3, 3), 1.7e308)), ValueError, r"the scores plus bias overflowed float64 at index \(0, 0\)"),
+    ("attention", lambda: ag.attention(ok, ok, ok, bias=np.ones((3, 3), dtype=complex)), TypeError, "bias must hold real numbers"),
+    ("sinusoidal_encoding", lambda: ag.sinusoidal_encoding(4, 3), ValueError, "d must be an even integer"),
+    ("sinusoidal_encoding", lambda: ag.sinusoidal_encoding(0, 4), ValueError, "n must be a positive integer"),
+    ("sinusoidal_encoding", lambda: ag.sinusoidal_encoding(4, 4, base=1.0), ValueError, "base must be a finite real number > 1"),
+    ("sinusoidal_encoding", lambda: ag.sinusoidal_encoding(4, 4, base="10000"), TypeError, "base must be a real number"),
+    ("rotary", lambda: ag.rotary(np.ones((3, 3)), [0, 1, 2]), ValueError, "X's number of columns d must be an even integer"),
+    ("rotary", lambda: ag.rotary(ok, [0, 1]), ValueError, "positions must have one entry per row of X: 2 != 3"),
+    ("rotary", lambda: ag.rotary(ok, [[0, 1, 2]]), ValueError, "positions must be a 1-d array"),
+    ("rotary", lambda: ag.rotary(ok, [0, np.nan, 2]), ValueError, "positions must be finite"),
+    ("rotary", lambda: ag.rotary(nan, [0, 1, 2]), ValueError, "X must be finite"),
+    ("alibi_bias", lambda: ag.alibi_bias(4, -0.5), ValueError, "slope must be a finite real number >= 0"),
+    ("alibi_bias", lambda: ag.alibi_bias(4, np.inf), ValueError, "slope must be a finite real number >= 0"),
+    ("alibi_bias", lambda: ag.alibi_bias(4, None), TypeError, "slope must be a real number"),
+    ("alibi_bias", lambda: ag.alibi_bias(2.5, 0.5), TypeError, "n must be a positive integer"),
+    ("shortest_path_distances", lambda: ag.shortest_path_distances(np.ones((2, 3))), ValueError, "A must be square"),
+    ("shortest_path_distances", lambda: ag.shortest_path_distances(-path), ValueError, "A must be non-negative"),
+    ("distance_bias", lambda: ag.distance_bias(path, -1.0), ValueError, "slope must be a finite real number >= 0"),
+    ("distance_bias", lambda: ag.distance_bias(np.full((2, 2), np.nan), 1.0), ValueError, "A must be finite"),
+    ("elu_feature_map", lambda: ag.elu_feature_map(nan), ValueError, "X must be finite"),
+    ("linear_attention", lambda: ag.linear_attention(ok, ok, np.ones((4, 2))), ValueError, "K and V must have the same number of rows"),
+    ("linear_attention", lambda: ag.linear_attention(ok, ok, ok, feature_map="elu"), TypeError, "feature_map must be callable"),
+    ("linear_attention", lambda: ag.linear_attention(ok, ok, ok, feature_map=lambda X: -X), ValueError, r"feature_map\(K\) must be non-negative"),
+    ("linear_attention", lambda: ag.linear_attention(ok, ok, ok, feature_map=lambda X: X[:2]), ValueError, r"feature_map\(K\) must be an array \(n, F\) with one row per row of K"),
+    ("linear_attention", lambda: ag.linear_attention(ok, ok, ok, feature_map=lambda X: np.where(X > 0, np.inf, 1.0)), ValueError, r"feature_map\(K\) must be finite"),
+    ("linear_attention", lambda: ag.linear_attention(ok, ok, ok, feature_map=lambda X: np.zeros_like(X)), ValueError, "the normaliser .* of row 0 is 0"),
+    ("linear_attention", lambda: ag.linear_attention(ok, np.ones((2, 2)), np.ones((2, 2)), causal=True), ValueError, r"causal needs one query per key \(n_q = n_k\): 3 != 2"),
+    ("linear_attention", lambda: ag.linear_attention(ok, ok, ok, causal="yes"), TypeError, "causal must be True or False"),
+    ("linear_attention", lambda: ag.linear_attention(ok, np.ones((0, 2)), np.ones((0, 2))), ValueError, "K has no rows"),
+    ("linear_weights", lambda: ag.linear_weights(ok, np.ones((3, 4)), feature_map=lambda X: X**2 + 1), ValueError, "feature_map must give Q and K the same number F of features: 2 != 4"),
+    ("linear_weights", lambda: ag.linear_weights(inf, ok), ValueError, "Q must be finite"),
+    ("random_features", lambda: ag.random_features(4, 0, np.random.default_rng(0)), ValueError, "F must be a positive integer"),
+    ("random_features", lambda: ag.random_features(4, 8, 0), TypeError, "rng must be a numpy.random.Generator"),
+    ("RandomFeatures", lambda: ag.RandomFeatures(np.ones(3)), ValueError, "Xi must be a 2-d array"),
+    ("RandomFeatures", lambda: ag.RandomFeatures(np.ones((4, 2)))(np.ones((3, 3))), ValueError, "X must have d = 2 columns, as Xi"),
+    ("KVCache", lambda: ag.KVCache().attend([1.0, 0.0]), ValueError, "the cache is empty"),
+    ("KVCache", lambda: _cache().append([1.0, 0.0, 0.0], [1.0]), ValueError, "k must have 2 entries, as the cached ones"),
+    ("KVCache", lambda: _cache().append([1.0, 0.0], [1.0, 2.0]), ValueError, "v must have 1 entries"),
+    ("KVCache", lambda: _cache().attend([[1.0, 0.0]]), ValueError, "q must be one vector"),
+    ("KVCache", lambda: _cache().attend([np.nan, 0.0]), ValueError, "q must be finite"),
+    ("KVCache", lambda: ag.KVCache().append([], []), ValueError, "k is empty"),
+    ("decode", lambda: ag.decode(ok, np.ones((2, 2)), np.ones((2, 2))), ValueError, r"one query per token \(n_q = n_k\): 3 != 2"),
+    ("decode", lambda: ag.decode(ok, ok, nan), ValueError, "V must be finite"),
 ]
+
+
+def _cache():
+    """A KV cache holding one token with d = 2 and d_v = 1."""
+    cache = ag.KVCache()
+    cache.append([1.0, 0.0], [1.0])
+    return cache
 
 
 def _params(**change):

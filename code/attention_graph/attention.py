@@ -18,7 +18,7 @@ import sympy as sp
 from .registry import derivation, symbol_matrix
 from .scores import scaled_scores
 from .softmax import RowSoftmax, softmax
-from .validation import as_matrix, as_square, check_same
+from .validation import as_bias, as_matrix, as_square, check_same
 
 __all__ = ["AttentionGraph", "attention", "weighted_sum", "pull", "attention_exact", "ulps_from_exact", "AttentionExpr"]
 
@@ -87,10 +87,13 @@ def _weighted_sum(W: np.ndarray, V: np.ndarray) -> np.ndarray:
     return W @ V  # (n_q, d_v)
 
 
-def attention(Q, K, V, mask=None) -> tuple[np.ndarray, np.ndarray]:
-    """Y = softmax(Q Kᵀ / √d) V, returned as (Y, W)  (eq-attention).
+def attention(Q, K, V, mask=None, bias=None) -> tuple[np.ndarray, np.ndarray]:
+    """Y = softmax(Q Kᵀ / √d + B) V, returned as (Y, W)  (eq-attention; B = 0 without ``bias``).
 
     ``Q`` is (n_q, d), ``K`` is (n_k, d), ``V`` is (n_k, d_v); ``mask`` as in :func:`softmax`.
+    ``bias`` is an optional float B (n_q, n_k) added to the scaled scores, as PyTorch's float
+    ``attn_mask`` is: −∞ masks an entry, +∞ and NaN are refused (a position bias, ALiBi, a
+    distance bias; see :func:`attention_graph.validation.as_bias`).
     Returns ``Y`` of shape (n_q, d_v) and the weight matrix ``W`` of shape (n_q, n_k), whose row i
     says how much query i attends to each key: the adjacency matrix of the attention graph.
 
@@ -101,13 +104,28 @@ def attention(Q, K, V, mask=None) -> tuple[np.ndarray, np.ndarray]:
     K = as_matrix(K, "K", shape_doc="(n_k, d)")  # (n_k, d)
     V = as_matrix(V, "V", shape_doc="(n_k, d_v)")  # (n_k, d_v)
     check_same(K.shape[0], V.shape[0], "K and V must have the same number of rows (n_k)")
-    return _attention(Q, K, V, mask)
+    B = None if bias is None else as_bias(bias, (as_matrix(Q, "Q", shape_doc="(n_q, d)").shape[0], K.shape[0]))
+    return _attention(Q, K, V, mask, B)
 
 
-def _attention(Q, K, V, mask=None) -> tuple[np.ndarray, np.ndarray]:
-    """Y = softmax(Q Kᵀ / √d) V, returned as (Y, W)  (eq-attention)."""
-    W = softmax(scaled_scores(Q, K), mask)  # (n_q, n_k)
+def _attention(Q, K, V, mask=None, B=None) -> tuple[np.ndarray, np.ndarray]:
+    """Y = softmax(Q Kᵀ / √d + B) V, returned as (Y, W)  (eq-attention; B = 0 when None)."""
+    S = scaled_scores(Q, K)  # (n_q, n_k)
+    if B is not None:
+        S = _biased(S, B)  # (n_q, n_k), S + B
+    W = softmax(S, mask)  # (n_q, n_k)
     return _weighted_sum(W, V), W  # (n_q, d_v), (n_q, n_k)
+
+
+def _biased(S, B) -> np.ndarray:
+    """S + B, with −∞ in B kept as a masked entry; an overflow to ±∞ is refused. (n_q, n_k)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        S = S + B  # (n_q, n_k)
+    overflow = ~np.isfinite(S) & np.isfinite(B)  # (n_q, n_k)
+    if overflow.any():
+        where = tuple(int(x) for x in np.argwhere(overflow)[0])
+        raise ValueError(f"the scores plus bias overflowed {S.dtype} at index {where}: rescale bias")
+    return S
 
 
 def pull(W, V) -> tuple[np.ndarray, np.ndarray]:

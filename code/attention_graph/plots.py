@@ -1003,3 +1003,171 @@ def plot_softmax_row(p_raw, p_scaled, d: int):
         ax.set_title(f"{title}, $d$ = {d}", fontsize=9)
     axes[0].set_ylabel("weight")
     return _finish(fig)
+    return _finish(fig)
+
+
+# --------------------------------------------------------------------------------------------------
+# Sequences as graphs: positions, linear attention, decoding
+# --------------------------------------------------------------------------------------------------
+__all__ += ["plot_offset_kernel", "plot_score_panels", "plot_club_distance_bias", "plot_two_hop",
+            "plot_feature_error", "plot_linear_benchmark", "plot_decoding_dag"]
+
+
+def _arrow(ax, a, b, *, color="tab:blue", lw=1.0, alpha=1.0, shrink=9):
+    """One arrow from point a to point b: a message travelling from a to b."""
+    ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=9, lw=lw, alpha=alpha, color=color,
+                                 shrinkA=shrink, shrinkB=shrink, zorder=2))
+
+
+def plot_offset_kernel(G, offsets, kernel):
+    """Left: the Gram matrix PE PEᵀ of the sinusoidal encodings (n, n); right: its value against i − j."""
+    fig, (ax_g, ax_k) = plt.subplots(1, 2, figsize=(8.4, 3.4))
+    im = ax_g.imshow(G, cmap="viridis")
+    fig.colorbar(im, ax=ax_g, fraction=0.046, pad=0.04, label=r"$\mathrm{PE}_i \cdot \mathrm{PE}_j$")
+    ax_g.set_xlabel("position j")
+    ax_g.set_ylabel("position i")
+    ax_k.plot(offsets, kernel, "-", color="tab:blue", lw=1.2)
+    ax_k.set_xlabel("offset i − j")
+    ax_k.set_ylabel(r"$\mathrm{PE}_i \cdot \mathrm{PE}_j$")
+    ax_k.axhline(0, color="black", lw=0.5)
+    return _finish(fig)
+
+
+def plot_score_panels(panels: dict, *, xlabel="key position j", ylabel="query position i"):
+    """Heatmaps of score matrices side by side, on one shared colour scale (−∞ entries blank)."""
+    mats = [np.where(np.isfinite(M), M, np.nan) for M in panels.values()]
+    lo = min(float(np.nanmin(M)) for M in mats)
+    hi = max(float(np.nanmax(M)) for M in mats)
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.4 * len(panels) + 0.8, 3.3))
+    axes = np.atleast_1d(axes)
+    for ax, (title, M) in zip(axes, zip(panels, mats)):
+        im = ax.imshow(M, cmap="viridis", vmin=lo, vmax=hi)
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel(xlabel)
+    axes[0].set_ylabel(ylabel)
+    fig.colorbar(im, ax=list(axes), fraction=0.046, pad=0.04)
+    plt.close(fig)  # no tight_layout: it would not leave room for the shared colour bar
+    return _finish(fig, own=False)
+
+
+def plot_club_distance_bias(A, weights: dict, query: int):
+    """The karate club, each member coloured by the weight query ``query`` gives it; one panel per
+    entry of ``weights`` (name: (n,) row of W), on one shared colour scale."""
+    pos = club_layout()  # (34, 2)
+    G = nx.from_numpy_array(np.asarray(A))
+    others = np.arange(len(pos)) != query  # (34,): the query's own weight is left out of the scale
+    vmax = max(float(np.max(np.asarray(w)[others])) for w in weights.values())
+    fig, axes = plt.subplots(1, len(weights), figsize=(4.2 * len(weights), 4.0))
+    axes = np.atleast_1d(axes)
+    for ax, (title, w) in zip(axes, weights.items()):
+        nx.draw_networkx_edges(G, {v: pos[v] for v in G.nodes}, ax=ax, width=0.5, alpha=0.4)
+        sc = ax.scatter(pos[others, 0], pos[others, 1], c=np.asarray(w)[others], cmap="Blues", vmin=0, vmax=vmax,
+                        s=90, edgecolors="black", linewidths=0.5, zorder=3)
+        ax.scatter([pos[query, 0]], [pos[query, 1]], s=90, color="white", edgecolors="black", lw=0.5, zorder=3)
+        ax.scatter([pos[query, 0]], [pos[query, 1]], s=260, facecolors="none", edgecolors="tab:red", lw=1.6,
+                   zorder=4)
+        ax.set_title(title, fontsize=9)
+        ax.axis("off")
+    fig.colorbar(sc, ax=list(axes), fraction=0.03, pad=0.02, label=f"weight member {query} gives")
+    plt.close(fig)  # no tight_layout: it would not leave room for the shared colour bar
+    return _finish(fig, own=False)
+
+
+def plot_two_hop(PQ, PK, query_labels, key_labels):
+    """Linear attention's graph: keys (right) send to F feature nodes (middle), which send to the
+    queries (left); edge width ∝ φ(k_j)_a and φ(q_i)_a. Arrows point the way messages flow."""
+    PQ, PK = np.asarray(PQ, float), np.asarray(PK, float)  # (n_q, F), (n_k, F)
+    n_q, F = PQ.shape
+    n_k = PK.shape[0]
+    fig, ax = plt.subplots(figsize=(6.0, 3.6))
+    y = {name: np.linspace(1, 0, m) if m > 1 else np.array([0.5]) for name, m in
+         (("q", n_q), ("f", F), ("k", n_k))}
+    top = max(float(PQ.max()), float(PK.max()))
+    for a in range(F):
+        for j in range(n_k):
+            _arrow(ax, (2, y["k"][j]), (1, y["f"][a]), lw=0.4 + 3 * PK[j, a] / top, alpha=0.7, color="tab:green")
+        for i in range(n_q):
+            _arrow(ax, (1, y["f"][a]), (0, y["q"][i]), lw=0.4 + 3 * PQ[i, a] / top, alpha=0.7, color="tab:orange")
+    ax.scatter([0] * n_q, y["q"], s=160, color="tab:orange", zorder=3)
+    ax.scatter([1] * F, y["f"], s=160, color="lightgrey", edgecolors="black", zorder=3)
+    ax.scatter([2] * n_k, y["k"], s=160, color="tab:green", zorder=3)
+    for i, lab in enumerate(query_labels):
+        ax.text(-0.08, y["q"][i], lab, ha="right", va="center", fontsize=9)
+    for a in range(F):
+        ax.text(1, y["f"][a] + 0.07, f"feature {a + 1}", ha="center", fontsize=8)
+    for j, lab in enumerate(key_labels):
+        ax.text(2.08, y["k"][j], lab, ha="left", va="center", fontsize=9)
+    ax.text(0, 1.15, "queries", ha="center", fontsize=9)
+    ax.text(2, 1.15, "keys", ha="center", fontsize=9)
+    ax.set_xlim(-0.6, 2.6)
+    ax.set_ylim(-0.12, 1.25)
+    ax.axis("off")
+    return _finish(fig)
+
+
+def plot_feature_error(F, errors: dict, reference=None):
+    """Error of random-feature attention against the number F of features (log-log), one line per
+    entry of ``errors``; ``reference`` (F, c/√F) is drawn dotted."""
+    fig, ax = plt.subplots(figsize=(5.2, 3.4))
+    for (name, e), marker in zip(errors.items(), ("o-", "s-", "^-")):
+        ax.loglog(F, e, marker, label=name)
+    if reference is not None:
+        ax.loglog(F, reference, ":", color="grey", label=r"slope $-1/2$")
+    ax.set_xlabel("number of features F")
+    ax.set_ylabel("error against softmax")
+    ax.legend(frameon=False, fontsize=8)
+    ax.minorticks_off()
+    ax.set_xticks(F, [str(int(x)) for x in F])
+    return _finish(fig)
+
+
+def plot_linear_benchmark(results: dict):
+    """Memory above the inputs and median time against n, linear against dense attention, from the
+    ``"results"`` of ``bench_linear.json``; the memory target is dashed."""
+    fig, (ax_m, ax_t) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+    for method, marker in (("dense", "o-"), ("linear", "s-")):
+        cases = sorted((c for c in results["cases"] if c["method"] == method), key=lambda c: c["n"])
+        n = [c["n"] for c in cases]
+        ax_m.loglog(n, [c["above_inputs_mb"] for c in cases], marker, label=method)
+        ax_t.loglog(n, [c["seconds"] for c in cases], marker, label=f"{method}, wall clock")
+        ax_t.loglog(n, [c["cpu_seconds"] for c in cases], marker.replace("-", "--"), alpha=0.6,
+                    label=f"{method}, CPU")
+    t = results["target"]
+    ax_m.axhline(t["memory_mb"], color="tab:red", lw=0.8, ls="--", label=f"target at n = {t['n']}")
+    n_all = sorted({c["n"] for c in results["cases"]})
+    for ax in (ax_m, ax_t):
+        ax.set_xlabel("n (queries = keys)")
+        ax.set_xticks(n_all, [f"{x // 1024}k" for x in n_all])
+        ax.minorticks_off()
+        ax.legend(frameon=False, fontsize=7)
+    ax_m.set_ylabel("peak memory above the inputs (MiB)")
+    ax_t.set_ylabel("median time (s)")
+    return _finish(fig)
+
+
+def plot_decoding_dag(n: int, weights):
+    """The causal DAG of n tokens as decoding builds it: arrows j → i (messages flow from key j to
+    query i); the newest token, n − 1, in red with its in-edges, their width ∝ ``weights`` (n,)."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    x = np.arange(n, dtype=float)  # (n,)
+    w = np.asarray(weights, float)  # (n,)
+    for i in range(n - 1):
+        for j in range(i):
+            ax.add_patch(FancyArrowPatch((x[j], 0), (x[i], 0), connectionstyle=f"arc3,rad={-0.45}",
+                                         arrowstyle="-|>", mutation_scale=8, lw=0.6, color="grey", alpha=0.6,
+                                         shrinkA=8, shrinkB=8))
+    new = n - 1
+    for j in range(new):
+        ax.add_patch(FancyArrowPatch((x[j], 0), (x[new], 0), connectionstyle="arc3,rad=0.45", arrowstyle="-|>",
+                                     mutation_scale=10, lw=0.6 + 5 * w[j] / w.max(), color="tab:red",
+                                     shrinkA=8, shrinkB=8))
+    ax.scatter(x[:-1], np.zeros(n - 1), s=200, color="white", edgecolors="black", zorder=3)
+    ax.scatter([x[new]], [0], s=220, color="tab:red", edgecolors="black", zorder=3)
+    for i in range(n):
+        ax.text(x[i], 0, str(i), ha="center", va="center", fontsize=8, zorder=4,
+                color="white" if i == new else "black")
+    ax.text(x[new], 0.35, f"self-loop weight {w[new]:.2f}", ha="center", fontsize=8, color="tab:red")
+    ax.set_xlim(-0.7, n - 0.3)
+    ax.set_ylim(-1.45 * (n - 1) / 5 - 0.3, 1.45 * (n - 1) / 5 + 0.3)
+    ax.axis("off")
+    return _finish(fig)

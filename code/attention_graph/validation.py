@@ -18,6 +18,7 @@ import numpy as np
 
 __all__ = ["as_matrix", "as_scores", "as_square", "as_mask", "as_edges", "as_qkv", "as_int", "as_rng",
            "check_same"]
+__all__ += ["as_bias"]
 
 
 def _float_dtype(x: np.ndarray, name: str) -> np.dtype:
@@ -210,3 +211,30 @@ def check_same(a: int, b: int, what: str) -> None:
     if a != b:
         raise ValueError(f"{what}: {a} != {b}")
 
+
+
+def as_bias(bias, shape: tuple[int, int], name: str = "bias") -> np.ndarray:
+    """Return an additive bias B (n_q, n_k) for the scores, or raise naming ``name``.
+
+    As PyTorch's float ``attn_mask``: B is added to the scaled scores, and −∞ is a masked entry.
+    Entries must be finite or −∞ (+∞ and NaN are refused), and every row must leave at least one
+    key. A boolean array is refused: a boolean mask belongs in ``mask``, True where attending is
+    allowed, and added as a number it would mean the opposite.
+
+    >>> as_bias([[0.0, -np.inf]], (1, 2))
+    array([[  0., -inf]])
+    """
+    arr = np.asarray(bias)
+    if arr.dtype == np.bool_:
+        raise TypeError(f"{name} must be a float array added to the scores; got a boolean array. "
+                        "Pass a boolean mask as mask= (True where query i may attend to key j).")
+    B = as_matrix(arr, name, shape_doc="(n_q, n_k)", masked_ok=True)  # (n_q, n_k)
+    if B.shape != tuple(shape):
+        raise ValueError(f"{name} must have shape {tuple(shape)} (n_q, n_k), one entry per score; "
+                         f"got shape {B.shape}")
+    empty = ~(B > -np.inf).any(axis=1) if B.shape[1] else np.zeros(B.shape[0], dtype=bool)  # (n_q,)
+    if empty.any():
+        rows = np.flatnonzero(empty)
+        raise ValueError(f"{name} is -inf in every entry of row(s) {rows[:10].tolist()}: it masks every "
+                         "key, and a query with no key to attend to has no softmax")
+    return B

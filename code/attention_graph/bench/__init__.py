@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 NAMES = ("sparse", "blockwise", "backward", "training")
+NAMES += ("linear",)
 
 
 def record(name: str, path: str | Path | None = None) -> dict:

@@ -1,0 +1,68 @@
+"""Decoding with a KV cache: step by step equals full causal attention (the oracle's masked softmax)."""
+
+import numpy as np
+import pytest
+
+import booktools as bt
+import oracles
+from attention_graph import KVCache, decode
+
+PAGE = "decoding"
+
+
+def _causal_oracle(Q, K, V):
+    n = len(Q)
+    return oracles.attention(Q, K, V, mask=np.tril(np.ones((n, n), dtype=bool)))
+
+
+@pytest.mark.parametrize("n, d, d_v, seed", [(1, 1, 1, 0), (7, 3, 2, 1), (40, 8, 5, 2)])
+def test_thm_decoding_equals_causal(n, d, d_v, seed):
+    assert bt.verified("thm-decoding-equals-causal") >= 1
+    rng = np.random.default_rng(seed)
+    Q, K, V = rng.standard_normal((n, d)), rng.standard_normal((n, d)), rng.standard_normal((n, d_v))
+    Y, _ = _causal_oracle(Q, K, V)
+    np.testing.assert_allclose(decode(Q, K, V), Y, rtol=0, atol=1e-14)
+
+
+def test_thm_kv_new_node():
+    assert bt.verified("thm-kv-new-node") >= 1
+    rng = np.random.default_rng(3)
+    Q, K, V = rng.standard_normal((9, 4)), rng.standard_normal((9, 4)), rng.standard_normal((9, 2))
+    _, W9 = _causal_oracle(Q, K, V)
+    _, W8 = _causal_oracle(Q[:8], K[:8], V[:8])
+    np.testing.assert_allclose(W9[:8, :8], W8, rtol=0, atol=1e-15)  # the earlier rows do not change
+    assert (W9[:8, 8] == 0).all() and (W9[8] > 0).all()  # the new node: in-edges only
+
+
+def test_cache_holds_what_was_appended_and_grows():
+    cache = KVCache()
+    rng = np.random.default_rng(4)
+    K, V = rng.standard_normal((20, 3)), rng.standard_normal((20, 2))
+    for i in range(20):
+        cache.append(K[i], V[i])
+        assert cache.n == i + 1
+        np.testing.assert_array_equal(cache.keys, K[: i + 1])
+        np.testing.assert_array_equal(cache.values, V[: i + 1])
+        assert cache.nbytes == (i + 1) * (3 + 2) * 8
+    w = cache.weights(K[0])
+    assert w.shape == (20,) and w.sum() == pytest.approx(1.0, abs=1e-15)
+    with pytest.raises(ValueError):
+        cache.keys[0, 0] = 1.0  # read-only views
+
+
+# --- What the page shows ------------------------------------------------------------------------------
+
+def test_page_decoding_numbers():
+    assert bt.glued_float(PAGE, "dag_block_diff") == 0
+    n_dag = int(bt.glued_float(PAGE, "dag_n"))
+    assert bt.glued_float(PAGE, "dag_block_entries") == (n_dag - 1) ** 2
+    assert bt.glued_float(PAGE, "dag_new") == n_dag - 1
+    n, d = int(bt.glued_float(PAGE, "dec_n")), int(bt.glued_float(PAGE, "dec_d"))
+    assert bt.glued_float(PAGE, "dec_gap") < 1e-14
+    assert 0 <= bt.glued_float(PAGE, "dec_equal_share") <= 1
+    assert bt.glued_float(PAGE, "dec_per_token_bytes") == 2 * d * 8
+    assert bt.glued_float(PAGE, "dec_cache_kib") == 2 * n * d * 8 / 1024
+    assert bt.glued_float(PAGE, "dec_ops_cache") == 2 * d * n * (n + 1) // 2
+    assert bt.glued_float(PAGE, "dec_ops_recompute") == 2 * d * n * (n + 1) * (n + 2) // 6
+    assert bt.glued_float(PAGE, "dec_ops_ratio") == pytest.approx((n + 3) / 3, rel=1e-12)
+    assert bt.glued_float(PAGE, "ex_dec_gap") < 1e-15

@@ -1,0 +1,162 @@
+"""Linear attention: the feature maps, the linear form against the paper's quadratic loop
+(tests/oracles.py), the causal running sum and the random features' unbiasedness."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import booktools as bt
+import oracles
+from attention_graph import RandomFeatures, elu_feature_map, linear_attention, linear_weights, random_features
+
+PAGE = "linear_attention"
+
+
+def test_elu_feature_map_is_elu_plus_one():
+    X = np.linspace(-5, 5, 41)[:, None] * np.ones((1, 3))
+    np.testing.assert_allclose(elu_feature_map(X), oracles.elu_plus_one(X), rtol=1e-15, atol=0)
+    assert (elu_feature_map(X) > 0).all()
+
+
+@settings(derandomize=True, max_examples=40)
+@given(n_q=st.integers(1, 6), n_k=st.integers(1, 6), d=st.integers(1, 5), d_v=st.integers(1, 4),
+       seed=st.integers(0, 2**32 - 1))
+def test_linear_attention_is_the_papers_quadratic_loop(n_q, n_k, d, d_v, seed):
+    rng = np.random.default_rng(seed)
+    Q, K, V = rng.standard_normal((n_q, d)), rng.standard_normal((n_k, d)), rng.standard_normal((n_k, d_v))
+    np.testing.assert_allclose(linear_attention(Q, K, V), oracles.linear_attention_loop(Q, K, V, oracles.elu_plus_one),
+                               rtol=0, atol=1e-12)
+
+
+def test_thm_linear_equals_quadratic():
+    assert bt.verified("thm-linear-equals-quadratic") >= 1
+    rng = np.random.default_rng(11)
+    Q, K, V = rng.standard_normal((20, 4)), rng.standard_normal((30, 4)), rng.standard_normal((30, 3))
+    phi = random_features(4, 5, rng)
+    W = linear_weights(Q, K, phi)
+    np.testing.assert_allclose(W.sum(axis=1), 1, rtol=0, atol=1e-14)
+    assert np.linalg.matrix_rank(W) == 5  # the two-hop graph through F = 5 feature nodes
+    np.testing.assert_allclose(linear_attention(Q, K, V, phi), W @ V, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(linear_attention(Q, K, V, phi), oracles.linear_attention_loop(Q, K, V, phi),
+                               rtol=0, atol=1e-12)
+
+
+def test_thm_causal_running_sum():
+    assert bt.verified("thm-causal-running-sum") >= 1
+    rng = np.random.default_rng(12)
+    Q, K, V = rng.standard_normal((15, 3)), rng.standard_normal((15, 3)), rng.standard_normal((15, 2))
+    got = linear_attention(Q, K, V, causal=True)
+    np.testing.assert_allclose(got, oracles.linear_attention_loop(Q, K, V, oracles.elu_plus_one, causal=True),
+                               rtol=0, atol=1e-12)
+    for i in range(15):  # row i is linear attention over the first i + 1 tokens
+        np.testing.assert_allclose(got[i], linear_attention(Q[i:i + 1], K[:i + 1], V[:i + 1])[0], rtol=0, atol=1e-12)
+
+
+def test_thm_random_features_unbiased():
+    assert bt.verified("thm-random-features-unbiased") >= 1
+    # Monte Carlo: the mean of φ(q)·φ(k) over many independent feature draws is exp(q·k/√d).
+    rng = np.random.default_rng(13)
+    q, k = rng.standard_normal((1, 4)) * 0.5, rng.standard_normal((1, 4)) * 0.5
+    phi = random_features(4, 200_000, np.random.default_rng(14))
+    estimate = float((phi(q) @ phi(k).T)[0, 0])
+    assert estimate == pytest.approx(np.exp(float((q @ k.T)[0, 0]) / 2.0), rel=0.01)
+
+
+def test_random_features_are_seeded_and_positive():
+    a = random_features(3, 7, np.random.default_rng(1))
+    b = random_features(3, 7, np.random.default_rng(1))
+    np.testing.assert_array_equal(a.Xi, b.Xi)
+    assert a.F == 7 and (a(np.ones((2, 3))) > 0).all()
+    assert isinstance(a, RandomFeatures) and not a.Xi.flags.writeable
+
+
+def test_linear_attention_keeps_no_quadratic_matrix():
+    """The linear form allocates O(n F d_v), not n²: at n = 4096 its peak is far under one n × n matrix."""
+    import memtools
+
+    peak = memtools.traced_peak(
+        "import numpy as np\n"
+        "from attention_graph import linear_attention\n"
+        "rng = np.random.default_rng(0)\n"
+        "Q, K, V = (rng.standard_normal((4096, 16)) for _ in range(3))\n",
+        "linear_attention(Q, K, V)")
+    assert peak < 4096**2 * 8 / 8
+
+
+# --- What the page shows ------------------------------------------------------------------------------
+
+def test_page_linear_numbers():
+    assert bt.glued_float(PAGE, "lin_gap") < 1e-12
+    assert bt.glued_float(PAGE, "lin_rank") == bt.glued_float(PAGE, "lin_F") == 8
+    assert bt.glued_float(PAGE, "causal_gap") < 1e-12
+    assert bt.glued_float(PAGE, "ex_lin_gap") < 1e-12
+
+
+def test_page_random_feature_errors():
+    n, d, seeds = (int(bt.glued_float(PAGE, k)) for k in ("rf_n", "rf_d", "rf_seeds"))
+    rng = np.random.default_rng(3)
+    Q, K = rng.standard_normal((n, d)) * 0.5, rng.standard_normal((n, d)) * 0.5
+    V = rng.standard_normal((n, d))
+    Y_soft, _ = oracles.attention(Q, K, V)
+    errs = []
+    for F in (16, 64, 256, 1024, 4096):
+        runs = []
+        for s in range(seeds):
+            phi = random_features(d, F, np.random.default_rng(100 + s))
+            A = phi(Q) @ phi(K).T  # the two-hop weights, formed explicitly
+            runs.append(np.sqrt(np.mean((A @ V / A.sum(axis=1, keepdims=True) - Y_soft) ** 2)))
+        errs.append(np.mean(runs))
+    assert bt.glued_float(PAGE, "rf_err_min_F") == pytest.approx(errs[0], rel=1e-9)
+    assert bt.glued_float(PAGE, "rf_err_max_F") == pytest.approx(errs[-1], rel=1e-9)
+    slope = np.polyfit(np.log([256, 1024, 4096]), np.log(errs[2:]), 1)[0]
+    assert bt.glued_float(PAGE, "rf_slope") == pytest.approx(slope, rel=1e-9)
+    assert -0.6 < slope < -0.4  # the prose: close to the Monte Carlo rate
+    elu = np.sqrt(np.mean((oracles.linear_attention_loop(Q, K, V, oracles.elu_plus_one) - Y_soft) ** 2))
+    assert bt.glued_float(PAGE, "rf_err_elu") == pytest.approx(elu, rel=1e-9)
+
+
+def test_benchmark_record_meets_its_targets_and_the_page_says_so():
+    from attention_graph import bench
+    from attention_graph.bench.linear import DENSE_CAP, TARGETS
+
+    record = bench.record("linear")
+    res = record["results"]
+    assert record["benchmark"] == "linear" and record["quick"] is False
+    lin = {c["n"]: c for c in res["cases"] if c["method"] == "linear"}
+    dense = {c["n"]: c for c in res["cases"] if c["method"] == "dense"}
+    assert max(lin) == TARGETS["n"] == 65536 and max(dense) == DENSE_CAP and res["d"] == res["d_v"] == 64
+    assert lin[TARGETS["n"]]["above_inputs_mb"] < TARGETS["memory_mb"] == 200
+    fit = sorted(n for n in lin if n >= TARGETS["from_n"])
+    from attention_graph.bench.harness import fit_loglog_slope
+
+    slope = fit_loglog_slope(fit, [lin[n]["seconds"] for n in fit])
+    assert slope == pytest.approx(res["slope"], rel=1e-12) and slope <= TARGETS["slope"] == 1.1
+    assert res["equal_to_quadratic"]["max_abs_diff"] < 1e-12
+    glued = {"bench_n": TARGETS["n"], "bench_mem": lin[TARGETS["n"]]["above_inputs_mb"],
+             "bench_mem_target": 200, "bench_seconds": lin[TARGETS["n"]]["seconds"], "bench_slope": slope,
+             "bench_slope_cpu": res["slope_cpu"], "bench_slope_target": 1.1, "bench_dense_cap": DENSE_CAP,
+             "bench_dense_mem_cap": dense[DENSE_CAP]["above_inputs_mb"],
+             "bench_lin_mem_cap": lin[DENSE_CAP]["above_inputs_mb"],
+             "bench_dense_s_cap": dense[DENSE_CAP]["seconds"], "bench_lin_s_cap": lin[DENSE_CAP]["seconds"],
+             "bench_dense_matrix_gib": TARGETS["n"] ** 2 * 8 / 2**30, "bench_cpus": record["machine"]["cpus"]}
+    for key, value in glued.items():
+        assert bt.glued_float(PAGE, key) == pytest.approx(value, rel=1e-12), key
+    # the prose: dense uses more memory and time than linear at the cap
+    assert dense[DENSE_CAP]["above_inputs_mb"] > 10 * lin[DENSE_CAP]["above_inputs_mb"]
+    assert dense[DENSE_CAP]["seconds"] > lin[DENSE_CAP]["seconds"]
+
+
+@pytest.mark.slow
+def test_benchmark_cli_runs_quick(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "linear.json"
+    run = subprocess.run([sys.executable, "-m", "attention_graph.bench", "linear", "--quick", "--out", str(out)],
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    record = json.loads(out.read_text())
+    assert record["benchmark"] == "linear" and record["quick"] is True
+    assert {c["method"] for c in record["results"]["cases"]} == {"linear", "dense"}

@@ -1,0 +1,141 @@
+"""Positions in a sequence: sinusoidal encodings, RoPE, ALiBi and the distance bias, against the papers'
+formulas written independently (tests/oracles.py) and by their defining properties."""
+
+import numpy as np
+import pytest
+
+import booktools as bt
+import oracles
+from attention_graph import (
+    alibi_bias,
+    attention,
+    distance_bias,
+    rotary,
+    shortest_path_distances,
+    sinusoidal_encoding,
+)
+
+PAGE = "sequence_positions"
+
+
+@pytest.mark.parametrize("n, d, base", [(1, 2, 10000.0), (7, 6, 10000.0), (50, 16, 100.0)])
+def test_sinusoidal_encoding_is_the_papers(n, d, base):
+    np.testing.assert_allclose(sinusoidal_encoding(n, d, base), oracles.sinusoidal(n, d, base), rtol=0, atol=1e-12)
+
+
+def test_thm_sinusoidal_offset():
+    assert bt.verified("thm-sinusoidal-offset") >= 1
+    P = oracles.sinusoidal(40, 10)
+    G = P @ P.T
+    for i in range(40):
+        for j in range(40):
+            assert G[i, j] == pytest.approx(sum(np.cos((i - j) * 10000.0 ** (-2 * l / 10)) for l in range(5)),
+                                            abs=1e-12)
+    # A Toeplitz matrix, not a circulant one: the frequencies are not the cycle's.
+    assert abs(G[0, 1] - G[0, 39]) > 1e-3
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rotary_is_the_complex_rotation(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((9, 8))
+    pos = rng.integers(0, 1000, size=9)
+    np.testing.assert_allclose(rotary(X, pos), oracles.rope_complex(X, pos), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(rotary(X, pos, base=50.0), oracles.rope_complex(X, pos, base=50.0), rtol=0, atol=1e-12)
+
+
+def test_thm_rope_relative():
+    assert bt.verified("thm-rope-relative") >= 1
+    rng = np.random.default_rng(7)
+    Q, K = rng.standard_normal((10, 6)), rng.standard_normal((10, 6))
+    pos = np.arange(10)
+    S = oracles.rope_complex(Q, pos) @ oracles.rope_complex(K, pos).T
+    for shift in (1, 13, 500):
+        np.testing.assert_allclose(rotary(Q, pos + shift) @ rotary(K, pos + shift).T, S, rtol=0, atol=1e-11)
+    np.testing.assert_allclose(np.linalg.norm(rotary(Q, pos), axis=1), np.linalg.norm(Q, axis=1), rtol=1e-14)
+    # The score of q at i and k at j is that of q at 0 and k at j − i.
+    for i, j in [(3, 7), (9, 2)]:
+        s = rotary(Q[i:i + 1], [i]) @ rotary(K[j:j + 1], [j]).T
+        s0 = Q[i:i + 1] @ rotary(K[j:j + 1], [j - i]).T
+        assert s[0, 0] == pytest.approx(s0[0, 0], abs=1e-12)
+
+
+def test_rotary_keeps_float32():
+    X = np.ones((3, 4), dtype=np.float32)
+    assert rotary(X, [0, 1, 2]).dtype == np.float32
+
+
+@pytest.mark.parametrize("n, slope", [(1, 0.5), (6, 0.25), (9, 1.0 / 3)])
+def test_alibi_bias_is_the_papers(n, slope):
+    np.testing.assert_array_equal(alibi_bias(n, slope), oracles.alibi(n, slope))
+
+
+def test_alibi_is_the_distance_bias_of_the_path_on_the_causal_edges():
+    n = 8
+    A = np.eye(n, k=1) + np.eye(n, k=-1)  # the path
+    np.testing.assert_array_equal(shortest_path_distances(A), oracles.bfs_distances(A))
+    causal = np.tril(np.ones((n, n), dtype=bool))
+    np.testing.assert_array_equal(np.where(causal, distance_bias(A, 0.5), -np.inf), alibi_bias(n, 0.5))
+
+
+def test_distance_bias_on_a_disconnected_directed_graph():
+    A = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0.0]])  # 0 → 1 → 2
+    np.testing.assert_array_equal(shortest_path_distances(A), oracles.bfs_distances(A))
+    B = distance_bias(A, 2.0)
+    np.testing.assert_array_equal(B, [[0, -2, -4], [-np.inf, 0, -2], [-np.inf, -np.inf, 0]])
+    assert not np.signbit(np.diag(B)).any()  # 0, not −0
+    Y, W = attention(np.eye(3), np.eye(3), np.eye(3), bias=B)
+    assert (W[np.isneginf(B)] == 0).all()
+
+
+def test_eq_sinusoidal_and_eq_alibi_checks_hold():
+    assert bt.verified("eq-sinusoidal") >= 1 and bt.verified("eq-alibi") >= 1
+
+
+# --- What the page shows ------------------------------------------------------------------------------
+
+def test_page_sinusoidal_numbers():
+    n, d = int(bt.glued_float(PAGE, "pos_n")), int(bt.glued_float(PAGE, "pos_d"))
+    P = oracles.sinusoidal(n, d)
+    G = P @ P.T
+    assert bt.glued_float(PAGE, "pos_toeplitz_gap") < 1e-12
+    assert bt.glued_float(PAGE, "pos_norm2") == pytest.approx(d / 2, abs=1e-12)
+    assert bt.glued_float(PAGE, "pos_g01") == pytest.approx(G[0, 1], abs=1e-12)
+    assert bt.glued_float(PAGE, "pos_g0last") == pytest.approx(G[0, n - 1], abs=1e-12)
+    assert abs(G[0, 1] - G[0, n - 1]) > 0.5  # the prose: the kernel does not wrap around
+
+
+def test_page_rope_and_alibi_numbers():
+    assert bt.glued_float(PAGE, "rope_shift_gap") < 1e-12
+    assert bt.glued_float(PAGE, "rope_norm_gap") < 1e-14
+    n, slope = int(bt.glued_float(PAGE, "alibi_n")), bt.glued_float(PAGE, "alibi_slope")
+    X = np.zeros((n, 4))
+    _, W = oracles.biased_attention(X, X, X, oracles.alibi(n, slope))
+    assert bt.glued_float(PAGE, "alibi_ratio") == pytest.approx(np.exp(slope), rel=1e-12)
+    assert bt.glued_float(PAGE, "alibi_exp") == pytest.approx(np.exp(slope), rel=1e-15)
+    assert bt.glued_float(PAGE, "alibi_first") == pytest.approx(W[-1, 0], rel=1e-12)
+
+
+def test_page_graphormer_numbers_on_the_club():
+    from attention_graph import karate, laplacian_pe
+
+    A, _, _ = karate.club_graph()
+    D = oracles.bfs_distances(A)
+    X = laplacian_pe(A, 4)
+    _, W_plain = oracles.attention(X, X, X)
+    _, W_bias = oracles.biased_attention(X, X, X, -2.0 * D)
+    q = int(bt.glued_float(PAGE, "gb_query"))
+    friends, near = D[q] == 1, D[q] <= 2
+    assert bt.glued_float(PAGE, "gb_friends") == friends.sum() == 16
+    assert bt.glued_float(PAGE, "gb_diameter") == D.max()
+    assert bt.glued_float(PAGE, "gb_plain_friends") == pytest.approx(W_plain[q, friends].sum(), abs=1e-12)
+    assert bt.glued_float(PAGE, "gb_biased_friends") == pytest.approx(W_bias[q, friends].sum(), abs=1e-12)
+    assert bt.glued_float(PAGE, "gb_plain_near") == pytest.approx(W_plain[q, near].sum(), abs=1e-12)
+    assert bt.glued_float(PAGE, "gb_biased_near") == pytest.approx(W_bias[q, near].sum(), abs=1e-12)
+    assert W_bias[q, friends].sum() > W_plain[q, friends].sum()  # the prose: the bias concentrates
+
+
+def test_exercise_alibi_closed_form():
+    closed = np.exp(-7.0) / np.exp(-np.arange(8.0)).sum()
+    assert bt.glued_float(PAGE, "ex_alibi_first") == pytest.approx(closed, rel=1e-12)
+    assert bt.glued_float(PAGE, "ex_alibi_closed") == pytest.approx(closed, rel=1e-15)
