@@ -18,6 +18,14 @@ from .block import (
                     transformer_block,
 )
 from .blockwise import block_state, blockwise_attention, blockwise_attention_backward, merge
+from .bottlenecks import (
+                    causal_path_counts,
+                    causal_stack,
+                    init_causal_stack,
+                    last_token_sensitivity,
+                    path_share,
+                    uniform_walk_share,
+)
 from .graph import (
                     additive_mask_softmax,
                     causal_mask,
@@ -63,6 +71,7 @@ from .patterns import (
 )
 from .positional import laplacian_pe, normalized_laplacian
 from .qkv import project
+from .rank_collapse import distance_from_rank_one, ergodicity_coefficient, product_coefficients, row_spread
 from .registry import DerivationError
 from .scores import scaled_scores
 from .softmax import hardmax, softmax, softmax_jacobian, softmax_with_temperature
@@ -87,4 +96,7 @@ __all__ += ["BlockParams", "block_weights", "feed_forward", "init_block_params",
             "params_from_torch", "params_to_torch", "transformer_block"]
 __all__ += ["bigbird_edges", "causal_edges", "complete_edges", "hop_distances", "longformer_edges",
             "max_path_length", "path_edges", "window_edges"]
+__all__ += ["distance_from_rank_one", "ergodicity_coefficient", "product_coefficients", "row_spread"]
+__all__ += ["causal_path_counts", "causal_stack", "init_causal_stack", "last_token_sensitivity", "path_share",
+            "uniform_walk_share"]
 __version__ = "0.1.0"
