@@ -768,15 +768,15 @@ def plot_collapse_bound(study: dict):
         depth = np.arange(1, len(run["spread"]))  # (L,)
         ratio = np.maximum(run["spread"][1:] / run["spread"][0], _FLOOR)  # (L,)
         b = study["bounds"][graph]
-        ax.semilogy(depth, np.maximum(b["bound"], _FLOOR), "--", color="grey", label=r"$\prod_m \tau(W^{(m)})$")
+        ax.semilogy(depth, np.maximum(b["bound"], _FLOOR), "--", color="grey", label=r"$\prod_m \tau_1(W^{(m)})$")
         ax.semilogy(depth, np.maximum(b["product"], _FLOOR), "-", color="tab:orange",
-                    label=r"$\tau(W^{(l)} \cdots W^{(1)})$")
-        ax.semilogy(depth, ratio, "o", ms=2.5, color="tab:blue", label=r"measured $\delta(X^{(l)})/\delta(X^{(0)})$")
+                    label=r"$\tau_1(W^{(l)} \cdots W^{(1)})$")
+        ax.semilogy(depth, ratio, "o", ms=2.5, color="tab:blue", label=r"measured $\Delta(X^{(l)})/\Delta(X^{(0)})$")
         ax.set_title(graph)
         ax.set_xlabel("layer $l$")
         ax.set_ylim(_FLOOR / 3, 3.0)
     axes[0].set_ylabel("spread of the rows, relative")
-    axes[0].legend(frameon=False, fontsize=7, loc="lower left")
+    axes[1].legend(frameon=False, fontsize=8, loc="lower left")
     return _finish(fig)
 
 
@@ -795,8 +795,8 @@ def plot_collapse_depth(study: dict):
         ax.set_title(graph)
         ax.set_xlabel("layer $l$")
         ax.set_ylim(_FLOOR / 3, 3.0)
-    axes[0].set_ylabel(r"distance from rank one $r(X^{(l)})$")
-    axes[0].legend(frameon=False, fontsize=7, loc="lower left")
+    axes[0].set_ylabel(r"distance from rank one $\mathrm{res}(X^{(l)})$")
+    axes[-1].legend(frameon=False, fontsize=8, loc="lower left")
     return _finish(fig)
 
 
@@ -834,13 +834,14 @@ def plot_sensitivity(study: dict):
     for ax, L in zip(axes, depths):
         row = study["by_depth"][L]
         j = np.arange(1, len(row["path_share"]) + 1)  # (n,)
-        S = np.array(row["sensitivity_share"])  # (seeds, n)
+        S = np.maximum(np.array(row["sensitivity_share"]), _FLOOR)  # (seeds, n)
         ax.fill_between(j, S.min(axis=0), S.max(axis=0), color="tab:blue", alpha=0.2, lw=0)
-        ax.plot(j, np.median(S, axis=0), "o-", ms=3, color="tab:blue", label="measured")
-        ax.plot(j, row["walk_share"], "--", color="tab:orange", label="uniform causal walk")
-        ax.plot(j, row["path_share"], ":", color="black", label="share of paths")
+        ax.semilogy(j, np.median(S, axis=0), "o-", ms=3, color="tab:blue", label="measured")
+        ax.semilogy(j, np.maximum(row["walk_share"], _FLOOR), "--", color="tab:orange", label="uniform causal walk")
+        ax.semilogy(j, np.maximum(row["path_share"], _FLOOR), ":", color="black", label="share of paths")
         ax.set_title(f"$L = {L}$")
         ax.set_xlabel("input token $j$")
+        ax.set_ylim(1e-10, 1.5)
     axes[0].set_ylabel(r"share of $\|\partial y_n / \partial x_j\|$")
     axes[0].legend(frameon=False, fontsize=7)
     return _finish(fig)
