@@ -187,8 +187,8 @@ def _count_formula(s, L):
 
 
 @derivation("thm-causal-path-count", strength="proved",
-            scope="for symbolic n − j and L (induction on L, the step by SymPy's summation and Pascal's rule); "
-                  "the package's counts are verified against powers of the causal adjacency up to n = 9, L = 6")
+            scope="for symbolic n − j and T (induction on T, the step by SymPy's summation and Pascal's rule); "
+                  "the package's counts are verified against powers of the causal adjacency up to n = 9, T = 6")
 def _check_causal_path_count():
     # Base, L = 1: one edge j → n for every j ≤ n, a single walk; the formula gives C(s, 0) = 1.
     yield sp.Eq(_count_formula(_s, 1), 1)
@@ -221,8 +221,8 @@ def _walks(n: int, L: int, j: int):
 
 
 @derivation("thm-walk-sensitivity", strength="verified",
-            scope="for general symbolic causal weights at n = 3, 4 and L = 2, 3; the package's backward pass "
-                  "against the exact uniform walk at n = 6, d = 3, L = 1 to 4, within 1e-12")
+            scope="for general symbolic causal weights at (n, T) = (3, 2), (3, 3), (4, 2); the package's backward "
+                  "pass against the exact uniform walk at n = 6, d = 3, T = 1 to 4, within 1e-12")
 def _check_walk_sensitivity():
     for n, L in ((3, 2), (3, 3), (4, 2)):
         Ws = [sp.Matrix(n, n, lambda i, j, l=l: sp.Symbol(f"w{l}_{i}{j}") if j <= i else 0) for l in range(L)]

@@ -809,7 +809,7 @@ def plot_causal_paths(n: int, n_layers: int, counts):
         for i in range(n):
             for j in range(i + 1):
                 ax.add_patch(FancyArrowPatch((j, layer - 1), (i, layer), arrowstyle="-|>", mutation_scale=7,
-                                             lw=0.6, color="tab:blue", alpha=0.35, shrinkA=7, shrinkB=7))
+                                             lw=0.7, color="tab:blue", alpha=0.55, shrinkA=7, shrinkB=7))
     for layer in range(n_layers + 1):
         ax.scatter(range(n), [layer] * n, s=110, color="white", edgecolor="black", zorder=3)
     ax.scatter([n - 1], [n_layers], s=110, color="tab:orange", edgecolor="black", zorder=4)
@@ -839,7 +839,7 @@ def plot_sensitivity(study: dict):
         ax.semilogy(j, np.median(S, axis=0), "o-", ms=3, color="tab:blue", label="measured")
         ax.semilogy(j, np.maximum(row["walk_share"], _FLOOR), "--", color="tab:orange", label="uniform causal walk")
         ax.semilogy(j, np.maximum(row["path_share"], _FLOOR), ":", color="black", label="share of paths")
-        ax.set_title(f"$L = {L}$")
+        ax.set_title(f"$T = {L}$")
         ax.set_xlabel("input token $j$")
         ax.set_ylim(1e-10, 1.5)
     axes[0].set_ylabel(r"share of $\|\partial y_n / \partial x_j\|$")
