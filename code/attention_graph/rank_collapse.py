@@ -250,7 +250,7 @@ def _display_tau():
     W = sp.IndexedBase("W")
     i, j, k = sp.symbols("i j k", integer=True)
     overlap = sp.Sum(sp.Min(W[i, j], W[k, j]), (j, 1, sp.Symbol("n_k", integer=True, positive=True)))
-    return sp.Eq(sp.Function(r"\tau")(sp.Symbol("W")),
+    return sp.Eq(sp.Function(r"\tau_{1}")(sp.Symbol("W")),
                  sp.Add(1, sp.Mul(-1, sp.Function(r"\min_{i,k}")(overlap), evaluate=False), evaluate=False),
                  evaluate=False)
 
