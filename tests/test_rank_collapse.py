@@ -196,7 +196,8 @@ def test_figures_are_glued_as_images(key):
 def test_exercises():
     i = np.arange(8)
     W = np.where(i[None, :] <= i[:, None], 1.0 / (i[:, None] + 1), 0.0)  # (8, 8)
-    assert bt.glued_float(PAGE, "ex_rc_tau") == pytest.approx(_tau(W)) == pytest.approx(0.5)
+    assert bt.glued_float(PAGE, "ex_rc_tau") == pytest.approx(_tau(W)) == pytest.approx(7 / 8)
+    assert bt.glued_float(PAGE, "ex_rc_overlap") == pytest.approx(np.minimum(W[0], W[-1]).sum()) == pytest.approx(1 / 8)
     assert bt.glued_float(PAGE, "ex_rc_tau_square") == pytest.approx(_tau(W @ W))
     assert bt.glued_float(PAGE, "ex_rc_tau_squared") == pytest.approx(_tau(W) ** 2)
     assert _tau(W @ W) <= _tau(W) ** 2

@@ -1,8 +1,8 @@
 """Bottlenecks in the causal DAG: early tokens have more paths to the last one, and more influence.
 
-Across L causal layers with self-loops (the residual lets a message wait), a message from token j
-reaches the last token n along every non-decreasing sequence of positions j ≤ p_1 ≤ ... ≤ p_{L-1} ≤ n:
-there are C(n − j + L − 1, L − 1) of them (``thm-causal-path-count``), more the earlier j is. With
+Across T causal layers with self-loops (the residual lets a message wait), a message from token j
+reaches the last token n along every non-decreasing sequence of positions j ≤ p_1 ≤ ... ≤ p_{T-1} ≤ n:
+there are C(n − j + T − 1, T − 1) of them (``thm-causal-path-count``), more the earlier j is. With
 the weights held fixed, the last output is a sum over those walks of the products of their weights
 (``thm-walk-sensitivity``), so early tokens weigh more in what the last position computes
 (Barbero et al. 2024, over-squashing in decoder-only Transformers). The chapter
@@ -30,55 +30,55 @@ __all__ = ["causal_path_counts", "causal_stack", "init_causal_stack", "last_toke
 MAX_COUNT = 2**62  # counts are int64: larger ones are refused, not wrapped around
 
 
-def _walk_counts(n: int, L: int) -> np.ndarray:
-    """N[j] = walks of L steps from j to the last token: L reversed cumulative sums of e_n. (n,)."""
-    N = np.zeros(n, dtype=np.int64)  # (n,)
-    N[-1] = 1  # zero steps: only the last token itself
-    for _ in range(L):
-        N = np.cumsum(N[::-1])[::-1]  # (n,): j may step to any i >= j
-    return N
+def _walk_counts(n: int, T: int) -> np.ndarray:
+    """ω[j] = walks of T steps from j to the last token: T reversed cumulative sums of e_n. (n,)."""
+    omega = np.zeros(n, dtype=np.int64)  # (n,)
+    omega[-1] = 1  # zero steps: only the last token itself
+    for _ in range(T):
+        omega = np.cumsum(omega[::-1])[::-1]  # (n,): j may step to any i >= j
+    return omega
 
 
 def causal_path_counts(n: int, n_layers: int) -> np.ndarray:
-    """N_L(j) = C(n − j + L − 1, L − 1): walks from token j to token n in L causal layers  (thm-causal-path-count).
+    """ω_T(j) = C(n − j + T − 1, T − 1): walks from token j to token n in T causal layers  (thm-causal-path-count).
 
-    Tokens are numbered 1..n; entry j − 1 of the result is N_L(j). Self-loops count (a message may
+    Tokens are numbered 1..n; entry j − 1 of the result is ω_T(j). Self-loops count (a message may
     stay put for a layer). Shape (n,), int64.
 
     >>> causal_path_counts(4, 3).tolist()
     [10, 6, 3, 1]
     """
-    n, L = as_int(n, "n"), as_int(n_layers, "n_layers")
-    if math.comb(n + L - 2, L - 1) > MAX_COUNT:
-        raise ValueError(f"n = {n} and n_layers = {L} give more than 2**62 paths (int64 would overflow)")
-    return _walk_counts(n, L)
+    n, T = as_int(n, "n"), as_int(n_layers, "n_layers")
+    if math.comb(n + T - 2, T - 1) > MAX_COUNT:
+        raise ValueError(f"n = {n} and n_layers = {T} give more than 2**62 paths (int64 would overflow)")
+    return _walk_counts(n, T)
 
 
 def path_share(n: int, n_layers: int) -> np.ndarray:
-    """N_L(j) / Σ_j' N_L(j'): the share of all L-step walks into token n that start at j. (n,)."""
-    N = causal_path_counts(n, n_layers)  # (n,)
-    return N / N.sum()  # (n,)
+    """ω_T(j) / Σ_j' ω_T(j'): the share of all T-step walks into token n that start at j. (n,)."""
+    omega = causal_path_counts(n, n_layers)  # (n,)
+    return omega / omega.sum()  # (n,)
 
 
 def uniform_walk_share(n: int, n_layers: int) -> np.ndarray:
-    """Row n of W̄ᴸ, W̄_ij = 1/i for j ≤ i: the last token's mixture when every query attends uniformly. (n,)."""
-    n, L = as_int(n, "n"), as_int(n_layers, "n_layers")
+    """Row n of the T-th power of Ā, Ā_ij = 1/i for j ≤ i: the last token's mix under uniform causal attention. (n,)."""
+    n, T = as_int(n, "n"), as_int(n_layers, "n_layers")
     M = causal_mask(n)  # (n, n)
     W = M / M.sum(axis=1, keepdims=True)  # (n, n)
     row = np.zeros(n)  # (n,)
     row[-1] = 1.0
-    for _ in range(L):
+    for _ in range(T):
         row = row @ W  # (n,)
     return row
 
 
 def init_causal_stack(d: int, n_layers: int, rng: np.random.Generator, scale: float = 1.0) -> list[dict]:
-    """L layers of projections W_Q, W_K, W_V with N(0, scale²/d) entries, drawn from ``rng``. Each (d, d)."""
-    d, L, rng = as_int(d, "d"), as_int(n_layers, "n_layers"), as_rng(rng)
+    """T layers of projections W_Q, W_K, W_V with N(0, scale²/d) entries, drawn from ``rng``. Each (d, d)."""
+    d, T, rng = as_int(d, "d"), as_int(n_layers, "n_layers"), as_rng(rng)
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale >= 0:
         raise ValueError(f"scale must be a real number >= 0; got {scale!r}")
     return [{name: rng.standard_normal((d, d)) * scale / math.sqrt(d) for name in ("W_Q", "W_K", "W_V")}
-            for _ in range(L)]
+            for _ in range(T)]
 
 
 def _checked_layers(layers, d: int) -> list[dict]:
@@ -109,7 +109,7 @@ def _forward(X, layers, residual: bool):
 
 
 def causal_stack(X, layers, *, residual: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Y = X⁽ᴸ⁾ of a causal stack, X⁽ˡ⁾ = [X⁽ˡ⁻¹⁾ +] softmax_causal(X W_Q (X W_K)ᵀ/√d) X W_V; and the L weights.
+    """Y = X⁽ᵀ⁾ of a causal stack, X⁽ˡ⁾ = [X⁽ˡ⁻¹⁾ +] softmax_causal(X W_Q (X W_K)ᵀ/√d) X W_V; and the T weights.
 
     ``X`` is (n, d), ``layers`` as :func:`init_causal_stack` gives. Returns (Y (n, d), [W (n, n)]).
     """
@@ -122,7 +122,7 @@ def causal_stack(X, layers, *, residual: bool = False) -> tuple[np.ndarray, list
 
 
 def _input_gradient(inputs, layers, dY, residual: bool):
-    """dL/dX⁽⁰⁾ from dL/dX⁽ᴸ⁾ = dY, layer by layer down through attention_backward. (n, d)."""
+    """dL/dX⁽⁰⁾ from dL/dX⁽ᵀ⁾ = dY, layer by layer down through attention_backward. (n, d)."""
     mask = causal_mask(dY.shape[0])  # (n, n)
     for X, p in zip(reversed(inputs), reversed(layers)):
         dQ, dK, dV = attention_backward(X @ p["W_Q"], X @ p["W_K"], X @ p["W_V"], dY, mask)
@@ -152,71 +152,71 @@ def last_token_sensitivity(X, layers, *, residual: bool = False) -> np.ndarray:
 
 def sensitivity_study(n: int = 16, d: int = 16, depths=(1, 2, 4, 8), seeds=(0, 1, 2, 3, 4),
                       residual: bool = False) -> dict:
-    """For each depth L and seed: the share s_j / Σ s of the last token's sensitivity, with the
+    """For each depth T and seed: the share s_j / Σ s of the last token's sensitivity, with the
     path share and the uniform walk's share. Inputs and layers are seeded (seed, and seed + 100).
 
-    Returns {"n", "d", "seeds", "residual", "by_depth": {L: {"sensitivity_share": [(n,) per seed],
+    Returns {"n", "d", "seeds", "residual", "by_depth": {T: {"sensitivity_share": [(n,) per seed],
     "path_share": (n,), "walk_share": (n,)}}}.
     """
     n, d = as_int(n, "n"), as_int(d, "d")
     seeds = [as_int(s, "seeds", low=0, what="a list of integers >= 0") for s in seeds]
     by_depth = {}
-    for L in depths:
-        L = as_int(L, "depths", what="a list of positive integers")
+    for T in depths:
+        T = as_int(T, "depths", what="a list of positive integers")
         shares = []
         for seed in seeds:
             X = np.random.default_rng(seed).standard_normal((n, d))  # (n, d)
-            layers = init_causal_stack(d, L, np.random.default_rng(seed + 100))
+            layers = init_causal_stack(d, T, np.random.default_rng(seed + 100))
             s = last_token_sensitivity(X, layers, residual=residual)  # (n,)
             shares.append(s / s.sum())
-        by_depth[L] = {"sensitivity_share": shares, "path_share": path_share(n, L),
-                       "walk_share": uniform_walk_share(n, L)}
+        by_depth[T] = {"sensitivity_share": shares, "path_share": path_share(n, T),
+                       "walk_share": uniform_walk_share(n, T)}
     return {"n": n, "d": d, "seeds": seeds, "residual": bool(residual), "by_depth": by_depth}
 
 
 # --------------------------------------------------------------------------------------------------
 # The SymPy checks behind the chapter's labels
 # --------------------------------------------------------------------------------------------------
-_s, _L = sp.symbols("s L", integer=True, positive=True)  # s = n − j, the distance to the last token
+_s, _T = sp.symbols("s T", integer=True, positive=True)  # s = n − j, the distance to the last token
 _t = sp.Symbol("t", integer=True, nonnegative=True)
 
 
-def _count_formula(s, L):
-    """N_L(j) with s = n − j, as the theorem on the page states it."""
-    return sp.binomial(s + L - 1, L - 1)
+def _count_formula(s, T):
+    """ω_T(j) with s = n − j, as the theorem on the page states it."""
+    return sp.binomial(s + T - 1, T - 1)
 
 
 @derivation("thm-causal-path-count", strength="proved",
             scope="for symbolic n − j and T (induction on T, the step by SymPy's summation and Pascal's rule); "
                   "the package's counts are verified against powers of the causal adjacency up to n = 9, T = 6")
 def _check_causal_path_count():
-    # Base, L = 1: one edge j → n for every j ≤ n, a single walk; the formula gives C(s, 0) = 1.
+    # Base, T = 1: one edge j → n for every j ≤ n, a single walk; the formula gives C(s, 0) = 1.
     yield sp.Eq(_count_formula(_s, 1), 1)
-    # Step: a walk of L + 1 steps is a walk of L steps to some m with j ≤ m ≤ n, then the edge m → n,
-    # so N_{L+1}(s) = Σ_{t=0}^{s} N_L(t); the sum is the formula at L + 1 (hockey stick).
-    yield sp.Eq(sp.summation(_count_formula(_t, _L), (_t, 0, _s)), _count_formula(_s, _L + 1))
+    # Step: a walk of T + 1 steps is a walk of T steps to some m with j ≤ m ≤ n, then the edge m → n,
+    # so ω_{T+1}(s) = Σ_{t=0}^{s} ω_T(t); the sum is the formula at T + 1 (hockey stick).
+    yield sp.Eq(sp.summation(_count_formula(_t, _T), (_t, 0, _s)), _count_formula(_s, _T + 1))
     # The same step by Pascal's rule, and s = 0 (j = n): only self-loops, one walk.
-    yield sp.Eq(sp.expand_func(_count_formula(_s, _L + 1) - _count_formula(_s - 1, _L + 1)
-                               - _count_formula(_s, _L)), 0)
-    yield sp.Eq(_count_formula(0, _L), 1)
-    # Earlier tokens have more walks: N(s)/N(s − 1) = (s + L − 1)/s, which exceeds 1 by (L − 1)/s.
-    ratio = sp.combsimp(_count_formula(_s, _L) / _count_formula(_s - 1, _L))
-    yield sp.Eq(ratio - 1, (_L - 1) / _s)
-    # The counts over j = 1..n (s = 0..n − 1) add up to C(n + L − 1, L).
+    yield sp.Eq(sp.expand_func(_count_formula(_s, _T + 1) - _count_formula(_s - 1, _T + 1)
+                               - _count_formula(_s, _T)), 0)
+    yield sp.Eq(_count_formula(0, _T), 1)
+    # Earlier tokens have more walks: ω(s)/ω(s − 1) = (s + T − 1)/s, which exceeds 1 by (T − 1)/s.
+    ratio = sp.combsimp(_count_formula(_s, _T) / _count_formula(_s - 1, _T))
+    yield sp.Eq(ratio - 1, (_T - 1) / _s)
+    # The counts over j = 1..n (s = 0..n − 1) add up to C(n + T − 1, T).
     n = sp.Symbol("n", integer=True, positive=True)
-    yield sp.Eq(sp.summation(_count_formula(_t, _L), (_t, 0, n - 1)), sp.binomial(n + _L - 1, _L))
-    # The package against the L-th power of the causal adjacency (with self-loops), exactly.
+    yield sp.Eq(sp.summation(_count_formula(_t, _T), (_t, 0, n - 1)), sp.binomial(n + _T - 1, _T))
+    # The package against the T-th power of the causal adjacency (with self-loops), exactly.
     for size in range(1, 10):
         A = sp.Matrix(size, size, lambda i, j: 1 if j <= i else 0)  # A_ij = 1: an edge j → i
-        for L in range(1, 7):
-            row = (A**L).row(size - 1)  # walks into the last token, from each j
-            yield [int(x) for x in row] == causal_path_counts(size, L).tolist()
-            yield [int(x) for x in row] == [int(_count_formula(size - 1 - j, L)) for j in range(size)]
+        for T in range(1, 7):
+            row = (A**T).row(size - 1)  # walks into the last token, from each j
+            yield [int(x) for x in row] == causal_path_counts(size, T).tolist()
+            yield [int(x) for x in row] == [int(_count_formula(size - 1 - j, T)) for j in range(size)]
 
 
-def _walks(n: int, L: int, j: int):
+def _walks(n: int, T: int, j: int):
     """Every non-decreasing sequence j = p_0 ≤ p_1 ≤ ... ≤ p_L = n − 1 (0-based positions)."""
-    for middle in itertools.combinations_with_replacement(range(j, n), L - 1):
+    for middle in itertools.combinations_with_replacement(range(j, n), T - 1):
         yield (j, *middle, n - 1)
 
 
@@ -224,20 +224,20 @@ def _walks(n: int, L: int, j: int):
             scope="for general symbolic causal weights at (n, T) = (3, 2), (3, 3), (4, 2); the package's backward "
                   "pass against the exact uniform walk at n = 6, d = 3, T = 1 to 4, within 1e-12")
 def _check_walk_sensitivity():
-    for n, L in ((3, 2), (3, 3), (4, 2)):
-        Ws = [sp.Matrix(n, n, lambda i, j, l=l: sp.Symbol(f"w{l}_{i}{j}") if j <= i else 0) for l in range(L)]
+    for n, T in ((3, 2), (3, 3), (4, 2)):
+        Ws = [sp.Matrix(n, n, lambda i, j, l=l: sp.Symbol(f"w{l}_{i}{j}") if j <= i else 0) for l in range(T)]
         P = sp.eye(n)
         for W in Ws:
             P = W * P  # the newest layer on the left
         for j in range(n):
-            total = sum(sp.Mul(*[Ws[l][p[l + 1], p[l]] for l in range(L)]) for p in _walks(n, L, j))
+            total = sum(sp.Mul(*[Ws[l][p[l + 1], p[l]] for l in range(T)]) for p in _walks(n, T, j))
             yield sp.Eq(sp.expand(P[n - 1, j]), sp.expand(total))
-    # Q = K = 0 makes every causal row uniform and independent of X; with V = X the stack is X ↦ W̄ᴸ X,
-    # so ∂y_n/∂x_j = (W̄ᴸ)_{nj} I and its Frobenius norm is √d (W̄ᴸ)_{nj}.
+    # Q = K = 0 makes every causal row uniform and independent of X; with V = X the stack is X ↦ B X
+    # with B the T-th power of Ā, so ∂y_n/∂x_j = B_{nj} I and its Frobenius norm is √d B_{nj}.
     n, d = 6, 3
-    Wbar = sp.Matrix(n, n, lambda i, j: sp.Rational(1, i + 1) if j <= i else 0)
+    Abar = sp.Matrix(n, n, lambda i, j: sp.Rational(1, i + 1) if j <= i else 0)
     X = np.random.default_rng(3).standard_normal((n, d))  # (n, d)
-    for L in range(1, 5):
-        layers = [{"W_Q": np.zeros((d, d)), "W_K": np.zeros((d, d)), "W_V": np.eye(d)} for _ in range(L)]
-        want = [float(sp.sqrt(d) * x) for x in (Wbar**L).row(n - 1)]
+    for T in range(1, 5):
+        layers = [{"W_Q": np.zeros((d, d)), "W_K": np.zeros((d, d)), "W_V": np.eye(d)} for _ in range(T)]
+        want = [float(sp.sqrt(d) * x) for x in (Abar**T).row(n - 1)]
         yield bool(np.allclose(last_token_sensitivity(X, layers), want, rtol=0, atol=1e-12))

@@ -3,9 +3,9 @@
 A stack of attention layers without skips multiplies row-stochastic matrices, so its output is a
 random walk of the input: every token's vector becomes an average of the others', and the rows
 draw together (Dong et al. 2021 for attention; Li, Han and Wu 2018 for graph convolutions). How
-fast is bounded by Dobrushin's ergodicity coefficient τ(W) = 1 − min_{i,k} Σ_j min(W_ij, W_kj)
-(Dobrushin 1956; Seneta 2006, ch. 3): the spread of the rows shrinks by at least τ(W) per layer
-(``thm-tau-contraction``) and τ is sub-multiplicative (``thm-tau-submultiplicative``). The chapter
+fast is bounded by Dobrushin's ergodicity coefficient τ₁(W) = 1 − min_{i,k} Σ_j min(W_ij, W_kj)
+(Dobrushin 1956; Seneta 2006, ch. 3): the spread of the rows shrinks by at least τ₁(W) per layer
+(``thm-tau-contraction``) and τ₁ is sub-multiplicative (``thm-tau-submultiplicative``). The chapter
 ``book/rank_collapse.md`` measures the collapse on the complete, the causal and a window graph,
 with and without residual connections and LayerNorm (Wu et al. 2023, 2024).
 """
@@ -55,15 +55,15 @@ def _as_stochastic(W, name: str = "W") -> np.ndarray:
 
 
 def _tau(W: np.ndarray) -> float:
-    """τ(W) = 1 − min_{i,k} Σ_j min(W_ij, W_kj): one minus the least overlap of two rows."""
+    """τ₁(W) = 1 − min_{i,k} Σ_j min(W_ij, W_kj): one minus the least overlap of two rows."""
     overlap = np.minimum(W[:, None, :], W[None, :, :]).sum(axis=2)  # (n_q, n_q)
     return float(1.0 - overlap.min())
 
 
 def ergodicity_coefficient(W) -> float:
-    """τ(W) = 1 − min_{i,k} Σ_j min(W_ij, W_kj), Dobrushin's coefficient  (eq-ergodicity-coefficient).
+    """τ₁(W) = 1 − min_{i,k} Σ_j min(W_ij, W_kj), Dobrushin's coefficient  (eq-ergodicity-coefficient).
 
-    ``W`` (n_q, n_k) must be row-stochastic (an attention layer's weights); τ lies in [0, 1], is 0
+    ``W`` (n_q, n_k) must be row-stochastic (an attention layer's weights); τ₁ lies in [0, 1], is 0
     exactly when every row is the same distribution and 1 when two rows share no key.
 
     >>> ergodicity_coefficient([[1.0, 0.0], [0.0, 1.0]]), ergodicity_coefficient([[0.5, 0.5], [0.5, 0.5]])
@@ -73,9 +73,9 @@ def ergodicity_coefficient(W) -> float:
 
 
 def row_spread(X) -> float:
-    """δ(X) = max_{i,k} ‖x_i − x_k‖_∞: the widest gap between two tokens in one feature.
+    """Δ(X) = max_{i,k} ‖x_i − x_k‖_∞: the widest gap between two tokens in one feature.
 
-    ``X`` is (n, d). δ(X) = 0 exactly when every row is the same, X = 1 xᵀ.
+    ``X`` is (n, d). Δ(X) = 0 exactly when every row is the same, X = 1 xᵀ.
 
     >>> row_spread([[0.0, 1.0], [2.0, 1.5]])
     2.0
@@ -87,10 +87,10 @@ def row_spread(X) -> float:
 
 
 def distance_from_rank_one(X) -> float:
-    """r(X) = ‖X − 1 x̄ᵀ‖_F / ‖X‖_F, x̄ the mean row: how far X is from equal rows, relative.
+    """res(X) = ‖X − 1 x̄ᵀ‖_F / ‖X‖_F, x̄ the mean row: how far X is from equal rows, relative.
 
     ``X`` is (n, d), not all zero. 1 x̄ᵀ is the nearest matrix with equal rows (in the Frobenius
-    norm), so r lies in [0, 1] and does not change when X is scaled (Dong et al. 2021's residual).
+    norm), so res lies in [0, 1] and does not change when X is scaled (Dong et al. 2021's residual).
 
     >>> distance_from_rank_one([[1.0, 2.0], [1.0, 2.0]]), round(distance_from_rank_one([[1.0], [-1.0]]), 3)
     (0.0, 1.0)
@@ -103,10 +103,10 @@ def distance_from_rank_one(X) -> float:
 
 
 def product_coefficients(layers) -> dict[str, np.ndarray]:
-    """τ(W⁽ˡ⁾ ⋯ W⁽¹⁾) and ∏_{m ≤ l} τ(W⁽ᵐ⁾) for l = 1, ..., L  (thm-tau-submultiplicative).
+    """τ₁(W⁽ˡ⁾ ⋯ W⁽¹⁾) and ∏_{m ≤ l} τ₁(W⁽ᵐ⁾) for l = 1, ..., T  (thm-tau-submultiplicative).
 
     ``layers`` is a sequence of row-stochastic (n, n) matrices, first layer first. Returns
-    {"product": (L,), "bound": (L,)}; by sub-multiplicativity the first never exceeds the second.
+    {"product": (T,), "bound": (T,)}; by sub-multiplicativity the first never exceeds the second.
     """
     layers = [_as_stochastic(W, f"layers[{k}]") for k, W in enumerate(layers)]
     if not layers:
@@ -122,7 +122,7 @@ def product_coefficients(layers) -> dict[str, np.ndarray]:
         running *= _tau(W)
         product.append(_tau(P))
         bound.append(running)
-    return {"product": np.array(product), "bound": np.array(bound)}  # (L,), (L,)
+    return {"product": np.array(product), "bound": np.array(bound)}  # (T,), (T,)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -148,14 +148,14 @@ def _layer(X, W_Q, W_K, U, mask, residual: bool, norm: bool):
 
 def deep_attention_stack(X, n_layers: int, rng: np.random.Generator, *, mask=None, residual: bool = False,
                          norm: bool = False) -> dict:
-    """X⁽ˡ⁾ = [X⁽ˡ⁻¹⁾ +] W⁽ˡ⁾ Z U⁽ˡ⁾, Z = [LN](X⁽ˡ⁻¹⁾), for l = 1, ..., L: a stack of attention layers.
+    """X⁽ˡ⁾ = [X⁽ˡ⁻¹⁾ +] W⁽ˡ⁾ Z U⁽ˡ⁾, Z = [LN](X⁽ˡ⁻¹⁾), for l = 1, ..., T: a stack of attention layers.
 
     Brackets are the options: ``residual`` adds the skip, ``norm`` applies LayerNorm to the layer's
     input (pre-LN, as :func:`transformer_block` by default). ``X`` is (n, d); each layer draws W_Q,
     W_K with N(0, 1/d) entries and a signed permutation U as its value map from ``rng``, so the
     same seed gives the same layers whatever the variant.
-    ``mask`` (n, n) boolean as in :func:`attention`. Returns {"r": (L + 1,) distances from rank one,
-    "spread": (L + 1,) row spreads δ, "weights": L weight matrices (n, n)}.
+    ``mask`` (n, n) boolean as in :func:`attention`. Returns {"r": (T + 1,) distances from rank one res,
+    "spread": (T + 1,) row spreads Δ, "weights": T weight matrices (n, n)}.
     """
     X = as_matrix(X, "X", shape_doc="(n, d)")  # (n, d)
     n_layers = as_int(n_layers, "n_layers")
@@ -175,7 +175,7 @@ def deep_attention_stack(X, n_layers: int, rng: np.random.Generator, *, mask=Non
         weights.append(W)
         spread.append(row_spread(X))
         r.append(distance_from_rank_one(X) if np.linalg.norm(X) > 0 else 0.0)
-    return {"r": np.array(r), "spread": np.array(spread), "weights": weights}  # (L + 1,), (L + 1,)
+    return {"r": np.array(r), "spread": np.array(spread), "weights": weights}  # (T + 1,), (T + 1,)
 
 
 GRAPHS = ("complete", "causal", "window")
@@ -225,13 +225,13 @@ _SAMPLES = 25
 
 
 def _exact_tau(W: sp.Matrix):
-    """τ(W) from the formula on the page, in exact arithmetic (rational entries: min compares exactly)."""
+    """τ₁(W) from the formula on the page, in exact arithmetic (rational entries: min compares exactly)."""
     return 1 - min(sum(min(W[i, j], W[k, j]) for j in range(W.cols))
                    for i in range(W.rows) for k in range(W.rows))
 
 
 def _exact_spread(X: sp.Matrix):
-    """δ(X) = max over columns of (largest − smallest entry), exactly."""
+    """Δ(X) = max over columns of (largest − smallest entry), exactly."""
     return max(max(X.col(c)) - min(X.col(c)) for c in range(X.cols))
 
 
@@ -256,7 +256,7 @@ def _display_tau():
 
 
 @derivation("eq-ergodicity-coefficient", display=_display_tau, strength="verified",
-            scope="exactly, for 25 seeded rational row-stochastic matrices with zeros at each n = 2, 3, 4, 5, "
+            scope="for 25 seeded rational row-stochastic matrices with zeros at each n = 2, 3, 4, 5, "
                   "and for general real a, b in the step min(a, b) = (a + b − |a − b|)/2")
 def _check_tau():
     a, b = sp.symbols("a b", real=True)
@@ -272,14 +272,14 @@ def _check_tau():
             yield sp.Eq(exact, half_l1)  # the two forms agree exactly
             yield bool(0 <= exact <= 1)
             yield abs(ergodicity_coefficient(np.array(W, dtype=float)) - float(exact)) <= 1e-15
-    # τ = 0 for equal rows, 1 for two rows with no common key.
+    # τ₁ = 0 for equal rows, 1 for two rows with no common key.
     yield _exact_tau(sp.Matrix([[sp.Rational(1, 3), sp.Rational(2, 3)]] * 3)) == 0
     yield _exact_tau(sp.eye(3)) == 1
     yield ergodicity_coefficient(np.full((3, 3), 1 / 3)) == 0.0 and ergodicity_coefficient(np.eye(3)) == 1.0
 
 
 @derivation("thm-tau-contraction", strength="verified",
-            scope="exactly, for 25 seeded rational W (zeros included) and X at each n = 2, 3, 4, 5, the bound "
+            scope="for 25 seeded rational W (zeros included) and X at each n = 2, 3, 4, 5, the bound "
                   "attained at the X the proof names; the package's floats within 1e-12")
 def _check_tau_contraction():
     rng = np.random.default_rng(1981)
@@ -301,12 +301,12 @@ def _check_tau_contraction():
 
 
 @derivation("thm-tau-submultiplicative", strength="verified",
-            scope="exactly, for 25 seeded pairs of rational row-stochastic matrices (zeros included) at each "
+            scope="for 25 seeded pairs of rational row-stochastic matrices (zeros included) at each "
                   "n = 2, 3, 4, 5, and for general symbols at n = 2, where it is an equality")
 def _check_tau_submultiplicative():
     a, b, c, e = sp.symbols("a b c e", real=True)
-    # n = 2, general rows (a, 1 − a), (b, 1 − b): τ = 1 − min(a, b) − min(1 − a, 1 − b) = |a − b|, and
-    # the rows of AB differ by (a − b)(c − e) in their first entry, so τ(AB) = τ(A) τ(B) exactly.
+    # n = 2, general rows (a, 1 − a), (b, 1 − b): τ₁ = 1 − min(a, b) − min(1 − a, 1 − b) = |a − b|, and
+    # the rows of AB differ by (a − b)(c − e) in their first entry, so τ₁(AB) = τ₁(A) τ₁(B) exactly.
     A = sp.Matrix([[a, 1 - a], [b, 1 - b]])
     B = sp.Matrix([[c, 1 - c], [e, 1 - e]])
     yield sp.Eq((1 - sp.Min(a, b) - sp.Min(1 - a, 1 - b) - sp.Abs(a - b)).rewrite(sp.Piecewise), 0)
