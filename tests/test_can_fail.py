@@ -76,6 +76,7 @@ _i, _j = sp.symbols("i j", integer=True, positive=True)
 
 mh, bl, pa = _module("multihead"), _module("block"), _module("patterns")
 _mh_bipartite, _pa_window, _block_orig = mh.bipartite_adjacency, pa.window_edges, bl.transformer_block
+rc, bn = _module("rank_collapse"), _module("bottlenecks")
 
 
 def _mha_wrong_scale(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads, mask=None):
@@ -282,6 +283,18 @@ BROKEN = {
     "thm-causal-dag": (pa, "causal_edges", lambda n: pa.complete_edges(n), "the causal pattern is complete"),
     "eq-window-edges": (pa, "window_edges", lambda n, k: _pa_window(n, max(k - 1, 0)), "a window one narrower"),
     "eq-window-diameter": (pa, "max_path_length", after(pa.max_path_length, lambda D: D + 1), "one layer too many"),
+    # rank collapse
+    "eq-ergodicity-coefficient": (rc, "ergodicity_coefficient", after(rc.ergodicity_coefficient, lambda t: t / 2),
+                                  "half the coefficient"),
+    "thm-tau-contraction": (rc, "ergodicity_coefficient", after(rc.ergodicity_coefficient, lambda t: t * 0.9),
+                            "a coefficient a tenth too small"),
+    "thm-tau-submultiplicative": (rc, "_exact_tau", after(rc._exact_tau, lambda t: 1 - t),
+                                  "the overlap in place of the coefficient"),
+    # bottlenecks
+    "thm-causal-path-count": (bn, "_count_formula", lambda s, L: sp.binomial(s + L, L - 1),
+                              "one position too many in the binomial"),
+    "thm-walk-sensitivity": (bn, "last_token_sensitivity", after(bn.last_token_sensitivity, lambda s: s[::-1]),
+                             "the tokens in reverse order"),
 }
 
 # Sequences as graphs: positions, linear attention, decoding

@@ -18,7 +18,9 @@ from .block import (
                     transformer_block,
 )
 from .blockwise import block_state, blockwise_attention, blockwise_attention_backward, merge
-from .decoding import KVCache, decode
+
+# Every public name, once (tests/test_packaging.py checks it against the imports above).
+__all__ = []
 from .graph import (
                     additive_mask_softmax,
                     causal_mask,
@@ -65,6 +67,7 @@ from .patterns import (
 )
 from .positional import laplacian_pe, normalized_laplacian
 from .qkv import project
+from .rank_collapse import distance_from_rank_one, ergodicity_coefficient, product_coefficients, row_spread
 from .registry import DerivationError
 from .scores import scaled_scores
 from .sequence_positions import alibi_bias, distance_bias, rotary, shortest_path_distances, sinusoidal_encoding
@@ -75,17 +78,18 @@ from .sparse import edge_attention, segment_softmax
 __all__ = ["AttentionGraph", "BlockParams", "DerivationError", "KVCache", "RandomFeatures", "additive_mask_softmax",
            "adjusted_rand_index", "alibi_bias", "attention", "attention_backward", "attention_exact",
            "attention_rollout", "bigbird_edges", "bipartite_adjacency", "block_state", "block_weights",
-           "blockwise_attention", "blockwise_attention_backward", "causal_edges", "causal_mask", "club_graph",
-           "complete_attention", "complete_edges", "decode", "distance_bias", "edge_attention", "elu_feature_map",
-           "feed_forward", "five_models", "gat", "gat_parameters", "gat_scores", "gcn", "gcn_propagation",
-           "graph_mask", "graph_transformer_layer", "hardmax", "head_graphs", "head_messages", "hop_distances",
-           "init_block_params", "laplacian_pe", "laplacian_spectrum", "layer_norm", "linear_attention",
-           "linear_weights", "longformer_edges", "masked_attention", "max_path_length", "mean_aggregation",
-           "mean_graph", "mean_propagation", "merge", "message_edge_index", "message_passing", "multi_head_attention",
-           "normalized_laplacian", "pagerank", "params_from_torch", "params_to_torch", "path_edges",
-           "permutation_matrix", "product_mask_softmax", "project", "pull", "random_features", "random_walk_laplacian",
-           "relabel", "rotary", "scaled_scores", "segment_softmax", "shortest_path_distances", "sinusoidal_encoding",
-           "softmax", "softmax_backward", "softmax_jacobian", "softmax_with_temperature", "spectral_bipartition",
-           "stationary_distribution", "symmetrised", "transformer_block", "weighted_sum", "window_edges",
-           "worked_example"]
+           "blockwise_attention", "blockwise_attention_backward", "causal_edges", "causal_mask", "causal_path_counts",
+           "causal_stack", "club_graph", "complete_attention", "complete_edges", "decode", "distance_bias",
+           "distance_from_rank_one", "edge_attention", "elu_feature_map", "ergodicity_coefficient", "feed_forward",
+           "five_models", "gat", "gat_parameters", "gat_scores", "gcn", "gcn_propagation", "graph_mask",
+           "graph_transformer_layer", "hardmax", "head_graphs", "head_messages", "hop_distances", "init_block_params",
+           "init_causal_stack", "laplacian_pe", "laplacian_spectrum", "last_token_sensitivity", "layer_norm",
+           "linear_attention", "linear_weights", "longformer_edges", "masked_attention", "max_path_length",
+           "mean_aggregation", "mean_graph", "mean_propagation", "merge", "message_edge_index", "message_passing",
+           "multi_head_attention", "normalized_laplacian", "pagerank", "params_from_torch", "params_to_torch",
+           "path_edges", "path_share", "permutation_matrix", "product_coefficients", "product_mask_softmax", "project",
+           "pull", "random_features", "random_walk_laplacian", "relabel", "rotary", "row_spread", "scaled_scores",
+           "segment_softmax", "shortest_path_distances", "sinusoidal_encoding", "softmax", "softmax_backward",
+           "softmax_jacobian", "softmax_with_temperature", "spectral_bipartition", "stationary_distribution",
+           "symmetrised", "transformer_block", "uniform_walk_share", "weighted_sum", "window_edges", "worked_example"]
 __version__ = "0.1.0"

@@ -1171,3 +1171,99 @@ def plot_decoding_dag(n: int, weights):
     ax.set_ylim(-1.45 * (n - 1) / 5 - 0.3, 1.45 * (n - 1) / 5 + 0.3)
     ax.axis("off")
     return _finish(fig)
+
+
+# --- What the graph view explains: rank collapse, bottlenecks ---------------------------------------
+
+__all__ += ["plot_collapse_bound", "plot_collapse_depth", "plot_causal_paths", "plot_sensitivity"]
+
+_FLOOR = 1e-17  # log axes: a value that rounding made 0 is drawn at this floor
+
+
+def plot_collapse_bound(study: dict):
+    """Per graph, the measured spread ratio δ(X⁽ˡ⁾)/δ(X⁽⁰⁾) of the stack without skips against
+    τ(W⁽ˡ⁾ ⋯ W⁽¹⁾) and ∏ τ(W⁽ᵐ⁾), on one shared log scale."""
+    graphs = list(study["bounds"])
+    fig, axes = plt.subplots(1, len(graphs), figsize=(9.0, 3.3), sharey=True)
+    for ax, graph in zip(axes, graphs):
+        run = study["runs"][graph]["attention only"][0]
+        depth = np.arange(1, len(run["spread"]))  # (L,)
+        ratio = np.maximum(run["spread"][1:] / run["spread"][0], _FLOOR)  # (L,)
+        b = study["bounds"][graph]
+        ax.semilogy(depth, np.maximum(b["bound"], _FLOOR), "--", color="grey", label=r"$\prod_m \tau_1(W^{(m)})$")
+        ax.semilogy(depth, np.maximum(b["product"], _FLOOR), "-", color="tab:orange",
+                    label=r"$\tau_1(W^{(l)} \cdots W^{(1)})$")
+        ax.semilogy(depth, ratio, "o", ms=2.5, color="tab:blue", label=r"measured $\Delta(X^{(l)})/\Delta(X^{(0)})$")
+        ax.set_title(graph)
+        ax.set_xlabel("layer $l$")
+        ax.set_ylim(_FLOOR / 3, 3.0)
+    axes[0].set_ylabel("spread of the rows, relative")
+    axes[1].legend(frameon=False, fontsize=8, loc="lower left")
+    return _finish(fig)
+
+
+def plot_collapse_depth(study: dict):
+    """Per graph, the distance from rank one r(X⁽ˡ⁾) against depth for each variant: the median over
+    the seeds (line) and their range (band), on one shared log scale."""
+    graphs = list(study["runs"])
+    fig, axes = plt.subplots(1, len(graphs), figsize=(9.0, 3.4), sharey=True)
+    styles = ["-", ":", "--", "-"]
+    for ax, graph in zip(axes, graphs):
+        for style, (name, runs) in zip(styles, study["runs"][graph].items()):
+            R = np.maximum(np.array([run["r"] for run in runs]), _FLOOR)  # (seeds, L + 1)
+            depth = np.arange(R.shape[1])  # (L + 1,)
+            line, = ax.semilogy(depth, np.median(R, axis=0), style, lw=1.4, label=name)
+            ax.fill_between(depth, R.min(axis=0), R.max(axis=0), color=line.get_color(), alpha=0.15, lw=0)
+        ax.set_title(graph)
+        ax.set_xlabel("layer $l$")
+        ax.set_ylim(_FLOOR / 3, 3.0)
+    axes[0].set_ylabel(r"distance from rank one $\mathrm{res}(X^{(l)})$")
+    axes[-1].legend(frameon=False, fontsize=8, loc="lower left")
+    return _finish(fig)
+
+
+def plot_causal_paths(n: int, n_layers: int, counts):
+    """The causal graph unrolled over L layers: positions left to right, layer l above layer l − 1,
+    an arrow from token j of layer l − 1 to token i ≥ j of layer l (the way messages flow). Each input
+    token is labelled with its number of paths to the last token of the top layer, ``counts`` (n,)."""
+    fig, ax = plt.subplots(figsize=(1.0 * n + 1.2, 0.9 * n_layers + 1.3))
+    for layer in range(1, n_layers + 1):
+        for i in range(n):
+            for j in range(i + 1):
+                ax.add_patch(FancyArrowPatch((j, layer - 1), (i, layer), arrowstyle="-|>", mutation_scale=7,
+                                             lw=0.7, color="tab:blue", alpha=0.55, shrinkA=7, shrinkB=7))
+    for layer in range(n_layers + 1):
+        ax.scatter(range(n), [layer] * n, s=110, color="white", edgecolor="black", zorder=3)
+    ax.scatter([n - 1], [n_layers], s=110, color="tab:orange", edgecolor="black", zorder=4)
+    for j, c in enumerate(counts):
+        ax.text(j, -0.42, str(int(c)), ha="center", va="top", fontsize=9, color="tab:red")
+    ax.set_xticks(range(n), [f"$j = {j + 1}$" for j in range(n)])
+    ax.set_yticks(range(n_layers + 1), ["input"] + [f"layer {layer}" for layer in range(1, n_layers + 1)])
+    ax.set_xlim(-0.6, n - 0.4)
+    ax.set_ylim(-0.9, n_layers + 0.4)
+    for side in ("top", "right", "left", "bottom"):
+        ax.spines[side].set_visible(False)
+    ax.tick_params(length=0)
+    return _finish(fig)
+
+
+def plot_sensitivity(study: dict):
+    """Per depth L, the share of the last token's sensitivity ‖∂y_n/∂x_j‖ that each input token j
+    holds (median over the seeds, range as a band), against the path share and the uniform walk's
+    share; one shared scale across panels."""
+    depths = list(study["by_depth"])
+    fig, axes = plt.subplots(1, len(depths), figsize=(9.0, 3.2), sharey=True)
+    for ax, L in zip(axes, depths):
+        row = study["by_depth"][L]
+        j = np.arange(1, len(row["path_share"]) + 1)  # (n,)
+        S = np.maximum(np.array(row["sensitivity_share"]), _FLOOR)  # (seeds, n)
+        ax.fill_between(j, S.min(axis=0), S.max(axis=0), color="tab:blue", alpha=0.2, lw=0)
+        ax.semilogy(j, np.median(S, axis=0), "o-", ms=3, color="tab:blue", label="measured")
+        ax.semilogy(j, np.maximum(row["walk_share"], _FLOOR), "--", color="tab:orange", label="uniform causal walk")
+        ax.semilogy(j, np.maximum(row["path_share"], _FLOOR), ":", color="black", label="share of paths")
+        ax.set_title(f"$T = {L}$")
+        ax.set_xlabel("input token $j$")
+        ax.set_ylim(1e-10, 1.5)
+    axes[0].set_ylabel(r"share of $\|\partial y_n / \partial x_j\|$")
+    axes[0].legend(frameon=False, fontsize=7)
+    return _finish(fig)
