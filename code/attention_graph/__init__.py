@@ -49,6 +49,7 @@ from .graph_tools import (
                     stationary_distribution,
                     symmetrised,
 )
+from .induction import composed_graph, head_scores, induction_graph, previous_token_graph
 from .karate import adjusted_rand_index, club_graph, graph_transformer_layer
 from .multihead import bipartite_adjacency, head_messages, multi_head_attention
 from .patterns import (
@@ -65,6 +66,7 @@ from .positional import laplacian_pe, normalized_laplacian
 from .qkv import project
 from .registry import DerivationError
 from .scores import scaled_scores
+from .sinks import in_degrees, position_in_strength, uniform_causal_weights
 from .softmax import hardmax, softmax, softmax_jacobian, softmax_with_temperature
 from .sparse import edge_attention, segment_softmax
 
@@ -87,4 +89,6 @@ __all__ += ["BlockParams", "block_weights", "feed_forward", "init_block_params",
             "params_from_torch", "params_to_torch", "transformer_block"]
 __all__ += ["bigbird_edges", "causal_edges", "complete_edges", "hop_distances", "longformer_edges",
             "max_path_length", "path_edges", "window_edges"]
+__all__ += ["in_degrees", "position_in_strength", "uniform_causal_weights"]
+__all__ += ["composed_graph", "head_scores", "induction_graph", "previous_token_graph"]
 __version__ = "0.1.0"
