@@ -30,7 +30,8 @@ from .validation import as_int, as_matrix
 
 __all__ = ["repeat_task", "init_induction_model", "induction_forward", "induction_grads",
            "train_induction_model", "induction_study", "head_scores", "composed_graph",
-           "previous_token_graph", "induction_graph", "sudden_rise_step"]
+           "previous_token_graph", "induction_graph", "sudden_rise_step",
+           "induction_summary", "circuits", "diagonal_share"]
 
 LAYERS = (1, 2)
 
@@ -163,14 +164,16 @@ def composed_graph(W1, W2) -> np.ndarray:
 
 
 def head_scores(W1, W2, m: int) -> dict:
-    """The mean weight on the expected edges: ``previous`` W1[j, j − 1] (j ≥ 1), ``induction``
-    W2[i, i − m + 1] and ``composed`` (W2 W1)[i, i − m] over the predictable i ≥ m."""
+    """The mean weight on the expected edges over the predictable queries i = m … n − 2:
+    ``induction`` W2[i, i − m + 1], ``composed`` (W2 W1)[i, i − m], and ``previous``
+    W1[j, j − 1] at the keys j = i − m + 1 the induction head reads."""
     C = composed_graph(W1, W2)  # (n, n)
     n = C.shape[0]
     m = as_int(m, "m", low=1, high=n - 2, what=f"an integer in 1..{n - 2} (a period shorter than n − 1)")
-    j, rows = np.arange(1, n), predictable(n, m)  # (n − 1,), (r,)
+    rows = predictable(n, m)  # (r,)
+    j = rows - m + 1  # (r,): the keys read
     W1, W2 = np.asarray(W1, float), np.asarray(W2, float)
-    return {"previous": float(W1[j, j - 1].mean()), "induction": float(W2[rows, rows - m + 1].mean()),
+    return {"previous": float(W1[j, j - 1].mean()), "induction": float(W2[rows, j].mean()),
             "composed": float(C[rows, rows - m].mean())}
 
 
@@ -208,6 +211,28 @@ def train_induction_model(seed: int, *, T: int = 8, vocab: int = 16, d: int = 32
             "params": params, "test": test, **curve}
 
 
+def circuits(params: dict) -> dict:
+    """The two token-to-token circuits of layer 2 (Elhage et al. 2021), (vocab, vocab) each.
+
+    ``qk``: E W_Q2 (E W_V1 W_K2)ᵀ, the score between a query holding token a and a key whose
+    layer-1 message carries token b (K-composition through layer 1's values); ``ov``:
+    E W_V2 W_U, the logits the message of an attended token b adds. An induction head has both
+    diagonals large: it looks for its own token one step back, and copies what it finds.
+    """
+    E = params["E"]  # (vocab, d)
+    qk = (E @ params["W_Q2"]) @ (E @ params["W_V1"] @ params["W_K2"]).T  # (vocab, vocab)
+    ov = E @ params["W_V2"] @ params["W_U"]  # (vocab, vocab)
+    return {"qk": qk, "ov": ov}
+
+
+def diagonal_share(M) -> float:
+    """The share of rows of a square M whose largest entry is on the diagonal."""
+    M = as_matrix(M, "M", shape_doc="(k, k)")  # (k, k)
+    if M.shape[0] != M.shape[1]:
+        raise ValueError(f"M must be square (k, k); got shape {M.shape}")
+    return float((M.argmax(axis=1) == np.arange(len(M))).mean())
+
+
 def sudden_rise_step(steps, accuracy, level: float = 0.5) -> int:
     """The first step at which the accuracy reaches ``level`` (−1 if it never does)."""
     return next((int(s) for s, a in zip(steps, accuracy) if a >= level), -1)
@@ -215,18 +240,22 @@ def sudden_rise_step(steps, accuracy, level: float = 0.5) -> int:
 
 def induction_study(seeds: int = 5, steps: int = 300, **kwargs) -> dict:
     """:func:`train_induction_model` from seeds 0..seeds−1: every curve, the final accuracies and
-    head scores, and seed 0's two attention graphs on its first held-out sequence of period T."""
+    head scores, seed 0's two attention graphs on its first held-out sequence of period T and its
+    two circuits, and each seed's :func:`diagonal_share` of both circuits."""
     runs = [train_induction_model(seed, steps=steps, **kwargs) for seed in range(seeds)]
     first = runs[0]
     tokens, periods = first["test"]
     k = int(np.flatnonzero(periods == first["T"])[0])
     caches = induction_forward(first["params"], tokens[k])[1]
     keys = ("steps", "accuracy", "previous", "induction", "composed", "loss")
+    qk_ov = [circuits(run["params"]) for run in runs]
     return {"seeds": list(range(seeds)), "T": first["T"], "vocab": first["vocab"], "d": first["d"],
             "batch": first["batch"], "lr": first["lr"], "steps": steps,
             "curves": [{key: [float(x) for x in run[key]] for key in keys} for run in runs],
             "example": {"tokens": [int(t) for t in tokens[k]], "period": int(periods[k]),
-                        "W1": caches[0]["W"].tolist(), "W2": caches[1]["W"].tolist()}}
+                        "W1": caches[0]["W"].tolist(), "W2": caches[1]["W"].tolist(),
+                        "qk": qk_ov[0]["qk"].tolist(), "ov": qk_ov[0]["ov"].tolist()},
+            "diagonal_share": [{k: diagonal_share(c[k]) for k in ("qk", "ov")} for c in qk_ov]}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -247,3 +276,25 @@ def _check_induction_composition():
             # and the package's composed_graph is that product
             yield bool(np.array_equal(composed_graph(previous_token_graph(n), induction_graph(n, m)),
                                       np.array(C, dtype=float)))
+
+
+def induction_summary(results: dict, rise_from: float = 0.25, rise_to: float = 0.9) -> dict:
+    """Over the seeds of an :func:`induction_study` record: the final accuracy and head scores
+    (median, min, max), the step at which each seed's accuracy first reaches ``rise_from`` and
+    ``rise_to`` (median, min, max) and the steps between them."""
+    curves = results["curves"]
+    out: dict = {"seeds": len(curves)}
+    for key in ("accuracy", "previous", "induction", "composed"):
+        final = np.array([c[key][-1] for c in curves])  # (seeds,)
+        out[key] = {"median": float(np.median(final)), "min": float(final.min()),
+                    "max": float(final.max())}
+    out["accuracy_start"] = float(np.median([c["accuracy"][0] for c in curves]))
+    for name, level in (("rise_from", rise_from), ("rise_to", rise_to)):
+        at = np.array([sudden_rise_step(c["steps"], c["accuracy"], level) for c in curves])  # (seeds,)
+        out[name] = {"level": level, "median": float(np.median(at)), "min": int(at.min()),
+                     "max": int(at.max())}
+    width = np.array([sudden_rise_step(c["steps"], c["accuracy"], rise_to)
+                      - sudden_rise_step(c["steps"], c["accuracy"], rise_from) for c in curves])
+    out["rise_width"] = {"median": float(np.median(width)), "min": int(width.min()),
+                         "max": int(width.max())}
+    return out

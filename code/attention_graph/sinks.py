@@ -30,7 +30,8 @@ from .training import adam, cross_entropy
 from .validation import as_int, as_matrix
 
 __all__ = ["in_degrees", "uniform_causal_weights", "position_in_strength", "trigger_task",
-           "init_sink_model", "sink_forward", "sink_grads", "train_sink_model", "BLANK", "TRIGGER"]
+           "init_sink_model", "sink_forward", "sink_grads", "train_sink_model", "sink_study",
+           "sink_summary", "BLANK", "TRIGGER"]
 
 BLANK, TRIGGER = 0, 1  # token 0: "nothing to report"; token 1: "report the previous token"
 
@@ -284,3 +285,27 @@ def _check_causal_walk_absorbed():
         M = (sp.eye(n) - W)[1:, 1:]
         yield sp.Eq((sp.eye(n) - W).row(0), sp.zeros(1, n))
         yield sp.factor(M.det()).is_positive
+
+
+def sink_summary(results: dict) -> dict:
+    """Per variant of a :func:`sink_study` record: how many seeds put the largest in-strength on
+    position 0 after training, the medians (over seeds) of the in-strength of positions 0 and 1
+    before and after, of the blank queries' attention on position 0, and of the accuracy, and the
+    smallest accuracy."""
+    out = {}
+    for variant, runs in results["runs"].items():
+        first = [r["readouts"][0] for r in runs]
+        last = [r["readouts"][-1] for r in runs]
+        s_last = np.array([r["in_strength"] for r in last])  # (seeds, n)
+        s_first = np.array([r["in_strength"] for r in first])  # (seeds, n)
+        blank = np.array([r["blank_attention"][0] for r in last])  # (seeds,)
+        acc = np.array([r["accuracy"] for r in last])  # (seeds,)
+        out[variant] = {"seeds": len(runs), "sink_at_0": int((s_last.argmax(axis=1) == 0).sum()),
+                        "s0_before": float(np.median(s_first[:, 0])),
+                        "s0_after": float(np.median(s_last[:, 0])),
+                        "s1_after": float(np.median(s_last[:, 1])),
+                        "blank_on_0": float(np.median(blank)),
+                        "blank_on_0_min": float(blank.min()), "blank_on_0_max": float(blank.max()),
+                        "pagerank_0": float(np.median([r["pagerank"][0] for r in last])),
+                        "accuracy": float(np.median(acc)), "accuracy_min": float(acc.min())}
+    return out
