@@ -111,6 +111,18 @@ def _batch_norm(X, gamma, beta, eps=_EPS):
     return sp.Matrix(cols).T
 
 
+sk, ind = _module("sinks"), _module("induction")
+_sk_causal = sk._causal_symbols
+
+
+def _induction_one_back(n, m):
+    """An induction head that attends to the earlier occurrence, i − m, not the token after it."""
+    W = np.zeros((n, n))
+    i = np.arange(n)
+    W[i, np.where(i >= m, i - m, i)] = 1.0
+    return W
+
+
 BROKEN = {
     # backward
     "eq-grad-v": (bk, "_grad_v", lambda W, G: 2 * (W.T * G), "dV doubled"),
@@ -288,6 +300,16 @@ BROKEN = {
     "thm-causal-dag": (pa, "causal_edges", lambda n: pa.complete_edges(n), "the causal pattern is complete"),
     "eq-window-edges": (pa, "window_edges", lambda n, k: _pa_window(n, max(k - 1, 0)), "a window one narrower"),
     "eq-window-diameter": (pa, "max_path_length", after(pa.max_path_length, lambda D: D + 1), "one layer too many"),
+    # sinks
+    "thm-causal-first-token": (sk, "in_degrees", lambda edges, n: np.bincount(
+        np.asarray(edges)[:, 0], minlength=n), "counts the keys each query sees (the out-degree)"),
+    "thm-uniform-causal-sink": (sk, "uniform_causal_weights", lambda n: np.tril(np.ones((n, n))) / n,
+                                "every entry 1/n: rows not normalised"),
+    "thm-causal-walk-absorbed": (sk, "_causal_symbols", lambda n: _sk_causal(n).T,
+                                 "W transposed: the walk goes forward in time"),
+    # induction
+    "thm-induction-composition": (ind, "induction_graph", _induction_one_back,
+                                  "the induction head reads the earlier occurrence itself"),
 }
 
 

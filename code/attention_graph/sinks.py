@@ -27,7 +27,7 @@ from .graph_tools import pagerank
 from .patterns import causal_edges
 from .registry import derivation
 from .training import adam, cross_entropy
-from .validation import as_int, as_matrix
+from .validation import as_edges, as_int, as_matrix
 
 __all__ = ["in_degrees", "uniform_causal_weights", "position_in_strength", "trigger_task",
            "init_sink_model", "sink_forward", "sink_grads", "train_sink_model", "sink_study",
@@ -47,11 +47,7 @@ def in_degrees(edges, n: int) -> np.ndarray:
     [4, 3, 2, 1]
     """
     n = as_int(n, "n")
-    E = np.asarray(edges)
-    if E.ndim != 2 or E.shape[1] != 2 or not np.issubdtype(E.dtype, np.integer):
-        raise ValueError(f"edges must be an integer array of shape (E, 2); got {E.dtype} {E.shape}")
-    if E.size and (E.min() < 0 or E.max() >= n):
-        raise ValueError(f"edges must hold indices in 0..{n - 1}")
+    E = as_edges(edges, "edges", n, n)  # (E, 2)
     return np.bincount(E[:, 1], minlength=n).astype(np.int64)  # (n,)
 
 
@@ -64,13 +60,12 @@ def uniform_causal_weights(n: int) -> np.ndarray:
 
 def position_in_strength(W) -> np.ndarray:
     """s_in(j) = Σ_i W[b, i, j] averaged over the batch: the attention each position receives. (n,)."""
-    W = np.asarray(W, dtype=float)
-    if W.ndim == 2:
-        W = W[None]
-    if W.ndim != 3 or W.shape[1] != W.shape[2]:
+    shape = np.shape(W)
+    if len(shape) not in (2, 3) or shape[-1] != shape[-2]:
         raise ValueError(f"W must be one (n, n) attention matrix or a batch (B, n, n); got shape "
-                         f"{W.shape}")
-    as_matrix(W.reshape(-1, W.shape[2]), "W", shape_doc="(B n, n)")
+                         f"{shape}")
+    W = as_matrix(np.reshape(W, (-1, shape[-1])), "W", shape_doc="(B n, n)").reshape(
+        (-1, shape[-1], shape[-1]))  # (B, n, n)
     return W.sum(axis=1).mean(axis=0)  # (n,)
 
 
