@@ -49,7 +49,7 @@ def _forward(p, s):
     """The two-layer attention-only model, written independently of the package."""
     n = len(s)
     mask = np.tril(np.ones((n, n), dtype=bool))
-    H = p["E"][s] + p["P"][:n]
+    H = p["W_E"][s] + p["W_P"][:n]
     Ws = []
     for layer in (1, 2):
         Y, W = oracles.attention(H @ p[f"W_Q{layer}"], H @ p[f"W_K{layer}"], H @ p[f"W_V{layer}"], mask)

@@ -93,7 +93,7 @@ def test_trigger_task_targets():
 def _forward(p, s):
     """The one-layer causal model, written independently of the package."""
     n = len(s)
-    X = p["E"][s] + p["P"][:n]
+    X = p["W_E"][s] + p["W_P"][:n]
     Y, W = oracles.attention(X @ p["W_Q"], X @ p["W_K"], X @ p["W_V"],
                              np.tril(np.ones((n, n), dtype=bool)))
     return (X + Y) @ p["W_U"], W

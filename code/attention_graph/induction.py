@@ -65,9 +65,9 @@ def predictable(n: int, m: int) -> np.ndarray:
 # --------------------------------------------------------------------------------------------------
 
 def init_induction_model(vocab: int, n: int, d: int, rng: np.random.Generator) -> dict:
-    """E (vocab, d), P (n, d), W_Q^l, W_K^l, W_V^l (d, d) for l = 1, 2, and W_U (d, vocab)."""
+    """W_E (vocab, d), W_P (n, d), W_Q^l, W_K^l, W_V^l (d, d) for l = 1, 2, and W_U (d, vocab)."""
     s = 1 / math.sqrt(d)
-    params = {"E": rng.standard_normal((vocab, d)) * s, "P": rng.standard_normal((n, d)) * s}
+    params = {"W_E": rng.standard_normal((vocab, d)) * s, "W_P": rng.standard_normal((n, d)) * s}
     for layer in LAYERS:
         for m in "QKV":
             params[f"W_{m}{layer}"] = rng.standard_normal((d, d)) * s  # (d, d)
@@ -76,13 +76,13 @@ def init_induction_model(vocab: int, n: int, d: int, rng: np.random.Generator) -
 
 
 def induction_forward(params: dict, tokens) -> tuple[np.ndarray, list]:
-    """H⁰ = E[s] + P; Hˡ = Hˡ⁻¹ + causal attention of Hˡ⁻¹; logits = H² W_U, one sequence.
+    """H⁰ = W_E[s] + W_P; Hˡ = Hˡ⁻¹ + causal attention of Hˡ⁻¹; logits = H² W_U, one sequence.
 
     ``tokens`` (n,). Returns logits (n, vocab) and per layer the cache (H, Q, K, V, W).
     """
     n = len(tokens)
     mask = causal_mask(n)  # (n, n)
-    H = params["E"][tokens] + params["P"][:n]  # (n, d)
+    H = params["W_E"][tokens] + params["W_P"][:n]  # (n, d)
     caches = []
     for layer in LAYERS:
         Q, K, V = (H @ params[f"W_{m}{layer}"] for m in "QKV")  # (n, d) each
@@ -117,8 +117,8 @@ def induction_grads(params: dict, tokens, periods) -> tuple[float, dict]:
                 grads[f"W_{name}{layer}"] += c["H"].T @ dM
             dH = dH + dQ @ params[f"W_Q{layer}"].T + dK @ params[f"W_K{layer}"].T \
                 + dV @ params[f"W_V{layer}"].T  # (n, d)
-        np.add.at(grads["E"], s, dH)
-        grads["P"][:n] += dH
+        np.add.at(grads["W_E"], s, dH)
+        grads["W_P"][:n] += dH
     return total, grads
 
 
@@ -214,14 +214,14 @@ def train_induction_model(seed: int, *, T: int = 8, vocab: int = 16, d: int = 32
 def circuits(params: dict) -> dict:
     """The two token-to-token circuits of layer 2 (Elhage et al. 2021), (vocab, vocab) each.
 
-    ``qk``: E W_Q2 (E W_V1 W_K2)ᵀ, the score between a query holding token a and a key whose
+    ``qk``: W_E W_Q2 (W_E W_V1 W_K2)ᵀ, the score between a query holding token a and a key whose
     layer-1 message carries token b (K-composition through layer 1's values); ``ov``:
-    E W_V2 W_U, the logits the message of an attended token b adds. An induction head has both
+    W_E W_V2 W_U, the logits the message of an attended token b adds. An induction head has both
     diagonals large: it looks for its own token one step back, and copies what it finds.
     """
-    E = params["E"]  # (vocab, d)
-    qk = (E @ params["W_Q2"]) @ (E @ params["W_V1"] @ params["W_K2"]).T  # (vocab, vocab)
-    ov = E @ params["W_V2"] @ params["W_U"]  # (vocab, vocab)
+    W_E = params["W_E"]  # (vocab, d)
+    qk = (W_E @ params["W_Q2"]) @ (W_E @ params["W_V1"] @ params["W_K2"]).T  # (vocab, vocab)
+    ov = W_E @ params["W_V2"] @ params["W_U"]  # (vocab, vocab)
     return {"qk": qk, "ov": ov}
 
 

@@ -867,9 +867,9 @@ def plot_circuits(qk, ov):
     of token c that attending to token b adds)."""
     fig, axes = plt.subplots(1, 2, figsize=(6.4, 3.1))
     for ax, M, title, ylabel, xlabel in (
-            (axes[0], qk, "QK: $E W_Q^{(2)} (E W_V^{(1)} W_K^{(2)})^\\top$", "query token a",
+            (axes[0], qk, "QK: $W_E W_Q^{(2)} (W_E W_V^{(1)} W_K^{(2)})^\\top$", "query token a",
              "previous token b at the key"),
-            (axes[1], ov, "OV: $E W_V^{(2)} W_U$", "attended token b", "output logit c")):
+            (axes[1], ov, "OV: $W_E W_V^{(2)} W_U$", "attended token b", "output logit c")):
         M = np.asarray(M, dtype=float)  # (vocab, vocab)
         lim = float(np.abs(M).max())
         ax.imshow(M, cmap="RdBu_r", vmin=-lim, vmax=lim)

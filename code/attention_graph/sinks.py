@@ -41,7 +41,7 @@ BLANK, TRIGGER = 0, 1  # token 0: "nothing to report"; token 1: "report the prev
 # --------------------------------------------------------------------------------------------------
 
 def in_degrees(edges, n: int) -> np.ndarray:
-    """deg_in(j) = |{i : (i, j) an edge}|: how many queries see key j. (n,) ints.
+    """deg_in(j) = |{i : (i, j) an edge}|: how many queries see key j  (thm-causal-first-token). (n,).
 
     >>> in_degrees(causal_edges(4), 4).tolist()
     [4, 3, 2, 1]
@@ -52,14 +52,26 @@ def in_degrees(edges, n: int) -> np.ndarray:
 
 
 def uniform_causal_weights(n: int) -> np.ndarray:
-    """W[i, j] = 1/(i + 1) for j ≤ i (0-based): every query spreads its attention evenly. (n, n)."""
+    """W[i, j] = 1/(i + 1) for j ≤ i (0-based)  (thm-uniform-causal-sink). (n, n).
+
+    Every query spreads its attention evenly over the keys it sees.
+
+    >>> uniform_causal_weights(2).tolist()
+    [[1.0, 0.0], [0.5, 0.5]]
+    """
     n = as_int(n, "n")
     i = np.arange(n)  # (n,)
     return np.tril(np.ones((n, n))) / (i[:, None] + 1.0)  # (n, n)
 
 
 def position_in_strength(W) -> np.ndarray:
-    """s_in(j) = Σ_i W[b, i, j] averaged over the batch: the attention each position receives. (n,)."""
+    """s_in(j) = Σ_i W[b, i, j], averaged over the batch b: the attention position j receives. (n,).
+
+    ``W`` one (n, n) attention matrix or a batch (B, n, n).
+
+    >>> position_in_strength([[1.0, 0.0], [0.5, 0.5]]).tolist()
+    [1.5, 0.5]
+    """
     shape = np.shape(W)
     if len(shape) not in (2, 3) or shape[-1] != shape[-2]:
         raise ValueError(f"W must be one (n, n) attention matrix or a batch (B, n, n); got shape "
@@ -98,9 +110,9 @@ def trigger_task(n: int, vocab: int, batch: int, rng: np.random.Generator, *, p:
 
 
 def init_sink_model(vocab: int, n: int, d: int, rng: np.random.Generator) -> dict:
-    """E (vocab + 1, d) (row ``vocab``: the sink token), P (n, d), W_Q, W_K, W_V (d, d), W_U (d, vocab)."""
+    """W_E (vocab + 1, d) (row ``vocab``: the sink token), W_P (n, d), W_Q, W_K, W_V (d, d), W_U (d, vocab)."""
     s = 1 / math.sqrt(d)
-    params = {"E": rng.standard_normal((vocab + 1, d)) * s, "P": rng.standard_normal((n, d)) * s}
+    params = {"W_E": rng.standard_normal((vocab + 1, d)) * s, "W_P": rng.standard_normal((n, d)) * s}
     for m in "QKV":
         params[f"W_{m}"] = rng.standard_normal((d, d)) * s  # (d, d)
     params["W_U"] = rng.standard_normal((d, vocab)) * s  # (d, vocab)
@@ -108,12 +120,12 @@ def init_sink_model(vocab: int, n: int, d: int, rng: np.random.Generator) -> dic
 
 
 def sink_forward(params: dict, tokens) -> tuple[np.ndarray, dict]:
-    """X = E[s] + P; H = X + softmax(XW_Q (XW_K)ᵀ/√d + causal) X W_V; logits = H W_U.
+    """X = W_E[s] + W_P; H = X + softmax(XW_Q (XW_K)ᵀ/√d + causal) X W_V; logits = H W_U.
 
     ``tokens`` (n,). Returns logits (n, vocab) and the cache (X, Q, K, V, W, H).
     """
     n = len(tokens)
-    X = params["E"][tokens] + params["P"][:n]  # (n, d)
+    X = params["W_E"][tokens] + params["W_P"][:n]  # (n, d)
     Q, K, V = (X @ params[f"W_{m}"] for m in "QKV")  # (n, d) each
     Y, W = attention(Q, K, V, causal_mask(n))  # (n, d), (n, n)
     H = X + Y  # (n, d)
@@ -138,8 +150,8 @@ def sink_grads(params: dict, tokens, targets) -> tuple[float, dict]:
         for m, dM in zip("QKV", (dQ, dK, dV)):
             grads[f"W_{m}"] += c["X"].T @ dM
         dX = dH + dQ @ params["W_Q"].T + dK @ params["W_K"].T + dV @ params["W_V"].T  # (n, d)
-        np.add.at(grads["E"], s, dX)
-        grads["P"][:n] += dX
+        np.add.at(grads["W_E"], s, dX)
+        grads["W_P"][:n] += dX
     return total, grads
 
 
