@@ -159,6 +159,7 @@ def test_circuits_have_dominant_diagonals():
         share = np.mean([int(np.argmax(row)) == a for a, row in enumerate(M)])
         assert STUDY["diagonal_share"][0][key] == share
         assert bt.glued_float(PAGE, f"{key}_diag_min") == min(d[key] for d in STUDY["diagonal_share"])
+        assert bt.glued_float(PAGE, f"{key}_diag_min") == 1.0  # "in every seed ... each row"
 
 
 # --- Exercises ----------------------------------------------------------------------------------
@@ -182,3 +183,18 @@ def test_exercises():
         np.mean([R[i, i - m + 1] for i in rows]), abs=1e-12)
     assert bt.glued_float(PAGE, "ex_rollout_match") == pytest.approx(
         np.mean([R[i, i - m] for i in rows]), abs=1e-12)
+
+
+@pytest.mark.slow
+def test_benchmark_cli_runs_quick(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "induction.json"
+    run = subprocess.run([sys.executable, "-m", "attention_graph.bench", "induction", "--quick", "--out", str(out)],
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    record = json.loads(out.read_text())
+    assert record["benchmark"] == "induction" and record["quick"] is True and record["machine"]["cpus"] >= 1
+    assert RECORD["quick"] is False  # the committed record is a full run

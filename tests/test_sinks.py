@@ -208,3 +208,18 @@ def test_exercises():
     last = max(W[:, -1].sum() for W in finals)
     assert bt.glued_float(PAGE, "ex_bounds_first_min") == pytest.approx(first, abs=1e-12) and first >= 1
     assert bt.glued_float(PAGE, "ex_bounds_last_max") == pytest.approx(last, abs=1e-12) and last <= 1
+
+
+@pytest.mark.slow
+def test_benchmark_cli_runs_quick(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "sinks.json"
+    run = subprocess.run([sys.executable, "-m", "attention_graph.bench", "sinks", "--quick", "--out", str(out)],
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    record = json.loads(out.read_text())
+    assert record["benchmark"] == "sinks" and record["quick"] is True and record["machine"]["cpus"] >= 1
+    assert RECORD["quick"] is False  # the committed record is a full run

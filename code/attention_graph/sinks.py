@@ -41,7 +41,7 @@ BLANK, TRIGGER = 0, 1  # token 0: "nothing to report"; token 1: "report the prev
 # --------------------------------------------------------------------------------------------------
 
 def in_degrees(edges, n: int) -> np.ndarray:
-    """deg_in(j) = |{i : (i, j) an edge}|: how many queries see key j  (thm-causal-first-token). (n,).
+    """deg_in(j) = #{i : (i, j) is an edge}: how many queries see key j  (thm-causal-first-token). (n,).
 
     >>> in_degrees(causal_edges(4), 4).tolist()
     [4, 3, 2, 1]
