@@ -104,6 +104,18 @@ def _layer_norm_across_tokens(X, gamma, beta, eps=1e-5):
     return gamma * (X - X.mean(axis=0)) / np.sqrt(X.var(axis=0) + eps) + beta
 
 
+sk, ind = _module("sinks"), _module("induction")
+_sk_causal = sk._causal_symbols
+
+
+def _induction_one_back(n, m):
+    """An induction head that attends to the earlier occurrence, i − m, not the token after it."""
+    W = np.zeros((n, n))
+    i = np.arange(n)
+    W[i, np.where(i >= m, i - m, i)] = 1.0
+    return W
+
+
 BROKEN = {
     # backward
     "eq-grad-v": (bk, "grad_v", lambda W, G: 2 * (W.T * G), "dV doubled"),
@@ -295,6 +307,16 @@ BROKEN = {
                               "one position too many in the binomial"),
     "thm-walk-sensitivity": (bn, "last_token_sensitivity", after(bn.last_token_sensitivity, lambda s: s[::-1]),
                              "the tokens in reverse order"),
+    # sinks
+    "thm-causal-first-token": (sk, "in_degrees", lambda edges, n: np.bincount(
+        np.asarray(edges)[:, 0], minlength=n), "counts the keys each query sees (the out-degree)"),
+    "thm-uniform-causal-sink": (sk, "uniform_causal_weights", lambda n: np.tril(np.ones((n, n))) / n,
+                                "every entry 1/n: rows not normalised"),
+    "thm-causal-walk-absorbed": (sk, "_causal_symbols", lambda n: _sk_causal(n).T,
+                                 "W transposed: the walk goes forward in time"),
+    # induction
+    "thm-induction-composition": (ind, "induction_graph", _induction_one_back,
+                                  "the induction head reads the earlier occurrence itself"),
 }
 
 # Sequences as graphs: positions, linear attention, decoding

@@ -3,8 +3,6 @@
 import collections
 import re
 
-import re
-
 import numpy as np
 import pytest
 

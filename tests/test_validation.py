@@ -285,6 +285,22 @@ BAD = [
      ValueError, "X must be finite"),
     ("last_token_sensitivity", lambda: ag.last_token_sensitivity(ok, [{"W_Q": I2, "W_K": I2, "W_V": inf[:2]}]),
      ValueError, r"layers\[0\]\['W_V'\] must be finite"),
+    # Attention sinks, induction heads
+    ("in_degrees", lambda: ag.in_degrees(np.ones((2, 2)), 3), TypeError, "edges must be an integer array"),
+    ("in_degrees", lambda: ag.in_degrees([[0, 5]], 3), ValueError, r"edges\[0\] has key index j = 5, outside 0..2"),
+    ("in_degrees", lambda: ag.in_degrees([[0, 0]], 0), ValueError, "n must be a positive integer"),
+    ("uniform_causal_weights", lambda: ag.uniform_causal_weights(0), ValueError, "n must be a positive integer"),
+    ("uniform_causal_weights", lambda: ag.uniform_causal_weights(2.5), TypeError, "n must be a positive integer"),
+    ("position_in_strength", lambda: ag.position_in_strength(np.ones((2, 3))), ValueError, r"W must be one \(n, n\) attention matrix or a batch"),
+    ("position_in_strength", lambda: ag.position_in_strength(np.full((2, 2), np.nan)), ValueError, "W must be finite"),
+    ("position_in_strength", lambda: ag.position_in_strength(strs[:2, :2]), TypeError, "W must hold real numbers"),
+    ("previous_token_graph", lambda: ag.previous_token_graph(0), ValueError, "n must be a positive integer"),
+    ("induction_graph", lambda: ag.induction_graph(5, 5), ValueError, r"m must be an integer in 1..4 \(a period shorter than n\)"),
+    ("induction_graph", lambda: ag.induction_graph(5, 1.0), TypeError, "m must be an integer"),
+    ("composed_graph", lambda: ag.composed_graph(I2, I3), ValueError, "W1 and W2 must be square matrices of one shape"),
+    ("composed_graph", lambda: ag.composed_graph(inf[:2], I2), ValueError, "W1 must be finite"),
+    ("head_scores", lambda: ag.head_scores(I3, I3, 2), ValueError, r"m must be an integer in 1..1"),
+    ("head_scores", lambda: ag.head_scores(np.eye(4), np.eye(4), True), TypeError, "m must be an integer"),
 ]
 
 

@@ -420,7 +420,7 @@ def fixed_to_computed(X, A, t: float, labels=None) -> tuple[np.ndarray, Attentio
     with np.errstate(divide="ignore"):
         bias = np.where(M, 0.0, np.log(lam))  # (n, n): 0 on A + I, ln λ elsewhere (−∞ at λ = 0)
     W = softmax(scaled_scores(s * X, X) + bias)  # (n, n), −∞ is a masked entry
-    return W @ X, AttentionGraph(W, _labels(labels, X.shape[0]))
+    return W @ X, AttentionGraph(W, node_labels(labels, X.shape[0]))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -1267,3 +1267,133 @@ def plot_sensitivity(study: dict):
     axes[0].set_ylabel(r"share of $\|\partial y_n / \partial x_j\|$")
     axes[0].legend(frameon=False, fontsize=7)
     return _finish(fig)
+
+
+def plot_causal_reach(in_degree, in_strength, rank):
+    """The causal graph on n tokens: how many queries see each key (left); the in-strength and the
+    PageRank of each key under uniform causal attention (right)."""
+    in_degree, in_strength, rank = (np.asarray(x, dtype=float) for x in (in_degree, in_strength, rank))
+    n = len(in_degree)
+    j = np.arange(1, n + 1)  # (n,): 1-based positions
+    fig, (a, b) = plt.subplots(1, 2, figsize=(7.0, 3.0))
+    a.bar(j, in_degree, color="tab:blue")
+    a.set_xlabel("key position j")
+    a.set_ylabel("queries that see j")
+    a.set_title("in-degree in the causal graph", fontsize=9)
+    b.bar(j - 0.2, in_strength / n, width=0.4, color="tab:orange", label="in-strength / n")
+    b.bar(j + 0.2, rank, width=0.4, color="tab:green", label="PageRank")
+    b.set_xlabel("key position j")
+    b.set_title("uniform causal attention", fontsize=9)
+    b.legend(frameon=False, fontsize=8)
+    for ax in (a, b):
+        ax.set_xticks(j[::2])
+    return _finish(fig)
+
+
+def plot_sink_forming(results: dict):
+    """The in-strength of the first positions over training, one line per seed, from the sinks
+    benchmark record: without a sink token (left, the first token) and with one (right, the sink
+    token and the first content token). Shared y-axis."""
+    fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.2), sharey=True)
+    n = results["n"]
+    harmonic = float(np.sum(1.0 / np.arange(1, n + 1)))
+    for ax, variant in zip(axes, ("plain", "sink token")):
+        for k, run in enumerate(results["runs"][variant]):
+            s = np.array([r["in_strength"] for r in run["readouts"]])  # (checkpoints, n or n + 1)
+            ax.plot(run["steps"], s[:, 0], "-", color="tab:blue", lw=1, alpha=0.8,
+                    label=("first token" if variant == "plain" else "sink token") if k == 0 else None)
+            if variant == "sink token":
+                ax.plot(run["steps"], s[:, 1], "--", color="tab:orange", lw=1, alpha=0.8,
+                        label="first content token" if k == 0 else None)
+        ax.axhline(harmonic, color="grey", ls=":", lw=0.8, label="uniform: $H_n$")
+        ax.set_xlabel("Adam step")
+        ax.set_title("no sink token" if variant == "plain" else "with a sink token", fontsize=9)
+        ax.legend(frameon=False, fontsize=7)
+    axes[0].set_ylabel("in-strength $s_{\\mathrm{in}}$")
+    return _finish(fig)
+
+
+def plot_sink_graphs(W_plain, W_sink):
+    """The trained mean attention without and with a sink token, one colour scale (0 to 1).
+
+    Rows are queries i, columns keys j: a message flows from key j to query i."""
+    fig, (a, b, cax) = plt.subplots(1, 3, figsize=(7.0, 3.4),
+                                    gridspec_kw={"width_ratios": [1, 1, 0.05]})
+    for ax, W, title in zip((a, b), (W_plain, W_sink), ("no sink token", "with a sink token (position 0)")):
+        W = np.asarray(W, dtype=float)  # (n, n)
+        im = ax.imshow(W, cmap="Blues", vmin=0.0, vmax=1.0)
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("j (key)")
+        ax.set_ylabel("i (query)")
+        ax.set_xticks(range(0, len(W), 2))
+        ax.set_yticks(range(0, len(W), 2))
+    fig.colorbar(im, cax=cax, label="$W_{ij}$")
+    return _finish(fig)
+
+
+def plot_induction_curves(curves: list[dict]):
+    """Held-out accuracy against steps, one thin line per seed, the median thick and the range
+    shaded (left); the median head scores against steps (right)."""
+    fig, (a, b) = plt.subplots(1, 2, figsize=(7.2, 3.2))
+    steps = np.asarray(curves[0]["steps"])  # (checkpoints,)
+    acc = np.array([c["accuracy"] for c in curves])  # (seeds, checkpoints)
+    for row in acc:
+        a.plot(steps, row, "-", color="tab:blue", lw=0.7, alpha=0.6)
+    a.fill_between(steps, acc.min(axis=0), acc.max(axis=0), color="tab:blue", alpha=0.15,
+                   label="range over seeds")
+    a.plot(steps, np.median(acc, axis=0), "-", color="black", lw=1.6, label="median")
+    a.set_xlabel("Adam step")
+    a.set_ylabel("held-out accuracy")
+    a.set_ylim(0, 1.02)
+    a.legend(frameon=False, fontsize=8, loc="lower right")
+    for key, style in (("previous", "-"), ("induction", "--"), ("composed", ":")):
+        b.plot(steps, np.median([c[key] for c in curves], axis=0), style, label=key)
+    b.set_xlabel("Adam step")
+    b.set_ylabel("mass on the expected edges")
+    b.set_ylim(0, 1.02)
+    b.legend(frameon=False, fontsize=8)
+    return _finish(fig)
+
+
+def plot_induction_graphs(W1, W2, C, period: int):
+    """Layer 1's graph, layer 2's and their product W⁽²⁾W⁽¹⁾ on one sequence of period m, one colour
+    scale; red dots mark the expected edges (j, j − 1) at the keys j = i − m + 1 that layer 2 reads,
+    (i, i − m + 1) and (i, i − m), for the predictable queries i.
+
+    Rows are queries i, columns keys j: a message flows from key j to query i."""
+    fig, axes = plt.subplots(1, 3, figsize=(7.6, 2.9))
+    n = len(np.asarray(W1))
+    m = int(period)
+    i = np.arange(m, n - 1)  # (r,): the predictable queries
+    j = i - m + 1  # (r,): the keys the induction head reads
+    dots = ((j - 1, j), (j, i), (i - m, i))
+    titles = ("layer 1: $W^{(1)}$", "layer 2: $W^{(2)}$", "two hops: $W^{(2)}W^{(1)}$")
+    for ax, W, (x, y), title in zip(axes, (W1, W2, C), dots, titles):
+        ax.imshow(np.asarray(W, dtype=float), cmap="Blues", vmin=0.0, vmax=1.0)
+        ax.plot(x, y, "o", ms=2.5, color="tab:red")
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("j (key)")
+        ax.set_xticks(range(0, n, 4))
+        ax.set_yticks(range(0, n, 4))
+    axes[0].set_ylabel("i (query)")
+    return _finish(fig)
+
+
+def plot_circuits(qk, ov):
+    """Layer 2's two token-to-token circuits (Elhage et al. 2021), each on its own symmetric colour
+    scale: QK (query token a against the token b that layer 1 wrote into the key) and OV (the logit
+    of token c that attending to token b adds)."""
+    fig, axes = plt.subplots(1, 2, figsize=(6.4, 3.1))
+    for ax, M, title, ylabel, xlabel in (
+            (axes[0], qk, "QK: $W_E W_Q^{(2)} (W_E W_V^{(1)} W_K^{(2)})^\\top$", "query token a",
+             "previous token b at the key"),
+            (axes[1], ov, "OV: $W_E W_V^{(2)} W_U$", "attended token b", "output logit c")):
+        M = np.asarray(M, dtype=float)  # (vocab, vocab)
+        lim = float(np.abs(M).max())
+        ax.imshow(M, cmap="RdBu_r", vmin=-lim, vmax=lim)
+        ax.set_title(title, fontsize=8)
+        ax.set_ylabel(ylabel, fontsize=8)
+        ax.set_xlabel(xlabel, fontsize=8)
+        ax.set_xticks(range(0, len(M), 4))
+        ax.set_yticks(range(0, len(M), 4))
+    return _finish(fig)

@@ -12,8 +12,7 @@ import json
 from importlib import resources
 from pathlib import Path
 
-NAMES = ("sparse", "blockwise", "backward", "training")
-NAMES += ("linear",)
+NAMES = ("sparse", "blockwise", "backward", "training", "linear", "induction", "sinks")
 
 
 def record(name: str, path: str | Path | None = None) -> dict:

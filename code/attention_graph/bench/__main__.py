@@ -1,4 +1,4 @@
-"""``python -m attention_graph.bench {sparse,blockwise,backward,training,linear} [--quick] [--out PATH]``.
+"""``python -m attention_graph.bench NAME [--quick] [--out PATH]``, NAME one of ``bench.NAMES``.
 
 Writes the JSON record (the machine, the versions, the results) to ``--out``, or prints it. The
 committed record of a benchmark is ``code/attention_graph/data/bench_NAME.json``: pass that path as

@@ -1,0 +1,300 @@
+"""Induction heads as composed paths: a two-layer attention-only model learns to continue a repeat.
+
+NumPy only, seeded, bit-reproducible. The task (chapter ``book/induction.md``): a sequence of
+length 2T whose second half repeats its first, ``s[i] = a[i mod T]``, the T tokens of ``a`` drawn
+without repeats from a vocabulary of V. At a position i ≥ T of the second half the next token is
+determined: it is the token after the earlier occurrence of the current one,
+``s[i + 1] = s[i − T + 1]``. A two-layer, one-head-per-layer, attention-only causal model with a
+residual stream learns it; layer 1 becomes a previous-token head (edges j → j − 1), layer 2 an
+induction head (edges i → i − T + 1), and their composition W⁽²⁾W⁽¹⁾ carries the edges
+i → i − T, from each token to its earlier occurrence (Olsson et al. 2022; Elhage et al. 2021).
+
+Every gradient is written out with the chain rule; attention's goes through
+:func:`attention_graph.backward.attention_backward`; the optimiser is
+:func:`attention_graph.training.adam`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy as sp
+
+from .attention import attention
+from .backward import attention_backward
+from .graph import causal_mask
+from .registry import derivation
+from .training import adam, cross_entropy
+from .validation import as_int, as_matrix
+
+__all__ = ["repeat_task", "init_induction_model", "induction_forward", "induction_grads",
+           "train_induction_model", "induction_study", "head_scores", "composed_graph",
+           "previous_token_graph", "induction_graph", "sudden_rise_step",
+           "induction_summary", "circuits", "diagonal_share"]
+
+LAYERS = (1, 2)
+
+
+# --------------------------------------------------------------------------------------------------
+# The task
+# --------------------------------------------------------------------------------------------------
+
+def repeat_task(T: int, vocab: int, batch: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(tokens (batch, 2T), periods (batch,)): each sequence repeats m distinct tokens of [0, vocab).
+
+    The period m of each sequence is drawn uniformly from T/2 … T, so ``s[i] = a[i mod m]``: the
+    first repeat starts at position m, and no fixed offset finds the answer; only the content does.
+    """
+    T = as_int(T, "T", low=2)
+    vocab = as_int(vocab, "vocab", low=T, what=f"an integer >= T = {T} (the tokens are distinct)")
+    batch = as_int(batch, "batch")
+    m = rng.integers(T // 2, T + 1, size=batch)  # (batch,): the periods
+    a = np.argsort(rng.random((batch, vocab)), axis=1)[:, :T]  # (batch, T): distinct tokens
+    i = np.arange(2 * T)  # (2T,)
+    return a[np.arange(batch)[:, None], i[None, :] % m[:, None]], m  # (batch, 2T), (batch,)
+
+
+def predictable(n: int, m: int) -> np.ndarray:
+    """The positions i whose next token is determined by a period m: i = m … n − 2. (n − 1 − m,)."""
+    return np.arange(m, n - 1)  # (n − 1 − m,)
+
+
+# --------------------------------------------------------------------------------------------------
+# The model: embeddings, two causal attention layers with residuals, an unembedding
+# --------------------------------------------------------------------------------------------------
+
+def init_induction_model(vocab: int, n: int, d: int, rng: np.random.Generator) -> dict:
+    """W_E (vocab, d), W_P (n, d), W_Q^l, W_K^l, W_V^l (d, d) for l = 1, 2, and W_U (d, vocab)."""
+    s = 1 / math.sqrt(d)
+    params = {"W_E": rng.standard_normal((vocab, d)) * s, "W_P": rng.standard_normal((n, d)) * s}
+    for layer in LAYERS:
+        for m in "QKV":
+            params[f"W_{m}{layer}"] = rng.standard_normal((d, d)) * s  # (d, d)
+    params["W_U"] = rng.standard_normal((d, vocab)) * s  # (d, vocab)
+    return params
+
+
+def induction_forward(params: dict, tokens) -> tuple[np.ndarray, list]:
+    """H⁰ = W_E[s] + W_P; Hˡ = Hˡ⁻¹ + causal attention of Hˡ⁻¹; logits = H² W_U, one sequence.
+
+    ``tokens`` (n,). Returns logits (n, vocab) and per layer the cache (H, Q, K, V, W).
+    """
+    n = len(tokens)
+    mask = causal_mask(n)  # (n, n)
+    H = params["W_E"][tokens] + params["W_P"][:n]  # (n, d)
+    caches = []
+    for layer in LAYERS:
+        Q, K, V = (H @ params[f"W_{m}{layer}"] for m in "QKV")  # (n, d) each
+        Y, W = attention(Q, K, V, mask)  # (n, d), (n, n)
+        caches.append({"H": H, "Q": Q, "K": K, "V": V, "W": W})
+        H = H + Y  # (n, d): the residual stream
+    return H @ params["W_U"], caches + [{"H": H}]
+
+
+def induction_grads(params: dict, tokens, periods) -> tuple[float, dict]:
+    """Cross-entropy of the next token at the predictable positions, and its gradients.
+
+    ``tokens`` (B, n), ``periods`` (B,); the loss is the mean over sequences of each sequence's
+    mean over its predictable positions.
+    """
+    B, n = np.shape(tokens)
+    mask = causal_mask(n)  # (n, n)
+    grads = {name: np.zeros_like(p) for name, p in params.items()}
+    total = 0.0
+    for s, m in zip(tokens, periods):
+        rows = predictable(n, int(m))  # (r,)
+        logits, caches = induction_forward(params, s)
+        L, dz = cross_entropy(logits[rows], s[rows + 1])  # dz (r, vocab)
+        total += L / B
+        dlogits = np.zeros_like(logits)  # (n, vocab)
+        dlogits[rows] = dz / B
+        grads["W_U"] += caches[-1]["H"].T @ dlogits
+        dH = dlogits @ params["W_U"].T  # (n, d)
+        for layer, c in zip(LAYERS[::-1], caches[-2::-1]):
+            dQ, dK, dV = attention_backward(c["Q"], c["K"], c["V"], dH, mask)  # (n, d) each
+            for name, dM in zip("QKV", (dQ, dK, dV)):
+                grads[f"W_{name}{layer}"] += c["H"].T @ dM
+            dH = dH + dQ @ params[f"W_Q{layer}"].T + dK @ params[f"W_K{layer}"].T \
+                + dV @ params[f"W_V{layer}"].T  # (n, d)
+        np.add.at(grads["W_E"], s, dH)
+        grads["W_P"][:n] += dH
+    return total, grads
+
+
+def accuracy(params: dict, tokens, periods) -> float:
+    """The share of predictable positions, over all sequences, whose most likely next token is right."""
+    n = np.shape(tokens)[1]
+    hits = []
+    for s, m in zip(tokens, periods):
+        rows = predictable(n, int(m))  # (r,)
+        hits.extend(induction_forward(params, s)[0][rows].argmax(axis=1) == s[rows + 1])
+    return float(np.mean(hits))
+
+
+def previous_token_graph(n: int) -> np.ndarray:
+    """W⁽¹⁾ of an ideal previous-token head: W[j, j − 1] = 1 for j ≥ 1, W[0, 0] = 1. (n, n)."""
+    n = as_int(n, "n")
+    W = np.zeros((n, n))  # (n, n)
+    W[np.arange(n), np.maximum(np.arange(n) - 1, 0)] = 1.0
+    return W
+
+
+def induction_graph(n: int, m: int) -> np.ndarray:
+    """W⁽²⁾ of an ideal induction head for period m: W[i, i − m + 1] = 1 for i ≥ m, else W[i, i] = 1.
+
+    Query i attends to the token after the earlier occurrence of its own token. (n, n).
+    """
+    n = as_int(n, "n")
+    m = as_int(m, "m", low=1, high=n - 1, what=f"an integer in 1..{n - 1} (a period shorter than n)")
+    i = np.arange(n)  # (n,)
+    W = np.zeros((n, n))  # (n, n)
+    W[i, np.where(i >= m, i - m + 1, i)] = 1.0
+    return W
+
+
+def composed_graph(W1, W2) -> np.ndarray:
+    """W⁽²⁾W⁽¹⁾: the two-hop graph, (W⁽²⁾W⁽¹⁾)[i, k] = Σ_j W⁽²⁾[i, j] W⁽¹⁾[j, k]  (thm-induction-composition)."""
+    W1 = as_matrix(W1, "W1", shape_doc="(n, n)")  # (n, n)
+    W2 = as_matrix(W2, "W2", shape_doc="(n, n)")  # (n, n)
+    if W1.shape[0] != W1.shape[1] or W2.shape != W1.shape:
+        raise ValueError(f"W1 and W2 must be square matrices of one shape (n, n); got {W1.shape} "
+                         f"and {W2.shape}")
+    return W2 @ W1  # (n, n)
+
+
+def head_scores(W1, W2, m: int) -> dict:
+    """The mean weight on the expected edges over the predictable queries i = m … n − 2:
+    ``induction`` W2[i, i − m + 1], ``composed`` (W2 W1)[i, i − m], and ``previous``
+    W1[j, j − 1] at the keys j = i − m + 1 the induction head reads."""
+    C = composed_graph(W1, W2)  # (n, n)
+    n = C.shape[0]
+    m = as_int(m, "m", low=1, high=n - 2, what=f"an integer in 1..{n - 2} (a period shorter than n − 1)")
+    rows = predictable(n, m)  # (r,)
+    j = rows - m + 1  # (r,): the keys read
+    W1, W2 = np.asarray(W1, float), np.asarray(W2, float)
+    return {"previous": float(W1[j, j - 1].mean()), "induction": float(W2[rows, j].mean()),
+            "composed": float(C[rows, rows - m].mean())}
+
+
+def mean_head_scores(params: dict, tokens, periods) -> dict:
+    """:func:`head_scores` of the trained model, averaged over the sequences."""
+    scores = []
+    for s, m in zip(tokens, periods):
+        caches = induction_forward(params, s)[1]
+        scores.append(head_scores(caches[0]["W"], caches[1]["W"], int(m)))
+    return {k: float(np.mean([x[k] for x in scores])) for k in scores[0]}
+
+
+def train_induction_model(seed: int, *, T: int = 8, vocab: int = 16, d: int = 32, batch: int = 16,
+                          steps: int = 300, lr: float = 0.01, every: int = 10,
+                          held_out: int = 64) -> dict:
+    """Train from ``seed``: Adam on fresh batches; every ``every`` steps, the held-out accuracy and
+    head scores (on its first 16 sequences). Returns the curves, the parameters, the held-out set."""
+    rng = np.random.default_rng(seed)
+    params = init_induction_model(vocab, 2 * T, d, rng)
+    test = repeat_task(T, vocab, held_out, rng)  # (held_out, 2T), (held_out,)
+    state: dict = {}
+    curve = {"steps": [], "accuracy": [], "previous": [], "induction": [], "composed": [], "loss": []}
+    for step in range(steps + 1):
+        if step % every == 0:
+            curve["steps"].append(step)
+            curve["accuracy"].append(accuracy(params, *test))
+            for k, v in mean_head_scores(params, test[0][:16], test[1][:16]).items():
+                curve[k].append(v)
+        if step == steps:
+            break
+        L, grads = induction_grads(params, *repeat_task(T, vocab, batch, rng))
+        curve["loss"].append(L)
+        adam(params, grads, state, lr)
+    return {"seed": seed, "T": T, "vocab": vocab, "d": d, "batch": batch, "lr": lr,
+            "params": params, "test": test, **curve}
+
+
+def circuits(params: dict) -> dict:
+    """The two token-to-token circuits of layer 2 (Elhage et al. 2021), (vocab, vocab) each.
+
+    ``qk``: W_E W_Q2 (W_E W_V1 W_K2)ᵀ, the score between a query holding token a and a key whose
+    layer-1 message carries token b (K-composition through layer 1's values); ``ov``:
+    W_E W_V2 W_U, the logits the message of an attended token b adds. An induction head has both
+    diagonals large: it looks for its own token one step back, and copies what it finds.
+    """
+    W_E = params["W_E"]  # (vocab, d)
+    qk = (W_E @ params["W_Q2"]) @ (W_E @ params["W_V1"] @ params["W_K2"]).T  # (vocab, vocab)
+    ov = W_E @ params["W_V2"] @ params["W_U"]  # (vocab, vocab)
+    return {"qk": qk, "ov": ov}
+
+
+def diagonal_share(M) -> float:
+    """The share of rows of a square M whose largest entry is on the diagonal."""
+    M = as_matrix(M, "M", shape_doc="(k, k)")  # (k, k)
+    if M.shape[0] != M.shape[1]:
+        raise ValueError(f"M must be square (k, k); got shape {M.shape}")
+    return float((M.argmax(axis=1) == np.arange(len(M))).mean())
+
+
+def sudden_rise_step(steps, accuracy, level: float = 0.5) -> int:
+    """The first step at which the accuracy reaches ``level`` (−1 if it never does)."""
+    return next((int(s) for s, a in zip(steps, accuracy) if a >= level), -1)
+
+
+def induction_study(seeds: int = 5, steps: int = 300, **kwargs) -> dict:
+    """:func:`train_induction_model` from seeds 0..seeds−1: every curve, the final accuracies and
+    head scores, seed 0's two attention graphs on its first held-out sequence of period T and its
+    two circuits, and each seed's :func:`diagonal_share` of both circuits."""
+    runs = [train_induction_model(seed, steps=steps, **kwargs) for seed in range(seeds)]
+    first = runs[0]
+    tokens, periods = first["test"]
+    k = int(np.flatnonzero(periods == first["T"])[0])
+    caches = induction_forward(first["params"], tokens[k])[1]
+    keys = ("steps", "accuracy", "previous", "induction", "composed", "loss")
+    qk_ov = [circuits(run["params"]) for run in runs]
+    return {"seeds": list(range(seeds)), "T": first["T"], "vocab": first["vocab"], "d": first["d"],
+            "batch": first["batch"], "lr": first["lr"], "steps": steps,
+            "curves": [{key: [float(x) for x in run[key]] for key in keys} for run in runs],
+            "example": {"tokens": [int(t) for t in tokens[k]], "period": int(periods[k]),
+                        "W1": caches[0]["W"].tolist(), "W2": caches[1]["W"].tolist(),
+                        "qk": qk_ov[0]["qk"].tolist(), "ov": qk_ov[0]["ov"].tolist()},
+            "diagonal_share": [{k: diagonal_share(c[k]) for k in ("qk", "ov")} for c in qk_ov]}
+
+
+# --------------------------------------------------------------------------------------------------
+# The check behind the chapter's label
+# --------------------------------------------------------------------------------------------------
+
+@derivation("thm-induction-composition", strength="verified",
+            scope="exactly, for every n ≤ 16 and every period 1 ≤ m ≤ n − 2")
+def _check_induction_composition():
+    # With the ideal heads, row i ≥ m of W⁽²⁾W⁽¹⁾ is e_{i−m}: the composed graph joins each token
+    # of the repeat to its earlier occurrence, the key the induction head matched through layer 1.
+    # Exact rationals: the ideal heads are 0/1 matrices, their product computed in SymPy.
+    for n in range(3, 17):
+        W1 = sp.Matrix(previous_token_graph(n).astype(int))
+        for m in range(1, n - 1):
+            C = sp.Matrix(induction_graph(n, m).astype(int)) * W1
+            yield all(C[i, k] == (1 if k == i - m else 0) for i in range(m, n) for k in range(n))
+            # and the package's composed_graph is that product
+            yield bool(np.array_equal(composed_graph(previous_token_graph(n), induction_graph(n, m)),
+                                      np.array(C, dtype=float)))
+
+
+def induction_summary(results: dict, rise_from: float = 0.25, rise_to: float = 0.9) -> dict:
+    """Over the seeds of an :func:`induction_study` record: the final accuracy and head scores
+    (median, min, max), the step at which each seed's accuracy first reaches ``rise_from`` and
+    ``rise_to`` (median, min, max) and the steps between them."""
+    curves = results["curves"]
+    out: dict = {"seeds": len(curves)}
+    for key in ("accuracy", "previous", "induction", "composed"):
+        final = np.array([c[key][-1] for c in curves])  # (seeds,)
+        out[key] = {"median": float(np.median(final)), "min": float(final.min()),
+                    "max": float(final.max())}
+    out["accuracy_start"] = float(np.median([c["accuracy"][0] for c in curves]))
+    for name, level in (("rise_from", rise_from), ("rise_to", rise_to)):
+        at = np.array([sudden_rise_step(c["steps"], c["accuracy"], level) for c in curves])  # (seeds,)
+        out[name] = {"level": level, "median": float(np.median(at)), "min": int(at.min()),
+                     "max": int(at.max())}
+    width = np.array([sudden_rise_step(c["steps"], c["accuracy"], rise_to)
+                      - sudden_rise_step(c["steps"], c["accuracy"], rise_from) for c in curves])
+    out["rise_width"] = {"median": float(np.median(width)), "min": int(width.min()),
+                         "max": int(width.max())}
+    return out

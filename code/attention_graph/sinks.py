@@ -1,0 +1,318 @@
+"""Attention sinks: the first token of a causal graph is the only one every query sees.
+
+In the causal graph on n tokens, query i attends to the keys j ≤ i, so key j is seen by the
+n − j + 1 queries j … n (1-based): the first token is seen by all n, and by every query. Under
+uniform causal attention its in-strength is the harmonic number H_n; trained causal models go
+further and park the attention of queries that need nothing on it (Xiao et al. 2023). The chapter
+``book/sinks.md`` proves the counts, trains a small seeded causal model in NumPy on a task where
+most queries need nothing, reads the in-strength and PageRank of each position over training, and
+repeats the run with a dedicated sink token (a fixed token put before every sequence).
+
+Every gradient is written out with the chain rule; attention's goes through
+:func:`attention_graph.backward.attention_backward`; the optimiser is
+:func:`attention_graph.training.adam`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy as sp
+
+from .attention import attention
+from .backward import attention_backward
+from .graph import causal_mask
+from .graph_tools import pagerank
+from .patterns import causal_edges
+from .registry import derivation
+from .training import adam, cross_entropy
+from .validation import as_edges, as_int, as_matrix
+
+__all__ = ["in_degrees", "uniform_causal_weights", "position_in_strength", "trigger_task",
+           "init_sink_model", "sink_forward", "sink_grads", "train_sink_model", "sink_study",
+           "sink_summary", "BLANK", "TRIGGER"]
+
+BLANK, TRIGGER = 0, 1  # token 0: "nothing to report"; token 1: "report the previous token"
+
+
+# --------------------------------------------------------------------------------------------------
+# The causal graph: who sees whom
+# --------------------------------------------------------------------------------------------------
+
+def in_degrees(edges, n: int) -> np.ndarray:
+    """deg_in(j) = #{i : (i, j) is an edge}: how many queries see key j  (thm-causal-first-token). (n,).
+
+    >>> in_degrees(causal_edges(4), 4).tolist()
+    [4, 3, 2, 1]
+    """
+    n = as_int(n, "n")
+    E = as_edges(edges, "edges", n, n)  # (E, 2)
+    return np.bincount(E[:, 1], minlength=n).astype(np.int64)  # (n,)
+
+
+def uniform_causal_weights(n: int) -> np.ndarray:
+    """W[i, j] = 1/(i + 1) for j ≤ i (0-based)  (thm-uniform-causal-sink). (n, n).
+
+    Every query spreads its attention evenly over the keys it sees.
+
+    >>> uniform_causal_weights(2).tolist()
+    [[1.0, 0.0], [0.5, 0.5]]
+    """
+    n = as_int(n, "n")
+    i = np.arange(n)  # (n,)
+    return np.tril(np.ones((n, n))) / (i[:, None] + 1.0)  # (n, n)
+
+
+def position_in_strength(W) -> np.ndarray:
+    """s_in(j) = Σ_i W[b, i, j], averaged over the batch b: the attention position j receives. (n,).
+
+    ``W`` one (n, n) attention matrix or a batch (B, n, n).
+
+    >>> position_in_strength([[1.0, 0.0], [0.5, 0.5]]).tolist()
+    [1.5, 0.5]
+    """
+    shape = np.shape(W)
+    if len(shape) not in (2, 3) or shape[-1] != shape[-2]:
+        raise ValueError(f"W must be one (n, n) attention matrix or a batch (B, n, n); got shape "
+                         f"{shape}")
+    W = as_matrix(np.reshape(W, (-1, shape[-1])), "W", shape_doc="(B n, n)").reshape(
+        (-1, shape[-1], shape[-1]))  # (B, n, n)
+    return W.sum(axis=1).mean(axis=0)  # (n,)
+
+
+# --------------------------------------------------------------------------------------------------
+# A task where most queries need nothing, and a one-layer causal model
+# --------------------------------------------------------------------------------------------------
+
+def trigger_task(n: int, vocab: int, batch: int, rng: np.random.Generator, *, p: float = 0.2,
+                 sink_token: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(tokens, targets), each (batch, n), or (batch, n + 1) with a sink token in front.
+
+    The content tokens are 2 … vocab − 1; at each position after the first, with probability p
+    (never twice in a row), the token is TRIGGER instead. The target is the token before a
+    trigger, and BLANK everywhere else: most queries have nothing to fetch. With
+    ``sink_token=True`` the token ``vocab`` (not a content token) comes first; its target is −1
+    (no loss).
+    """
+    n, vocab, batch = as_int(n, "n", low=2), as_int(vocab, "vocab", low=3), as_int(batch, "batch")
+    tokens = rng.integers(2, vocab, size=(batch, n))  # (batch, n)
+    draw = rng.random((batch, n)) < p  # (batch, n)
+    for i in range(1, n):
+        tokens[:, i] = np.where(draw[:, i] & (tokens[:, i - 1] != TRIGGER), TRIGGER, tokens[:, i])
+    targets = np.full((batch, n), BLANK)  # (batch, n)
+    hit = tokens[:, 1:] == TRIGGER  # (batch, n − 1)
+    targets[:, 1:][hit] = tokens[:, :-1][hit]
+    if sink_token:
+        tokens = np.hstack([np.full((batch, 1), vocab), tokens])  # (batch, n + 1)
+        targets = np.hstack([np.full((batch, 1), -1), targets])  # (batch, n + 1)
+    return tokens, targets
+
+
+def init_sink_model(vocab: int, n: int, d: int, rng: np.random.Generator) -> dict:
+    """W_E (vocab + 1, d) (row ``vocab``: the sink token), W_P (n, d), W_Q, W_K, W_V (d, d), W_U (d, vocab)."""
+    s = 1 / math.sqrt(d)
+    params = {"W_E": rng.standard_normal((vocab + 1, d)) * s, "W_P": rng.standard_normal((n, d)) * s}
+    for m in "QKV":
+        params[f"W_{m}"] = rng.standard_normal((d, d)) * s  # (d, d)
+    params["W_U"] = rng.standard_normal((d, vocab)) * s  # (d, vocab)
+    return params
+
+
+def sink_forward(params: dict, tokens) -> tuple[np.ndarray, dict]:
+    """X = W_E[s] + W_P; H = X + softmax(XW_Q (XW_K)ᵀ/√d + causal) X W_V; logits = H W_U.
+
+    ``tokens`` (n,). Returns logits (n, vocab) and the cache (X, Q, K, V, W, H).
+    """
+    n = len(tokens)
+    X = params["W_E"][tokens] + params["W_P"][:n]  # (n, d)
+    Q, K, V = (X @ params[f"W_{m}"] for m in "QKV")  # (n, d) each
+    Y, W = attention(Q, K, V, causal_mask(n))  # (n, d), (n, n)
+    H = X + Y  # (n, d)
+    return H @ params["W_U"], {"X": X, "Q": Q, "K": K, "V": V, "W": W, "H": H}
+
+
+def sink_grads(params: dict, tokens, targets) -> tuple[float, dict]:
+    """Mean cross-entropy over the positions with a target (≥ 0), and its gradients."""
+    B, n = np.shape(tokens)
+    grads = {name: np.zeros_like(p) for name, p in params.items()}
+    total = 0.0
+    for s, t in zip(tokens, targets):
+        rows = np.flatnonzero(t >= 0)  # (r,)
+        logits, c = sink_forward(params, s)
+        L, dz = cross_entropy(logits[rows], t[rows])  # dz (r, vocab)
+        total += L / B
+        dlogits = np.zeros_like(logits)  # (n, vocab)
+        dlogits[rows] = dz / B
+        grads["W_U"] += c["H"].T @ dlogits
+        dH = dlogits @ params["W_U"].T  # (n, d)
+        dQ, dK, dV = attention_backward(c["Q"], c["K"], c["V"], dH, causal_mask(n))  # (n, d) each
+        for m, dM in zip("QKV", (dQ, dK, dV)):
+            grads[f"W_{m}"] += c["X"].T @ dM
+        dX = dH + dQ @ params["W_Q"].T + dK @ params["W_K"].T + dV @ params["W_V"].T  # (n, d)
+        np.add.at(grads["W_E"], s, dX)
+        grads["W_P"][:n] += dX
+    return total, grads
+
+
+def readout(params: dict, tokens, targets) -> dict:
+    """What the trained graph looks like on a held-out batch: the mean W (n, n), the in-strength
+    and PageRank of each position, the accuracy, and where the queries that need nothing attend."""
+    Ws, hits, quiet = [], [], []
+    for s, t in zip(tokens, targets):
+        logits, c = sink_forward(params, s)
+        Ws.append(c["W"])
+        rows = np.flatnonzero(t >= 0)  # (r,)
+        hits.extend(logits[rows].argmax(axis=1) == t[rows])
+        quiet.append(c["W"][(t == BLANK)].mean(axis=0))  # (n,): a blank query's mean attention
+    W = np.stack(Ws)  # (B, n, n)
+    W_mean = W.mean(axis=0)  # (n, n)
+    return {"W": W_mean, "in_strength": position_in_strength(W), "pagerank": pagerank(W_mean),
+            "accuracy": float(np.mean(hits)), "blank_attention": np.mean(quiet, axis=0)}
+
+
+def train_sink_model(seed: int, *, sink_token: bool = False, n: int = 12, vocab: int = 10,
+                     d: int = 16, batch: int = 16, steps: int = 300, lr: float = 0.02,
+                     every: int = 20, held_out: int = 32) -> dict:
+    """Train the one-layer causal model from ``seed``; its readout every ``every`` steps."""
+    rng = np.random.default_rng(seed)
+    params = init_sink_model(vocab, n + int(sink_token), d, rng)
+    test = trigger_task(n, vocab, held_out, rng, sink_token=sink_token)
+    state: dict = {}
+    curve: dict = {"steps": [], "readouts": [], "loss": []}  # loss: each step's training batch
+    for step in range(steps + 1):
+        if step % every == 0:
+            curve["steps"].append(step)
+            curve["readouts"].append(readout(params, *test))
+        if step == steps:
+            break
+        L, grads = sink_grads(params, *trigger_task(n, vocab, batch, rng, sink_token=sink_token))
+        curve["loss"].append(L)
+        adam(params, grads, state, lr)
+    return {"seed": seed, "sink_token": sink_token, "n": n, "params": params, "test": test, **curve}
+
+
+def _plain(readout_: dict) -> dict:
+    """A readout with its arrays as lists (for a JSON record)."""
+    return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in readout_.items()}
+
+
+def sink_study(seeds: int = 8, steps: int = 300, **kwargs) -> dict:
+    """:func:`train_sink_model` from seeds 0..seeds−1, without and with a sink token.
+
+    For each variant and seed: the readouts every ``every`` steps (the mean W, in-strength,
+    PageRank, accuracy and the attention of the blank queries), as lists, and the mean W of the
+    trained model.
+    """
+    out: dict = {"seeds": list(range(seeds)), "steps": steps, "runs": {}}
+    for variant, sink_token in (("plain", False), ("sink token", True)):
+        runs = []
+        for seed in range(seeds):
+            run = train_sink_model(seed, sink_token=sink_token, steps=steps, **kwargs)
+            readouts = [_plain(r) for r in run["readouts"]]
+            W_final = readouts[-1]["W"]
+            for r in readouts:
+                del r["W"]  # the record keeps the mean W of the trained model only
+            runs.append({"steps": run["steps"], "readouts": readouts, "W_final": W_final})
+        out["runs"][variant] = runs
+    out["n"] = run["n"]
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# The SymPy checks behind the chapter's labels
+# --------------------------------------------------------------------------------------------------
+
+_n, _j, _k = sp.symbols("n j k", integer=True, positive=True)
+_i = sp.Symbol("i", integer=True, positive=True)
+
+
+def causal_in_degree(j, n):
+    """deg_in(j) = Σ_{i=j}^{n} 1 = n − j + 1 (1-based): the queries i ≥ j see key j."""
+    return sp.summation(sp.Integer(1), (_i, j, n))
+
+
+def uniform_in_strength(j, n):
+    """s_in(j) = Σ_{i=j}^{n} 1/i under uniform causal attention (1-based)."""
+    return sp.summation(1 / _i, (_i, j, n))
+
+
+@derivation("thm-causal-first-token", strength="proved",
+            scope="for symbolic n and j; the package's counts verified for every n ≤ 12")
+def _check_causal_first_token():
+    # Key j is seen by the queries i = j … n: n − j + 1 of them, for symbolic n and j.
+    yield sp.Eq(causal_in_degree(_j, _n), _n - _j + 1)
+    # The first token is seen by all n; any later one, j = 1 + k with k ≥ 1, by fewer.
+    yield sp.Eq(causal_in_degree(1, _n), _n)
+    yield (causal_in_degree(1 + _k, _n) - _n).is_negative
+    # The package's causal edge lists agree, for every n ≤ 12.
+    yield all(in_degrees(causal_edges(n), n).tolist() == [n - j for j in range(n)]
+              for n in range(1, 13))
+
+
+@derivation("thm-uniform-causal-sink", strength="proved",
+            scope="for symbolic n and j; the package's in-strengths verified exactly for every n ≤ 12")
+def _check_uniform_causal_sink():
+    # Σ_{i=1}^{j−1} 1/i + Σ_{i=j}^{n} 1/i = H_n for symbolic n and j: s_in(j) = H_n − H_{j−1};
+    # the first token receives H_n.
+    # (SymPy joins the two sums into one; the result is a bool, the joining symbolic.)
+    yield sp.simplify(sp.Sum(1 / _i, (_i, 1, _j - 1)) + uniform_in_strength(_j, _n)) == sp.harmonic(_n)
+    yield sp.Eq(uniform_in_strength(1, _n), sp.harmonic(_n))
+    # The last token receives 1/n, the first n H_n times as much.
+    yield sp.Eq(uniform_in_strength(_n, _n), 1 / _n)
+    # The package's uniform causal weights give those in-strengths (to rounding), for n ≤ 12.
+    for n in range(1, 13):
+        got = position_in_strength(uniform_causal_weights(n))  # (n,)
+        want = [sp.harmonic(n) - sp.harmonic(j - 1) for j in range(1, n + 1)]
+        yield bool(np.allclose(got, np.array(want, dtype=float), rtol=0, atol=1e-13))
+
+
+def _causal_symbols(n: int) -> sp.Matrix:
+    """A symbolic causal row-stochastic W: positive w_ij for j < i, W_ii = 1 − Σ_{j<i} w_ij."""
+    W = sp.zeros(n, n)
+    for a in range(n):
+        for b in range(a):
+            W[a, b] = sp.Symbol(f"w_{a + 1}{b + 1}", positive=True)
+        W[a, a] = 1 - sum(W[a, b] for b in range(a))
+    return W
+
+
+@derivation("thm-causal-walk-absorbed", strength="verified",
+            scope="for symbolic causal W of sizes 2 to 5, every allowed off-diagonal entry positive")
+def _check_causal_walk_absorbed():
+    for n in range(2, 6):
+        W = _causal_symbols(n)
+        e1 = sp.zeros(1, n)
+        e1[0] = 1
+        # e₁ is stationary: e₁ W = e₁ (the first row of a causal W is e₁).
+        yield sp.Eq(e1 * W, e1)
+        # It is the only one: I − W has rank n − 1. Its first row is 0, and the block of rows and
+        # columns 2..n is lower triangular with diagonal Σ_{j<i} w_ij > 0, so its determinant is
+        # positive.
+        M = (sp.eye(n) - W)[1:, 1:]
+        yield sp.Eq((sp.eye(n) - W).row(0), sp.zeros(1, n))
+        yield sp.factor(M.det()).is_positive
+
+
+def sink_summary(results: dict) -> dict:
+    """Per variant of a :func:`sink_study` record: how many seeds put the largest in-strength on
+    position 0 after training, the medians (over seeds) of the in-strength of positions 0 and 1
+    before and after, of the blank queries' attention on position 0, and of the accuracy, and the
+    smallest accuracy."""
+    out = {}
+    for variant, runs in results["runs"].items():
+        first = [r["readouts"][0] for r in runs]
+        last = [r["readouts"][-1] for r in runs]
+        s_last = np.array([r["in_strength"] for r in last])  # (seeds, n)
+        s_first = np.array([r["in_strength"] for r in first])  # (seeds, n)
+        blank = np.array([r["blank_attention"][0] for r in last])  # (seeds,)
+        acc = np.array([r["accuracy"] for r in last])  # (seeds,)
+        out[variant] = {"seeds": len(runs), "sink_at_0": int((s_last.argmax(axis=1) == 0).sum()),
+                        "s0_before": float(np.median(s_first[:, 0])),
+                        "s0_after": float(np.median(s_last[:, 0])),
+                        "s1_after": float(np.median(s_last[:, 1])),
+                        "blank_on_0": float(np.median(blank)),
+                        "blank_on_0_min": float(blank.min()), "blank_on_0_max": float(blank.max()),
+                        "pagerank_0": float(np.median([r["pagerank"][0] for r in last])),
+                        "accuracy": float(np.median(acc)), "accuracy_min": float(acc.min())}
+    return out

@@ -1,0 +1,23 @@
+"""The part's closing note: its few numbers, recomputed from the two benchmark records."""
+
+import numpy as np
+
+import booktools as bt
+from attention_graph import bench
+
+PAGE = "graph_view_limits"
+
+
+def test_sink_counts_are_the_records():
+    runs = bench.record("sinks")["results"]["runs"]
+    for variant, key in (("plain", "lim_sink_at_0"), ("sink token", "lim_token_at_0")):
+        at_0 = sum(int(np.argmax(r["readouts"][-1]["in_strength"])) == 0 for r in runs[variant])
+        assert bt.glued_float(PAGE, key) == at_0
+    assert bt.glued_float(PAGE, "lim_sink_seeds") == len(runs["plain"])
+
+
+def test_induction_numbers_are_the_records():
+    curves = bench.record("induction")["results"]["curves"]
+    assert bt.glued_float(PAGE, "lim_ind_seeds") == len(curves) >= 5
+    assert bt.glued_float(PAGE, "lim_ind_acc_min") == min(c["accuracy"][-1] for c in curves)
+    assert bt.glued_float(PAGE, "lim_ind_induction_min") == min(c["induction"][-1] for c in curves)

@@ -1,0 +1,199 @@
+"""Induction heads: the composition of the ideal heads, the model's gradients, and the chapter's
+numbers recomputed from the benchmark record and from re-run training by independent code."""
+
+import numpy as np
+import pytest
+
+import booktools as bt
+import oracles
+from attention_graph import bench, induction
+
+PAGE = "induction"
+RECORD = bench.record("induction")
+STUDY = RECORD["results"]
+
+
+def ideal(n, m):
+    """The ideal heads as index maps: layer 1 j ↦ j − 1 (0 ↦ 0), layer 2 i ↦ i − m + 1 (i ≥ m)."""
+    f1 = [max(j - 1, 0) for j in range(n)]
+    f2 = [i - m + 1 if i >= m else i for i in range(n)]
+    W1, W2 = np.zeros((n, n)), np.zeros((n, n))
+    W1[range(n), f1] = 1
+    W2[range(n), f2] = 1
+    return W1, W2, f1, f2
+
+
+def test_thm_induction_composition():
+    assert bt.verified("thm-induction-composition") >= 1
+    for n in range(3, 20):
+        for m in range(1, n - 1):
+            W1, W2, f1, f2 = ideal(n, m)
+            np.testing.assert_array_equal(induction.previous_token_graph(n), W1)
+            np.testing.assert_array_equal(induction.induction_graph(n, m), W2)
+            C = induction.composed_graph(W1, W2)
+            for i in range(m, n):  # two hops: the composition of the index maps
+                assert f1[f2[i]] == i - m and C[i, i - m] == 1 and C[i].sum() == 1
+    assert bt.glued_float(PAGE, "ideal_scores_min") == 1.0
+
+
+def test_repeat_task_repeats_distinct_tokens():
+    tokens, periods = induction.repeat_task(8, 16, 200, np.random.default_rng(0))
+    assert tokens.shape == (200, 16) and set(periods) <= set(range(4, 9))
+    assert len(set(periods)) > 1  # the period varies
+    for s, m in zip(tokens, periods):
+        assert len(set(s[:m])) == m  # distinct within a period
+        assert all(s[i] == s[i - m] for i in range(m, 16))
+
+
+def _forward(p, s):
+    """The two-layer attention-only model, written independently of the package."""
+    n = len(s)
+    mask = np.tril(np.ones((n, n), dtype=bool))
+    H = p["W_E"][s] + p["W_P"][:n]
+    Ws = []
+    for layer in (1, 2):
+        Y, W = oracles.attention(H @ p[f"W_Q{layer}"], H @ p[f"W_K{layer}"], H @ p[f"W_V{layer}"], mask)
+        H = H + Y
+        Ws.append(W)
+    return H @ p["W_U"], Ws
+
+
+def test_forward_matches_an_independent_forward():
+    rng = np.random.default_rng(2)
+    params = induction.init_induction_model(7, 10, 5, rng)
+    tokens, _ = induction.repeat_task(5, 7, 3, rng)
+    for s in tokens:
+        logits, caches = induction.induction_forward(params, s)
+        want, Ws = _forward(params, s)
+        np.testing.assert_allclose(logits, want, atol=1e-12)
+        for c, W in zip(caches, Ws):
+            np.testing.assert_allclose(c["W"], W, atol=1e-12)
+
+
+def test_gradients_match_central_differences():
+    rng = np.random.default_rng(4)  # the page's small batch
+    params = induction.init_induction_model(6, 8, 4, rng)
+    tokens, periods = induction.repeat_task(4, 6, 2, rng)
+    _, grads = induction.induction_grads(params, tokens, periods)
+    assert set(grads) == set(params)
+    for name, P in params.items():
+        numeric = oracles.central_difference(
+            lambda M, name=name: induction.induction_grads({**params, name: M}, tokens, periods)[0], P)
+        np.testing.assert_allclose(grads[name], numeric, atol=1e-8, err_msg=name)
+    assert 0 < bt.glued_float(PAGE, "ind_grad_gap") < 1e-7
+
+
+def test_training_is_bit_reproducible():
+    a = induction.train_induction_model(3, steps=4, every=2, held_out=4)
+    b = induction.train_induction_model(3, steps=4, every=2, held_out=4)
+    assert all(np.array_equal(a["params"][k], b["params"][k]) for k in a["params"])
+    assert a["accuracy"] == b["accuracy"]
+
+
+@pytest.mark.slow
+def test_the_record_is_what_the_code_gives():
+    run = induction.train_induction_model(0, steps=STUDY["steps"])
+    want = STUDY["curves"][0]
+    assert run["steps"] == want["steps"] and run["accuracy"] == want["accuracy"]
+    assert run["induction"] == want["induction"]
+
+
+# --- The record, read independently -----------------------------------------------------------
+
+def _scores(W1, W2, m):
+    n = len(W1)
+    rows = range(m, n - 1)
+    C = W2 @ W1
+    return {"previous": np.mean([W1[i - m + 1, i - m] for i in rows]),
+            "induction": np.mean([W2[i, i - m + 1] for i in rows]),
+            "composed": np.mean([C[i, i - m] for i in rows])}
+
+
+def _first(steps, acc, level):
+    return next((s for s, a in zip(steps, acc) if a >= level), -1)
+
+
+def test_glued_summary_is_recomputed_from_the_record():
+    curves = STUDY["curves"]
+    assert len(curves) >= 5  # "at least five seeds"
+    for key in ("accuracy", "previous", "induction", "composed"):
+        final = [c[key][-1] for c in curves]
+        for stat, f in (("median", np.median), ("min", np.min), ("max", np.max)):
+            assert bt.glued_float(PAGE, f"ind_{key}_{stat}") == pytest.approx(float(f(final)), abs=1e-12)
+    lo, hi = bt.glued_float(PAGE, "ind_rise_from_level"), bt.glued_float(PAGE, "ind_rise_to_level")
+    start = [_first(c["steps"], c["accuracy"], lo) for c in curves]
+    end = [_first(c["steps"], c["accuracy"], hi) for c in curves]
+    assert -1 not in start + end  # every seed rises past both levels
+    assert bt.glued_float(PAGE, "ind_rise_from_median") == float(np.median(start))
+    assert bt.glued_float(PAGE, "ind_rise_from_min") == min(start)
+    assert bt.glued_float(PAGE, "ind_rise_from_max") == max(start)
+    width = [b - a for a, b in zip(start, end)]
+    assert bt.glued_float(PAGE, "ind_rise_width_median") == float(np.median(width))
+    assert bt.glued_float(PAGE, "ind_rise_width_min") == min(width)
+    assert bt.glued_float(PAGE, "ind_rise_width_max") == max(width)
+    # "a rise steep next to the whole run": the median width is under a third of the run
+    assert np.median(width) < STUDY["steps"] / 3
+    assert bt.glued_float(PAGE, "ind_acc_start") == pytest.approx(
+        float(np.median([c["accuracy"][0] for c in curves])), abs=1e-12)
+    assert bt.glued_float(PAGE, "ind_accuracy_min") > 0.9  # "every seed learns the task"
+    assert bt.glued_float(PAGE, "ind_chance") == 1 / STUDY["vocab"]
+    assert bt.glued_float(PAGE, "ind_seconds") == STUDY["cpu_seconds"]
+    assert bt.glued_plain(PAGE, "ind_every") == str(int(curves[0]["steps"][1]))  # an int in the prose
+
+
+def test_the_example_graphs_are_read_independently():
+    ex = STUDY["example"]
+    W1, W2, m = np.array(ex["W1"]), np.array(ex["W2"]), ex["period"]
+    s = ex["tokens"]
+    assert all(s[i] == s[i - m] for i in range(m, len(s)))
+    for key, value in _scores(W1, W2, m).items():
+        assert bt.glued_float(PAGE, f"ex_{key}") == pytest.approx(value, abs=1e-12)
+    assert bt.glued_float(PAGE, "ex_period") == m == STUDY["T"]
+
+
+def test_circuits_have_dominant_diagonals():
+    ex = STUDY["example"]
+    for key in ("qk", "ov"):
+        M = np.array(ex[key])
+        share = np.mean([int(np.argmax(row)) == a for a, row in enumerate(M)])
+        assert STUDY["diagonal_share"][0][key] == share
+        assert bt.glued_float(PAGE, f"{key}_diag_min") == min(d[key] for d in STUDY["diagonal_share"])
+        assert bt.glued_float(PAGE, f"{key}_diag_min") == 1.0  # "in every seed ... each row"
+
+
+# --- Exercises ----------------------------------------------------------------------------------
+
+def test_exercises():
+    assert bt.glued_float(PAGE, "ex_early_count") == 4  # rows 0..m − 1 for m = 4
+    T = STUDY["T"]
+    tokens, periods = induction.repeat_task(T, STUDY["vocab"], 2000, np.random.default_rng(9))
+    hits = [s[i - T + 1] == s[i + 1] for s, m in zip(tokens, periods) for i in range(m, 2 * T - 1)
+            if i - T + 1 >= 0]
+    total = sum(2 * T - 1 - int(m) for m in periods)  # every predictable position counts
+    share = sum(hits) / total
+    assert bt.glued_float(PAGE, "ex_offset_share") == pytest.approx(share, abs=1e-12)
+    assert share < STUDY["curves"][0]["accuracy"][-1]  # the offset rule is worse than the model
+    ex = STUDY["example"]
+    W1, W2, m = np.array(ex["W1"]), np.array(ex["W2"]), ex["period"]
+    n = len(W1)
+    R = (np.eye(n) + W1 + W2 + W2 @ W1) / 4
+    rows = range(m, n - 1)
+    assert bt.glued_float(PAGE, "ex_rollout_after") == pytest.approx(
+        np.mean([R[i, i - m + 1] for i in rows]), abs=1e-12)
+    assert bt.glued_float(PAGE, "ex_rollout_match") == pytest.approx(
+        np.mean([R[i, i - m] for i in rows]), abs=1e-12)
+
+
+@pytest.mark.slow
+def test_benchmark_cli_runs_quick(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "induction.json"
+    run = subprocess.run([sys.executable, "-m", "attention_graph.bench", "induction", "--quick", "--out", str(out)],
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    record = json.loads(out.read_text())
+    assert record["benchmark"] == "induction" and record["quick"] is True and record["machine"]["cpus"] >= 1
+    assert RECORD["quick"] is False  # the committed record is a full run
