@@ -8,69 +8,79 @@ from . import worked_example  # importing it registers the worked example's SymP
 from .attention import AttentionGraph, attention, attention_exact, pull, weighted_sum
 from .backward import attention_backward, softmax_backward
 from .block import (
-                    BlockParams,
-                    block_weights,
-                    feed_forward,
-                    init_block_params,
-                    layer_norm,
-                    params_from_torch,
-                    params_to_torch,
-                    transformer_block,
+    BlockParams,
+    block_weights,
+    feed_forward,
+    init_block_params,
+    layer_norm,
+    params_from_torch,
+    params_to_torch,
+    transformer_block,
 )
 from .blockwise import block_state, blockwise_attention, blockwise_attention_backward, merge
-
-# Every public name, once (tests/test_packaging.py checks it against the imports above).
-__all__ = []
+from .bottlenecks import (
+    causal_path_counts,
+    causal_stack,
+    init_causal_stack,
+    last_token_sensitivity,
+    path_share,
+    uniform_walk_share,
+)
+from .decoding import KVCache, decode
 from .graph import (
-                    additive_mask_softmax,
-                    causal_mask,
-                    complete_attention,
-                    five_models,
-                    gat,
-                    gat_parameters,
-                    gat_scores,
-                    gcn,
-                    gcn_propagation,
-                    graph_mask,
-                    masked_attention,
-                    mean_aggregation,
-                    mean_propagation,
-                    message_edge_index,
-                    message_passing,
-                    permutation_matrix,
-                    product_mask_softmax,
-                    relabel,
+    additive_mask_softmax,
+    causal_mask,
+    complete_attention,
+    five_models,
+    gat,
+    gat_parameters,
+    gat_scores,
+    gcn,
+    gcn_propagation,
+    graph_mask,
+    masked_attention,
+    mean_aggregation,
+    mean_propagation,
+    message_edge_index,
+    message_passing,
+    permutation_matrix,
+    product_mask_softmax,
+    relabel,
 )
 from .graph_tools import (
-                    attention_rollout,
-                    head_graphs,
-                    laplacian_spectrum,
-                    mean_graph,
-                    pagerank,
-                    random_walk_laplacian,
-                    spectral_bipartition,
-                    stationary_distribution,
-                    symmetrised,
+    attention_rollout,
+    head_graphs,
+    laplacian_spectrum,
+    mean_graph,
+    pagerank,
+    random_walk_laplacian,
+    spectral_bipartition,
+    stationary_distribution,
+    symmetrised,
 )
 from .induction import composed_graph, head_scores, induction_graph, previous_token_graph
 from .karate import adjusted_rand_index, club_graph, graph_transformer_layer
 from .linear_attention import RandomFeatures, elu_feature_map, linear_attention, linear_weights, random_features
 from .multihead import bipartite_adjacency, head_messages, multi_head_attention
 from .patterns import (
-                    bigbird_edges,
-                    causal_edges,
-                    complete_edges,
-                    hop_distances,
-                    longformer_edges,
-                    max_path_length,
-                    path_edges,
-                    window_edges,
+    bigbird_edges,
+    causal_edges,
+    complete_edges,
+    hop_distances,
+    longformer_edges,
+    max_path_length,
+    path_edges,
+    window_edges,
 )
 from .positional import laplacian_pe, normalized_laplacian
 from .qkv import project
 from .rank_collapse import distance_from_rank_one, ergodicity_coefficient, product_coefficients, row_spread
 from .registry import DerivationError
 from .scores import scaled_scores
+from .sequence_positions import alibi_bias, distance_bias, rotary, shortest_path_distances, sinusoidal_encoding
+from .sinks import in_degrees, position_in_strength, uniform_causal_weights
+from .softmax import hardmax, softmax, softmax_jacobian, softmax_with_temperature
+from .sparse import edge_attention, segment_softmax
 
 # Every public name, once (tests/test_packaging.py checks it against the imports above).
 __all__ = ["AttentionGraph", "BlockParams", "DerivationError", "KVCache", "RandomFeatures", "additive_mask_softmax",
