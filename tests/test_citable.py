@@ -47,9 +47,9 @@ def test_every_result_has_a_number_and_a_permalink_anchor(item):
     anchor = f"equation-{item.label}" if item.kind == "equation" else item.label
     assert f'id="{anchor}"' in html, f"no anchor #{anchor} in {item.page}.html"
     if item.kind == "equation":
-        assert re.search(rf'id="{anchor}"[\s\S]{{0,400}}?<span class="eqno">\(\d+\)', html)
+        assert re.search(rf'id="{anchor}"[\s\S]{{0,400}}?<span class="eqno">\(\d+(\.\d+)*\)', html)
     elif item.kind == "figure":
-        assert re.search(rf'id="{anchor}"[\s\S]*?caption-number">Fig\. \d+', html)
+        assert re.search(rf'id="{anchor}"[\s\S]*?caption-number">Fig\. \d+(\.\d+)*', html)
     else:
         assert re.search(rf'id="{anchor}"[\s\S]{{0,800}}?\b\w+ \d+(\.\d+)*', html)
 
