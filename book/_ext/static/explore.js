@@ -252,9 +252,12 @@
   // ---------------------------------------------------------------------------------------------
 
   const inits = {};
-  AE.register = (name, init) => { inits[name] = init; };
+  let started = false;
+  // A file that registers after the start (deferred scripts may run after the first start) starts its own.
+  AE.register = (name, init) => { inits[name] = init; if (started) AE.start(); };
 
   AE.start = () => {
+    started = true;
     document.querySelectorAll("div.explorable[data-explorable]").forEach((div) => {
       const init = inits[div.dataset.explorable];
       const data = div.querySelector("script[data-explorable-state]");
