@@ -105,7 +105,7 @@ def _layer_norm_across_tokens(X, gamma, beta, eps=1e-5):
 
 
 sk, ind = _module("sinks"), _module("induction")
-_sk_causal = sk._causal_symbols
+_sk_causal = sk.causal_symbols
 
 
 def _induction_one_back(n, m):
@@ -300,10 +300,10 @@ BROKEN = {
                                   "half the coefficient"),
     "thm-tau-contraction": (rc, "ergodicity_coefficient", after(rc.ergodicity_coefficient, lambda t: t * 0.9),
                             "a coefficient a tenth too small"),
-    "thm-tau-submultiplicative": (rc, "_exact_tau", after(rc._exact_tau, lambda t: 1 - t),
+    "thm-tau-submultiplicative": (rc, "exact_tau", after(rc.exact_tau, lambda t: 1 - t),
                                   "the overlap in place of the coefficient"),
     # bottlenecks
-    "thm-causal-path-count": (bn, "_count_formula", lambda s, L: sp.binomial(s + L, L - 1),
+    "thm-causal-path-count": (bn, "path_count_formula", lambda s, L: sp.binomial(s + L, L - 1),
                               "one position too many in the binomial"),
     "thm-walk-sensitivity": (bn, "last_token_sensitivity", after(bn.last_token_sensitivity, lambda s: s[::-1]),
                              "the tokens in reverse order"),
@@ -312,7 +312,7 @@ BROKEN = {
         np.asarray(edges)[:, 0], minlength=n), "counts the keys each query sees (the out-degree)"),
     "thm-uniform-causal-sink": (sk, "uniform_causal_weights", lambda n: np.tril(np.ones((n, n))) / n,
                                 "every entry 1/n: rows not normalised"),
-    "thm-causal-walk-absorbed": (sk, "_causal_symbols", lambda n: _sk_causal(n).T,
+    "thm-causal-walk-absorbed": (sk, "causal_symbols", lambda n: _sk_causal(n).T,
                                  "W transposed: the walk goes forward in time"),
     # induction
     "thm-induction-composition": (ind, "induction_graph", _induction_one_back,
@@ -321,24 +321,24 @@ BROKEN = {
 
 # Sequences as graphs: positions, linear attention, decoding
 sq, la, de = _module("sequence_positions"), _module("linear_attention"), _module("decoding")
-_sq_rotate, _sq_alibi, _la_linear, _la_read = sq._rotate_pairs, sq._alibi, la._linear, la._read
+_sq_rotate, _sq_alibi, _la_linear, _la_read = sq.rotate_pairs, sq.alibi_kernel, la.linear_two_hop, la.read_feature_nodes
 BROKEN.update({
-    "eq-sinusoidal": (sq, "_sinusoidal", lambda p, w: np.column_stack(
+    "eq-sinusoidal": (sq, "sinusoidal_kernel", lambda p, w: np.column_stack(
         [np.sin(np.outer(p, w)), np.cos(np.outer(p, w))]), "the sines first, then the cosines"),
-    "thm-sinusoidal-offset": (sq, "_sinusoidal", lambda p, w: np.column_stack(
+    "thm-sinusoidal-offset": (sq, "sinusoidal_kernel", lambda p, w: np.column_stack(
         [np.sin(np.outer(p, w)), np.cos(np.outer(p, w))]) * (1 + np.asarray(p)[:, None] / 10),
                               "an amplitude that grows with the position"),
-    "thm-rope-relative": (sq, "_rotate_pairs", lambda X, theta: _sq_rotate(X, theta**2 / 7),
+    "thm-rope-relative": (sq, "rotate_pairs", lambda X, theta: _sq_rotate(X, theta**2 / 7),
                           "angles quadratic in the position"),
-    "eq-alibi": (sq, "_alibi", lambda n, slope: _sq_alibi(n, slope).T, "the bias of the keys ahead, not behind"),
-    "eq-linear-attention": (la, "_read", lambda PQ, KV, z: PQ @ KV, "no normaliser D"),
-    "thm-linear-equals-quadratic": (la, "_read", after(_la_read, lambda Y: Y + 1e-9), "output shifted"),
-    "thm-causal-running-sum": (la, "_causal_linear", _la_linear, "every key seen, not only j <= i"),
-    "thm-random-features-unbiased": (la, "_standard_normal_density", lambda x: sp.exp(-x**2 / 2),
+    "eq-alibi": (sq, "alibi_kernel", lambda n, slope: _sq_alibi(n, slope).T, "the bias of the keys ahead, not behind"),
+    "eq-linear-attention": (la, "read_feature_nodes", lambda PQ, KV, z: PQ @ KV, "no normaliser D"),
+    "thm-linear-equals-quadratic": (la, "read_feature_nodes", after(_la_read, lambda Y: Y + 1e-9), "output shifted"),
+    "thm-causal-running-sum": (la, "causal_running_sum", _la_linear, "every key seen, not only j <= i"),
+    "thm-random-features-unbiased": (la, "standard_normal_density", lambda x: sp.exp(-x**2 / 2),
                                      "the density not normalised"),
     "thm-kv-new-node": (de, "causal_weights_exact", lambda S: sm.RowSoftmax(sp.Matrix(S)).doit(),
                         "no causal mask: earlier tokens see the new one"),
-    "thm-decoding-equals-causal": (de, "_step_weights", lambda q, K: np.exp(K @ q) / np.exp(K @ q).sum(),
+    "thm-decoding-equals-causal": (de, "step_weights", lambda q, K: np.exp(K @ q) / np.exp(K @ q).sum(),
                                    "no 1/√d in the decoding step"),
 })
 
@@ -375,9 +375,10 @@ def _softmax_rows_unnormalised(S, allowed=None):
 
 
 BROKEN_SHARED_HELPER = {
-    "eq-pre-ln": (bl, "_block", _block_without_second_residual, "the shared wiring drops a residual"),
-    "eq-post-ln": (bl, "_block", _block_without_second_residual, "the shared wiring drops a residual"),
-    "thm-one-head": (mh, "_softmax_rows", _softmax_rows_unnormalised, "the exact softmax helper forgets to normalise"),
+    "eq-pre-ln": (bl, "wire_block", _block_without_second_residual, "the shared wiring drops a residual"),
+    "eq-post-ln": (bl, "wire_block", _block_without_second_residual, "the shared wiring drops a residual"),
+    "thm-one-head": (mh, "softmax_rows_exact", _softmax_rows_unnormalised,
+                     "the exact softmax helper forgets to normalise"),
     "thm-gat-is-masked-attention": (gr, "gat_scores", after(gr.gat_scores, lambda e: e.T),
                                     "the shared score helper swaps query and key"),
 }

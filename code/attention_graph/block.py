@@ -141,7 +141,7 @@ def transformer_block(X, params: BlockParams, *, norm_first: bool = True, mask=N
     def ln_2(Z):  # (n, d) -> (n, d)
         return layer_norm(Z, p.gamma_2, p.beta_2)
 
-    return _block(X, mha, ln_1, ln_2, ffn, norm_first)  # (n, d)
+    return wire_block(X, mha, ln_1, ln_2, ffn, norm_first)  # (n, d)
 
 
 def block_weights(X, params: BlockParams, *, norm_first: bool = True, mask=None) -> np.ndarray:
@@ -160,7 +160,7 @@ def block_weights(X, params: BlockParams, *, norm_first: bool = True, mask=None)
     return multi_head_attention(Z, Z, p.W_Q, p.W_K, p.W_V, p.W_O, p.n_heads, mask)[1]  # (H, n, n)
 
 
-def _block(X, mha, ln_1, ln_2, ffn, norm_first: bool):
+def wire_block(X, mha, ln_1, ln_2, ffn, norm_first: bool):
     """The block's wiring, shared by the package, the exact check and the display."""
     if norm_first:
         H = X + mha(ln_1(X))  # (n, d): the residual bypasses LN and attention
@@ -296,7 +296,7 @@ _F = {name: sp.Function(name) for name in ("MHA", "LN_1", "LN_2", "FFN")}
 
 def _display_block(norm_first: bool):
     X = sp.Symbol("X")
-    Y = _block(X, _F["MHA"], _F["LN_1"], _F["LN_2"], _F["FFN"], norm_first)
+    Y = wire_block(X, _F["MHA"], _F["LN_1"], _F["LN_2"], _F["FFN"], norm_first)
     return sp.Eq(sp.Symbol("Y"), Y, evaluate=False)
 
 
@@ -364,7 +364,7 @@ def _exact_sublayers(eps=_EPS_EXACT):
 
 
 def _wired_by_hand(X, mha, ln_1, ln_2, ffn, norm_first: bool):
-    """The block as the page writes it, wired here and not by ``_block``: the exact side of the checks."""
+    """The block as the page writes it, wired here and not by ``wire_block``: the exact side of the checks."""
     if norm_first:  # pre-LN: Z = X + MHA(LN_1(X)), Y = Z + FFN(LN_2(Z))
         Z = X + mha(ln_1(X))
         return Z + ffn(ln_2(Z))

@@ -181,7 +181,7 @@ _s, _T = sp.symbols("s T", integer=True, positive=True)  # s = n − j, the dist
 _t = sp.Symbol("t", integer=True, nonnegative=True)
 
 
-def _count_formula(s, T):
+def path_count_formula(s, T):
     """ω_T(j) with s = n − j, as the theorem on the page states it."""
     return sp.binomial(s + T - 1, T - 1)
 
@@ -191,27 +191,27 @@ def _count_formula(s, T):
                   "the package's counts are verified against powers of the causal adjacency up to n = 9, T = 6")
 def _check_causal_path_count():
     # Base, T = 1: one edge j → n for every j ≤ n, a single walk; the formula gives C(s, 0) = 1.
-    yield sp.Eq(_count_formula(_s, 1), 1)
+    yield sp.Eq(path_count_formula(_s, 1), 1)
     # Step: a walk of T + 1 steps is a walk of T steps to some m with j ≤ m ≤ n, then the edge m → n,
     # so ω_{T+1}(s) = Σ_{t=0}^{s} ω_T(t); the sum is the formula at T + 1 (hockey stick).
-    yield sp.Eq(sp.summation(_count_formula(_t, _T), (_t, 0, _s)), _count_formula(_s, _T + 1))
+    yield sp.Eq(sp.summation(path_count_formula(_t, _T), (_t, 0, _s)), path_count_formula(_s, _T + 1))
     # The same step by Pascal's rule, and s = 0 (j = n): only self-loops, one walk.
-    yield sp.Eq(sp.expand_func(_count_formula(_s, _T + 1) - _count_formula(_s - 1, _T + 1)
-                               - _count_formula(_s, _T)), 0)
-    yield sp.Eq(_count_formula(0, _T), 1)
+    yield sp.Eq(sp.expand_func(path_count_formula(_s, _T + 1) - path_count_formula(_s - 1, _T + 1)
+                               - path_count_formula(_s, _T)), 0)
+    yield sp.Eq(path_count_formula(0, _T), 1)
     # Earlier tokens have more walks: ω(s)/ω(s − 1) = (s + T − 1)/s, which exceeds 1 by (T − 1)/s.
-    ratio = sp.combsimp(_count_formula(_s, _T) / _count_formula(_s - 1, _T))
+    ratio = sp.combsimp(path_count_formula(_s, _T) / path_count_formula(_s - 1, _T))
     yield sp.Eq(ratio - 1, (_T - 1) / _s)
     # The counts over j = 1..n (s = 0..n − 1) add up to C(n + T − 1, T).
     n = sp.Symbol("n", integer=True, positive=True)
-    yield sp.Eq(sp.summation(_count_formula(_t, _T), (_t, 0, n - 1)), sp.binomial(n + _T - 1, _T))
+    yield sp.Eq(sp.summation(path_count_formula(_t, _T), (_t, 0, n - 1)), sp.binomial(n + _T - 1, _T))
     # The package against the T-th power of the causal adjacency (with self-loops), exactly.
     for size in range(1, 10):
         A = sp.Matrix(size, size, lambda i, j: 1 if j <= i else 0)  # A_ij = 1: an edge j → i
         for T in range(1, 7):
             row = (A**T).row(size - 1)  # walks into the last token, from each j
             yield [int(x) for x in row] == causal_path_counts(size, T).tolist()
-            yield [int(x) for x in row] == [int(_count_formula(size - 1 - j, T)) for j in range(size)]
+            yield [int(x) for x in row] == [int(path_count_formula(size - 1 - j, T)) for j in range(size)]
 
 
 def _walks(n: int, T: int, j: int):

@@ -93,14 +93,14 @@ class KVCache:
         if self._n == 0:
             raise ValueError("the cache is empty: append a key and value before attending")
         q = _as_vector(q, "q", self._K.shape[1])  # (d,)
-        return _step_weights(q, self.keys)  # (n,)
+        return step_weights(q, self.keys)  # (n,)
 
     def attend(self, q) -> np.ndarray:
         """y = Σ_j w_j v_j for the query q (d,) over every cached token  (thm-decoding-equals-causal). (d_v,)."""
         return self.weights(q) @ self.values  # (d_v,)
 
 
-def _step_weights(q, K) -> np.ndarray:
+def step_weights(q, K) -> np.ndarray:
     s = K @ q / math.sqrt(q.size)  # (n,): one score per cached key
     e = np.exp(s - s.max())  # (n,)
     return e / e.sum()  # (n,)
@@ -115,6 +115,11 @@ def decode(Q, K, V) -> np.ndarray:
     Q, K, V = as_qkv(Q, K, V)  # (n, d), (n, d), (n, d_v)
     if Q.shape[0] != K.shape[0]:
         raise ValueError(f"decoding needs one query per token (n_q = n_k): {Q.shape[0]} != {K.shape[0]}")
+    return decode_steps(Q, K, V)  # (n, d_v)
+
+
+def decode_steps(Q, K, V) -> np.ndarray:
+    """Y row by row: token i joins the cache, then its query attends to it  (thm-decoding-equals-causal)."""
     cache = KVCache()
     Y = np.empty((Q.shape[0], V.shape[1]))  # (n, d_v)
     for i in range(Q.shape[0]):

@@ -105,18 +105,18 @@ def _key_state(PK, V) -> tuple[np.ndarray, np.ndarray]:
     return PK.T @ V, PK.sum(axis=0)  # (F, d_v), (F,)
 
 
-def _read(PQ, KV, z) -> np.ndarray:
+def read_feature_nodes(PQ, KV, z) -> np.ndarray:
     """Each query reads the feature nodes: φ(q_i)ᵀ (φ(K)ᵀ V) / φ(q_i)ᵀ (φ(K)ᵀ 1). (n_q, d_v)."""
     return (PQ @ KV) / (PQ @ z)[:, None]  # (n_q, d_v)
 
 
-def _linear(PQ, PK, V) -> np.ndarray:
+def linear_two_hop(PQ, PK, V) -> np.ndarray:
     """D⁻¹ φ(Q) (φ(K)ᵀ V): the two hops, keys → feature nodes → queries. (n_q, d_v)."""
     KV, z = _key_state(PK, V)  # (F, d_v), (F,)
-    return _read(PQ, KV, z)  # (n_q, d_v)
+    return read_feature_nodes(PQ, KV, z)  # (n_q, d_v)
 
 
-def _causal_linear(PQ, PK, V) -> np.ndarray:
+def causal_running_sum(PQ, PK, V) -> np.ndarray:
     S = np.zeros((PK.shape[1], V.shape[1]))  # (F, d_v): the running sum Σ_{j≤i} φ(k_j) v_jᵀ
     z = np.zeros(PK.shape[1])  # (F,): the running sum Σ_{j≤i} φ(k_j)
     Y = np.empty((PQ.shape[0], V.shape[1]))  # (n, d_v)
@@ -154,7 +154,7 @@ def linear_attention(Q, K, V, feature_map=None, causal: bool = False) -> np.ndar
     if causal:
         PQ, PK = _feature_pair(feature_map, Q, K)  # (n, F), (n, F)
         _normalisers_positive(PQ, PK, True)
-        return _causal_linear(PQ, PK, V)  # (n, d_v)
+        return causal_running_sum(PQ, PK, V)  # (n, d_v)
     return _chunked_linear(feature_map, Q, K, V)  # (n_q, d_v)
 
 
@@ -162,7 +162,7 @@ CHUNK = 2048  # rows of Q or K turned into features at a time: φ of a chunk sta
 
 
 def _chunked_linear(feature_map, Q, K, V) -> np.ndarray:
-    """:func:`_linear`, with φ applied CHUNK rows at a time: O(CHUNK F + F d_v) memory besides Y."""
+    """:func:`linear_two_hop`, with φ applied CHUNK rows at a time: O(CHUNK F + F d_v) memory besides Y."""
     feature_map = elu_feature_map if feature_map is None else feature_map
     if not callable(feature_map):
         raise TypeError(f"feature_map must be callable, (n, d) -> (n, F); got {type(feature_map).__name__}")
@@ -184,7 +184,7 @@ def _chunked_linear(feature_map, Q, K, V) -> np.ndarray:
             row = a + int(np.flatnonzero(den <= 0)[0])
             raise ValueError(f"the normaliser φ(q_i)·Σ_j φ(k_j) of row {row} is 0: that query has no edge "
                              "through any feature node (use a positive feature map)")
-        Y[a:a + CHUNK] = _read(PQ, KV, z)  # (chunk, d_v)
+        Y[a:a + CHUNK] = read_feature_nodes(PQ, KV, z)  # (chunk, d_v)
     return Y
 
 
@@ -248,15 +248,15 @@ def _check_linear_equals_quadratic():
     linear = sp.Sum(P[i, a] * sp.Sum(G[j, a] * V[j, c], (j, 1, n)), (a, 1, F))  # φ(Q)(φ(K)ᵀ V)
     # Step 1: v_jc does not depend on a, so it moves inside the inner sum.
     inner = sp.Sum(P[i, a] * G[j, a] * V[j, c], (a, 1, F))
-    yield sp.Sum(sp.factor_terms(inner), (j, 1, n)) == quadratic
+    yield sp.Eq(sp.Sum(sp.factor_terms(inner), (j, 1, n)), quadratic, evaluate=False)
     # Step 2: exchange the two finite sums; step 3: φ(q_i)_a does not depend on j and moves out.
     swapped = sp.Sum(inner, (j, 1, n)).reorder((0, 1))  # one Sum over (j, a), j now inner
     (lim_j, lim_a), summand = swapped.limits, swapped.function
     yield lim_j[0] == j and lim_a[0] == a
-    yield sp.Sum(sp.factor_terms(sp.Sum(summand, lim_j)), lim_a) == linear
+    yield sp.Eq(sp.Sum(sp.factor_terms(sp.Sum(summand, lim_j)), lim_a), linear, evaluate=False)
     # The normaliser is the same identity with every v_jc = 1.
-    yield (sp.Sum(sp.factor_terms(sp.Sum(P[i, a] * G[j, a], (j, 1, n))), (a, 1, F))
-           == sp.Sum(P[i, a] * sp.Sum(G[j, a], (j, 1, n)), (a, 1, F)))
+    yield sp.Eq(sp.Sum(sp.factor_terms(sp.Sum(P[i, a] * G[j, a], (j, 1, n))), (a, 1, F)),
+                sp.Sum(P[i, a] * sp.Sum(G[j, a], (j, 1, n)), (a, 1, F)), evaluate=False)
     # The package: the linear form equals the weights formed explicitly, and they have rank <= F.
     rng = np.random.default_rng(3)
     Q, K, Vn = rng.standard_normal((9, 4)), rng.standard_normal((9, 4)), rng.standard_normal((9, 3))
@@ -273,8 +273,8 @@ def _check_causal_running_sum():
     running = sp.Sum(x[j], (j, 1, i))
     # S_{i+1} = S_i + x_{i+1}: the state after token i + 1 is the state after i plus one term.
     last = sp.Sum(x[j], (j, i + 1, i + 1))  # the one new term
-    yield sp.simplify(running + last - sp.Sum(x[j], (j, 1, i + 1))) == 0  # adjacent ranges join
-    yield sp.Eq(last.doit(), x[i + 1])
+    yield sp.Eq(sp.simplify(running + last - sp.Sum(x[j], (j, 1, i + 1))), 0, evaluate=False)  # ranges join
+    yield sp.Eq(last.doit(), x[i + 1], evaluate=False)
     # S_1 = x_1: the first token starts the state.
     yield sp.Eq(running.subs(i, 1).doit(), x[1])
     # The package: the running sum equals the causally masked weights formed explicitly.
@@ -285,7 +285,7 @@ def _check_causal_running_sum():
     yield bool(np.allclose(got[-1], linear_attention(Q[-1:], K, V)[0], rtol=0, atol=1e-12))
 
 
-def _standard_normal_density(x):
+def standard_normal_density(x):
     """The density of N(0, 1) at x, exp(−x²/2)/√(2π)."""
     return sp.exp(-x**2 / 2) / sp.sqrt(2 * sp.pi)
 
@@ -295,7 +295,7 @@ def _standard_normal_density(x):
 def _check_random_features_unbiased():
     # E_ξ[exp(ξ q − q²/2) exp(ξ k − k²/2)] = exp(q k) for ξ ~ N(0, 1): one Gaussian integral.
     xi, q, k = sp.symbols("xi q k", real=True)
-    density = _standard_normal_density(xi)
+    density = standard_normal_density(xi)
     features = sp.exp(xi * q - q**2 / 2) * sp.exp(xi * k - k**2 / 2)
     s = sp.Symbol("s", real=True)  # s = q + k: the ξ-dependent factor is exp(ξ s)
     yield sp.Eq(features, sp.exp(xi * s).subs(s, q + k) * sp.exp(-(q**2 + k**2) / 2))
@@ -307,7 +307,7 @@ def _check_random_features_unbiased():
     x1, x2 = sp.symbols("xi_1 xi_2", real=True)
     q1, q2, k1, k2 = sp.symbols("q_1 q_2 k_1 k_2", real=True)
     f2 = sp.exp(x1 * (q1 + k1) + x2 * (q2 + k2) - (q1**2 + q2**2 + k1**2 + k2**2) / 2)
-    d2 = _standard_normal_density(x1) * _standard_normal_density(x2)
+    d2 = standard_normal_density(x1) * standard_normal_density(x2)
     one = features * density
     yield sp.Eq(f2 * d2, one.subs({xi: x1, q: q1, k: k1}) * one.subs({xi: x2, q: q2, k: k2}))
     yield sp.Eq(sp.exp(q1 * k1) * sp.exp(q2 * k2), sp.exp(q1 * k1 + q2 * k2))

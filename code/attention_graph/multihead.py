@@ -130,7 +130,7 @@ def bipartite_adjacency(W) -> np.ndarray:
 # Exact versions and the SymPy checks behind the chapter's labels
 # --------------------------------------------------------------------------------------------------
 
-def _softmax_rows(S: sp.Matrix, allowed=None) -> sp.Matrix:
+def softmax_rows_exact(S: sp.Matrix, allowed=None) -> sp.Matrix:
     E = S.applyfunc(sp.exp)
     if allowed is not None:
         E = sp.Matrix(E.rows, E.cols, lambda a, b: E[a, b] if allowed[a][b] else 0)
@@ -144,7 +144,7 @@ def exact_heads(X_q, X_kv, W_Q, W_K, W_V, H, allowed=None) -> list[sp.Matrix]:
     out = []
     for h in range(H):
         c = slice(h * d_h, (h + 1) * d_h)
-        W_h = _softmax_rows(Q[:, c] * K[:, c].T / sp.sqrt(d_h), allowed)
+        W_h = softmax_rows_exact(Q[:, c] * K[:, c].T / sp.sqrt(d_h), allowed)
         out.append(W_h * V[:, c])
     return out
 
@@ -230,7 +230,7 @@ def _check_one_head():
     # H = 1 and W_O = I: the split is the whole matrix, d_h = d_model, and the layer is the single
     # head softmax(X W_Q (X W_K)ᵀ/√d) X W_V. Symbolic X (3 × 2) and projections (2 × 2).
     X, W_Q, W_K, W_V = (symbol_matrix(s, r, 2) for s, r in (("x", 3), ("a", 2), ("b", 2), ("c", 2)))
-    # The single head written from its formula, entry by entry, not with the helper _softmax_rows:
+    # The single head written from its formula, entry by entry, not with the helper softmax_rows_exact:
     # W_ij = exp(S_ij) / Σ_l exp(S_il), S = X W_Q (X W_K)ᵀ / √2.
     S = (X * W_Q) * (X * W_K).T / sp.sqrt(2)  # (3, 3)
     W = sp.Matrix(3, 3, lambda i, j: sp.exp(S[i, j]) / sum(sp.exp(S[i, l]) for l in range(3)))  # (3, 3)

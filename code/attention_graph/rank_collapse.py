@@ -224,7 +224,7 @@ _SIZES = (2, 3, 4, 5)
 _SAMPLES = 25
 
 
-def _exact_tau(W: sp.Matrix):
+def exact_tau(W: sp.Matrix):
     """τ₁(W) from the formula on the page, in exact arithmetic (rational entries: min compares exactly)."""
     return 1 - min(sum(min(W[i, j], W[k, j]) for j in range(W.cols))
                    for i in range(W.rows) for k in range(W.rows))
@@ -266,15 +266,15 @@ def _check_tau():
     for n in _SIZES:
         for _ in range(_SAMPLES):
             W = _random_stochastic(n, n, rng)
-            exact = _exact_tau(W)
+            exact = exact_tau(W)
             half_l1 = max(sum(sp.Abs(W[i, j] - W[k, j]) for j in range(n)) / 2
                           for i in range(n) for k in range(n))
             yield sp.Eq(exact, half_l1)  # the two forms agree exactly
             yield bool(0 <= exact <= 1)
             yield abs(ergodicity_coefficient(np.array(W, dtype=float)) - float(exact)) <= 1e-15
     # τ₁ = 0 for equal rows, 1 for two rows with no common key.
-    yield _exact_tau(sp.Matrix([[sp.Rational(1, 3), sp.Rational(2, 3)]] * 3)) == 0
-    yield _exact_tau(sp.eye(3)) == 1
+    yield exact_tau(sp.Matrix([[sp.Rational(1, 3), sp.Rational(2, 3)]] * 3)) == 0
+    yield exact_tau(sp.eye(3)) == 1
     yield ergodicity_coefficient(np.full((3, 3), 1 / 3)) == 0.0 and ergodicity_coefficient(np.eye(3)) == 1.0
 
 
@@ -287,7 +287,7 @@ def _check_tau_contraction():
         for _ in range(_SAMPLES):
             W = _random_stochastic(n, n, rng)
             X = _random_rational(n, 3, rng)
-            tau = _exact_tau(W)
+            tau = exact_tau(W)
             yield bool(_exact_spread(W * X) <= tau * _exact_spread(X))
             # Equality: the rows i, k of least overlap, x_j = 1 where W_ij > W_kj and 0 elsewhere.
             i, k = max(itertools.product(range(n), repeat=2),
@@ -312,12 +312,12 @@ def _check_tau_submultiplicative():
     yield sp.Eq((1 - sp.Min(a, b) - sp.Min(1 - a, 1 - b) - sp.Abs(a - b)).rewrite(sp.Piecewise), 0)
     yield sp.Eq((A * B)[0, 0] - (A * B)[1, 0], (A[0, 0] - A[1, 0]) * (B[0, 0] - B[1, 0]))
     point = {a: sp.Rational(1, 5), b: sp.Rational(3, 4), c: sp.Rational(2, 3), e: sp.Rational(1, 7)}
-    yield sp.Eq(_exact_tau((A * B).subs(point)), _exact_tau(A.subs(point)) * _exact_tau(B.subs(point)))
+    yield sp.Eq(exact_tau((A * B).subs(point)), exact_tau(A.subs(point)) * exact_tau(B.subs(point)))
     rng = np.random.default_rng(2006)
     for n in _SIZES:
         for _ in range(_SAMPLES):
             A, B = _random_stochastic(n, n, rng), _random_stochastic(n, n, rng)
-            yield bool(_exact_tau(A * B) <= _exact_tau(A) * _exact_tau(B))
+            yield bool(exact_tau(A * B) <= exact_tau(A) * exact_tau(B))
         layers = [np.array(_random_stochastic(n, n, rng), dtype=float) for _ in range(6)]
         got = product_coefficients(layers)
         yield bool((got["product"] <= got["bound"] + 1e-12).all())

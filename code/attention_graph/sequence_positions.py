@@ -44,7 +44,7 @@ def frequencies(d: int, base: float = 10000.0) -> np.ndarray:
     return base ** (-2.0 * np.arange(d // 2) / d)  # (d/2,)
 
 
-def _sinusoidal(positions, omega) -> np.ndarray:
+def sinusoidal_kernel(positions, omega) -> np.ndarray:
     angles = np.outer(positions, omega)  # (n, d/2): i ω_l
     P = np.empty((angles.shape[0], 2 * angles.shape[1]))  # (n, d)
     P[:, 0::2] = np.sin(angles)  # PE_{i, 2l} = sin(i ω_l)
@@ -62,7 +62,7 @@ def sinusoidal_encoding(n: int, d: int, base: float = 10000.0) -> np.ndarray:
            [0.841, 0.54 ]])
     """
     n = as_int(n, "n")
-    return _sinusoidal(np.arange(n), frequencies(d, base))  # (n, d)
+    return sinusoidal_kernel(np.arange(n), frequencies(d, base))  # (n, d)
 
 
 def rotation_angles(positions, d: int, base: float = 10000.0) -> np.ndarray:
@@ -77,7 +77,7 @@ def rotation_angles(positions, d: int, base: float = 10000.0) -> np.ndarray:
     return np.outer(p, frequencies(d, base))  # (n, d/2)
 
 
-def _rotate_pairs(X, theta) -> np.ndarray:
+def rotate_pairs(X, theta) -> np.ndarray:
     x, y = X[:, 0::2], X[:, 1::2]  # (n, d/2) each: the pairs (x_{2l}, x_{2l+1})
     c, s = np.cos(theta), np.sin(theta)  # (n, d/2)
     out = np.empty_like(X)  # (n, d)
@@ -101,10 +101,10 @@ def rotary(X, positions, base: float = 10000.0) -> np.ndarray:
     theta = rotation_angles(positions, X.shape[1], base)  # (n, d/2)
     if theta.shape[0] != X.shape[0]:
         raise ValueError(f"positions must have one entry per row of X: {theta.shape[0]} != {X.shape[0]}")
-    return _rotate_pairs(X, theta.astype(X.dtype))  # (n, d)
+    return rotate_pairs(X, theta.astype(X.dtype))  # (n, d)
 
 
-def _alibi(n: int, slope: float) -> np.ndarray:
+def alibi_kernel(n: int, slope: float) -> np.ndarray:
     i = np.arange(n)  # (n,)
     offset = (i[:, None] - i[None, :]).astype(float)  # (n, n): i − j
     return np.where(offset >= 0, 0.0 - slope * offset, -np.inf)  # (n, n); 0.0 − x keeps 0 unsigned
@@ -129,7 +129,7 @@ def alibi_bias(n: int, slope: float) -> np.ndarray:
            [-0.5,  0. , -inf],
            [-1. , -0.5,  0. ]])
     """
-    return _alibi(as_int(n, "n"), _as_slope(slope))  # (n, n)
+    return alibi_kernel(as_int(n, "n"), _as_slope(slope))  # (n, n)
 
 
 def shortest_path_distances(A) -> np.ndarray:
@@ -216,12 +216,12 @@ def _rotation(theta):
             strength="proved", scope="for a general 2-d block, angle θ and positions i, j")
 def _check_rope_relative():
     i, j, c, theta = sp.symbols("i j c theta", real=True)
-    q = sp.Matrix(sp.symbols("q_1 q_2", real=True))
-    k = sp.Matrix(sp.symbols("k_1 k_2", real=True))
+    q = sp.Matrix(sp.symbols("q_x q_y", real=True))  # a general vector of the 2-d block
+    k = sp.Matrix(sp.symbols("k_x k_y", real=True))
     score = ((_rotation(i * theta) * q).T * (_rotation(j * theta) * k))[0, 0]
     # The rotated score is q·R((j − i)θ)k: it depends on the positions through j − i alone ...
-    yield sp.Eq(sp.expand_trig(score), sp.expand_trig((q.T * _rotation((j - i) * theta) * k)[0, 0]))
-    yield sp.Eq(sp.expand_trig(score.subs({i: i + c, j: j + c})), sp.expand_trig(score))
+    yield sp.Eq(sp.expand_trig(score), sp.expand_trig((q.T * _rotation((j - i) * theta) * k)[0, 0]), evaluate=False)
+    yield sp.Eq(sp.expand_trig(score.subs({i: i + c, j: j + c})), sp.expand_trig(score), evaluate=False)
     # ... and a rotation keeps the norm.
     rq = _rotation(i * theta) * q
     yield sp.Eq(sp.simplify((rq.T * rq)[0, 0]), (q.T * q)[0, 0])
