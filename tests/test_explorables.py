@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 
 import booktools as bt
-import browsertools as bw
 from attention_graph import blockwise, graph, graph_tools, karate, scaled_scores, softmax_with_temperature
 from attention_graph import patterns as pt
 from attention_graph import worked_example as we
@@ -34,26 +33,6 @@ PAGES = {"worked": "book/worked_example.html", "softmax": "book/softmax.html",
 WINDOWS = [(1280, "light"), (1280, "dark"), (390, "light"), (390, "dark")]
 
 
-# TEMPORARY until t24 lands: the session fixtures `site` and `browser` of tests/conftest.py.
-@pytest.fixture(scope="module")
-def site():
-    if not (bw.HTML / "book").is_dir():
-        pytest.fail(f"{bw.HTML} has no book: build it first (make book)")
-    with bw.serve(bw.HTML) as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from conftest import need_chromium
-    from playwright.sync_api import sync_playwright
-
-    exe = need_chromium()
-    with sync_playwright() as p:
-        b = bw.launch(p, exe)
-        yield b
-        b.close()
-# end of TEMPORARY
 
 
 class Opened:
