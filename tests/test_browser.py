@@ -265,7 +265,8 @@ def expected_pasted(docname: str, source: str) -> list[tuple[str, str]]:
     out = []
     for role in glue_text_roles(source):
         ref, spec = role.rsplit(":", 1) if ":" in role else (role, "s")
-        out.append((role, prose_number(format_glued(bt.pasted(docname, ref)["data"]["text/plain"], spec))))
+        text = prose_number(format_glued(bt.pasted(docname, ref)["data"]["text/plain"], spec))
+        out.append((role, text.replace("'", "\u2019")))  # Sphinx's smart quotes: package's → package’s
     return out
 
 

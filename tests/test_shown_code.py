@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from short_code import WIDTH, short_docstring
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
@@ -90,3 +91,43 @@ def test_the_book_shows_code():
 def test_shown_code_holds_no_validation(page, path, name):
     bad = validation_lines(shown_source(path.read_text(), name))
     assert not bad, f"{page} shows {path.name}:{name} with validation lines:\n" + "\n".join(bad)
+
+
+# A code cell the reader sees: not removed and its input not removed (a solution's cells are shown
+# when the solution is opened).
+CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
+HIDDEN = re.compile(r"^:tags:.*remove-(?:cell|input)", re.M)
+
+
+def shown_lines(page: Path) -> list[str]:
+    """Every line a page shows as code: its visible cells' source and its includes as short_code cuts them."""
+    text = page.read_text()
+    lines = [line for m in CELL.finditer(text) if not HIDDEN.search(m.group(1))
+             for line in m.group(1).splitlines() if not line.startswith(":")]
+    for path, name in shown_objects(text, page):
+        source = path.read_text()
+        node = ast.parse(source)
+        for part in name.split("."):
+            node = next(n for n in node.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == part)
+        start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+        lines += [line.rstrip("\n") for line in
+                  short_docstring(source.splitlines(keepends=True)[start:node.end_lineno])]
+    return lines
+
+
+def too_wide(page: Path) -> list[str]:
+    return [line for line in shown_lines(page) if len(line) > WIDTH]
+
+
+def test_the_width_rule_catches_a_long_line(tmp_path):
+    page = tmp_path / "x.md"
+    page.write_text("```{code-cell} ipython3\nshort = 1\n" + "y = " + "1 + " * 30 + "1\n```\n"
+                    "```{code-cell} ipython3\n:tags: [remove-cell]\n" + "z = " + "1 + " * 30 + "1\n```\n")
+    assert [len(line) for line in too_wide(page)] == [4 + 4 * 30 + 1]
+
+
+@pytest.mark.parametrize("page", sorted(BOOK.glob("*.md")), ids=lambda p: p.stem)
+def test_shown_code_fits_the_column(page):
+    """At 1280 px a code cell holds 87 characters (tests/test_layout.py measures it in Chromium);
+    shown lines keep to WIDTH, and short_code wraps a docstring's first line to it."""
+    assert too_wide(page) == [], f"{page.stem}: shown code longer than {WIDTH} characters"

@@ -85,7 +85,8 @@ def merge(a: BlockState, b: BlockState, *, exp=np.exp, maximum=np.maximum) -> Bl
     return _merge(_as_state(a, "a"), _as_state(b, "b"), exp=exp, maximum=maximum)
 
 
-def _merge(a: BlockState, b: BlockState, *, exp=np.exp, maximum=np.maximum) -> BlockState:
+def _merge(a: BlockState, b: BlockState, *,
+           exp=np.exp, maximum=np.maximum) -> BlockState:
     """The state of the union of two disjoint blocks of keys  (eq-merge-output)."""
     with np.errstate(over="ignore"):  # m_a − m < −1.8e308 gives e^{−inf} = 0
         m = maximum(a.m, b.m)  # (n_q, 1)

@@ -125,9 +125,11 @@ def _input_gradient(inputs, layers, dY, residual: bool):
     """dL/dX⁽⁰⁾ from dL/dX⁽ᵀ⁾ = dY, layer by layer down through attention_backward. (n, d)."""
     mask = causal_mask(dY.shape[0])  # (n, n)
     for X, p in zip(reversed(inputs), reversed(layers)):
-        dQ, dK, dV = attention_backward(X @ p["W_Q"], X @ p["W_K"], X @ p["W_V"], dY, mask)
+        Q, K, V = X @ p["W_Q"], X @ p["W_K"], X @ p["W_V"]  # (n, d) each
+        dQ, dK, dV = attention_backward(Q, K, V, dY, mask)  # (n, d) each
         dX = dQ @ p["W_Q"].T + dK @ p["W_K"].T + dV @ p["W_V"].T  # (n, d)
-        dY = dY + dX if residual else dX  # (n, d): the skip passes dY through unchanged
+        # the skip passes dY through unchanged:
+        dY = dY + dX if residual else dX  # (n, d)
     return dY
 
 

@@ -260,7 +260,8 @@ def gat_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.nd
     return _gat_scores(X, Theta, a, negative_slope)  # (n, n)
 
 
-def _gat_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.ndarray:
+def _gat_scores(X, Theta, a,
+                negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.ndarray:
     """e_ij = LeakyReLU([x̃_i ‖ x̃_j] a) = LeakyReLU(x̃_i a₁ + x̃_j a₂), rows x̃_i of XΘ  (eq-gat-scores)."""
     H = X @ Theta  # (n, d_out)
     d_out = Theta.shape[1]
@@ -303,7 +304,8 @@ def masked_attention(Q, K, V, A, labels=None, *,
     return _masked_attention(Q, K, V, mask, node_labels(labels, mask.shape[0]))
 
 
-def _masked_attention(Q, K, V, mask: np.ndarray, labels) -> tuple[np.ndarray, AttentionGraph]:
+def _masked_attention(Q, K, V, mask: np.ndarray,
+                      labels) -> tuple[np.ndarray, AttentionGraph]:
     """Y = softmax(Q Kᵀ/√d, mask = A (+ I)) V: attention restricted to the graph  (eq-neighbour-softmax)."""
     Y, W = attention(Q, K, V, mask)  # (n, d_v), (n, n)
     return Y, AttentionGraph(W, labels)
@@ -329,7 +331,8 @@ def additive_mask_softmax(S, mask, fill: float = -1e9) -> np.ndarray:
     return _additive_mask_softmax(S, allowed, fill)  # (n_q, n_k)
 
 
-def _additive_mask_softmax(S: np.ndarray, allowed: np.ndarray, fill: float) -> np.ndarray:
+def _additive_mask_softmax(S: np.ndarray, allowed: np.ndarray,
+                           fill: float) -> np.ndarray:
     """softmax(S + F), F_ij = 0 where allowed and ``fill`` elsewhere: masking by a finite constant."""
     F = np.where(allowed, 0.0, fill)  # (n_q, n_k)
     return softmax(S + F)  # (n_q, n_k)
@@ -440,7 +443,8 @@ def gatv2_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.
     return _gatv2_scores(X, Theta, a, negative_slope)  # (n, n)
 
 
-def _gatv2_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.ndarray:
+def _gatv2_scores(X, Theta, a,
+                  negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.ndarray:
     """e_ij = aᵀ LeakyReLU([x_i ‖ x_j] Θ), GATv2 (Brody et al. 2022); shape (n, n)."""
     d_in = X.shape[1]
     src, dst = X @ Theta[:d_in], X @ Theta[d_in:]  # (n, d_out), (n, d_out)

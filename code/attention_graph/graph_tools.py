@@ -99,7 +99,8 @@ def _stationary_distribution(W: np.ndarray) -> np.ndarray:
     """π with π_j = Σ_i π_i W_ij and Σ_i π_i = 1, shape (n,)  (eq-stationary)."""
     n = W.shape[0]
     I_minus_W = np.eye(n) - W  # (n, n)
-    M = np.vstack([I_minus_W.T, np.ones((1, n))])  # (n + 1, n): π (I − W) = 0 and Σ π = 1
+    # π (I − W) = 0 and Σ π = 1, stacked:
+    M = np.vstack([I_minus_W.T, np.ones((1, n))])  # (n + 1, n)
     b = np.zeros(n + 1)  # (n + 1,)
     b[-1] = 1.0
     pi, *_ = np.linalg.lstsq(M, b, rcond=None)  # (n,)
@@ -262,7 +263,8 @@ def head_graphs(Q, K, n_heads: int, labels: Sequence[str],
     return _head_graphs(Q, K, n_heads, labels, mask)
 
 
-def _head_graphs(Q, K, n_heads: int, labels: Sequence[str], mask=None) -> list[AttentionGraph]:
+def _head_graphs(Q, K, n_heads: int, labels: Sequence[str],
+                 mask=None) -> list[AttentionGraph]:
     """One :class:`AttentionGraph` per head, W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h)  (eq-head-weights)."""
     I = np.eye(Q.shape[1], dtype=np.result_type(Q, K))  # (d, d)
     _, W = multi_head_attention(Q, K, I, I, I, I, n_heads, mask=mask)  # (H, n, n)
@@ -328,7 +330,8 @@ def attention_rollout(layers: Sequence[AttentionGraph],
     return _attention_rollout(layers, rho)
 
 
-def _attention_rollout(layers: Sequence[AttentionGraph], rho: float) -> AttentionGraph:
+def _attention_rollout(layers: Sequence[AttentionGraph],
+                       rho: float) -> AttentionGraph:
     """R = Ã⁽ᴸ⁾ ⋯ Ã⁽¹⁾ with Ã⁽ˡ⁾ = ρ I + (1 − ρ) W⁽ˡ⁾  (eq-rollout)."""
     n = layers[0].n
     R = np.eye(n)  # (n, n)

@@ -117,7 +117,8 @@ def linear_two_hop(PQ, PK, V) -> np.ndarray:
 
 
 def causal_running_sum(PQ, PK, V) -> np.ndarray:
-    S = np.zeros((PK.shape[1], V.shape[1]))  # (F, d_v): the running sum Σ_{j≤i} φ(k_j) v_jᵀ
+    # the running sum Σ_{j≤i} φ(k_j) v_jᵀ:
+    S = np.zeros((PK.shape[1], V.shape[1]))  # (F, d_v)
     z = np.zeros(PK.shape[1])  # (F,): the running sum Σ_{j≤i} φ(k_j)
     Y = np.empty((PQ.shape[0], V.shape[1]))  # (n, d_v)
     for i in range(PQ.shape[0]):

@@ -41,7 +41,8 @@ def normalized_laplacian(A) -> np.ndarray:
 def _normalized_laplacian(A: np.ndarray) -> np.ndarray:
     """L = I − D^{-1/2} A D^{-1/2} of a symmetric, non-negative adjacency A  (eq-normalized-laplacian)."""
     deg = A.sum(axis=1)  # (n,)
-    inv_sqrt = np.where(deg > 0, 1.0 / np.sqrt(np.where(deg > 0, deg, 1.0)), 0.0)  # (n,)
+    safe = np.where(deg > 0, deg, 1.0)  # (n,)
+    inv_sqrt = np.where(deg > 0, 1.0 / np.sqrt(safe), 0.0)  # (n,)
     return np.eye(A.shape[0]) - inv_sqrt[:, None] * A * inv_sqrt[None, :]  # (n, n)
 
 

@@ -107,7 +107,8 @@ def rotary(X, positions, base: float = 10000.0) -> np.ndarray:
 def alibi_kernel(n: int, slope: float) -> np.ndarray:
     i = np.arange(n)  # (n,)
     offset = (i[:, None] - i[None, :]).astype(float)  # (n, n): i − j
-    return np.where(offset >= 0, 0.0 - slope * offset, -np.inf)  # (n, n); 0.0 − x keeps 0 unsigned
+    # 0.0 − x keeps 0 unsigned:
+    return np.where(offset >= 0, 0.0 - slope * offset, -np.inf)  # (n, n)
 
 
 def _as_slope(slope) -> float:

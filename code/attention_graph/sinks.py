@@ -146,10 +146,13 @@ def sink_grads(params: dict, tokens, targets) -> tuple[float, dict]:
         dlogits[rows] = dz / B
         grads["W_U"] += c["H"].T @ dlogits
         dH = dlogits @ params["W_U"].T  # (n, d)
-        dQ, dK, dV = attention_backward(c["Q"], c["K"], c["V"], dH, causal_mask(n))  # (n, d) each
+        mask = causal_mask(n)  # (n, n)
+        Q, K, V = c["Q"], c["K"], c["V"]  # (n, d) each
+        dQ, dK, dV = attention_backward(Q, K, V, dH, mask)  # (n, d) each
         for m, dM in zip("QKV", (dQ, dK, dV)):
             grads[f"W_{m}"] += c["X"].T @ dM
-        dX = dH + dQ @ params["W_Q"].T + dK @ params["W_K"].T + dV @ params["W_V"].T  # (n, d)
+        W_Q, W_K, W_V = params["W_Q"], params["W_K"], params["W_V"]
+        dX = dH + dQ @ W_Q.T + dK @ W_K.T + dV @ W_V.T  # (n, d)
         np.add.at(grads["W_E"], s, dX)
         grads["W_P"][:n] += dX
     return total, grads

@@ -57,7 +57,8 @@ def adam(params: dict, grads: dict, state: dict, lr: float,
     t = state["t"] = state.get("t", 0) + 1
     for name, g in grads.items():
         m = state[("m", name)] = beta1 * state.get(("m", name), 0.0) + (1 - beta1) * g
-        v = state[("v", name)] = beta2 * state.get(("v", name), 0.0) + (1 - beta2) * g * g
+        v_old = state.get(("v", name), 0.0)
+        v = state[("v", name)] = beta2 * v_old + (1 - beta2) * g * g
         m_hat, v_hat = m / (1 - beta1**t), v / (1 - beta2**t)
         params[name] = params[name] - lr * m_hat / (np.sqrt(v_hat) + eps)
 
@@ -142,7 +143,8 @@ def sequence_model_grads(params: dict, X, targets) -> tuple[float, dict]:
     """Cross-entropy of :func:`sequence_model` at every position, and its gradients."""
     logits, _ = sequence_model(params, X)  # (batch, n, vocab)
     batch, n, vocab = logits.shape
-    L, dz = cross_entropy(logits.reshape(-1, vocab), targets.reshape(-1))  # (B n, vocab)
+    flat = logits.reshape(-1, vocab)  # (B n, vocab)
+    L, dz = cross_entropy(flat, targets.reshape(-1))  # dz (B n, vocab)
     dz = dz.reshape(batch, n, vocab)
     grads = {name: np.zeros_like(p) for name, p in params.items()}
     for Xb, dzb in zip(X, dz):
