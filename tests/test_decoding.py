@@ -66,3 +66,19 @@ def test_page_decoding_numbers():
     assert bt.glued_float(PAGE, "dec_ops_recompute") == 2 * d * n * (n + 1) * (n + 2) // 6
     assert bt.glued_float(PAGE, "dec_ops_ratio") == pytest.approx((n + 2) / 3, rel=1e-12)
     assert bt.glued_float(PAGE, "ex_dec_gap") < 1e-15
+
+
+def test_exercise_window_decoding():
+    """The windowed decoder of the exercise equals the oracle's attention under the causal band."""
+    w = int(bt.glued_float(PAGE, "ex_win_width"))
+    assert bt.glued_float(PAGE, "ex_win_held") == w
+    assert bt.glued_float(PAGE, "ex_win_gap") < 1e-14
+    rng = np.random.default_rng(5)
+    Q, K, V = rng.standard_normal((12, 3)), rng.standard_normal((12, 3)), rng.standard_normal((12, 2))
+    i, j = np.indices((12, 12))
+    Y, _ = oracles.attention(Q, K, V, mask=(j <= i) & (i - j < w))
+    for row in range(12):
+        cache = KVCache()
+        for col in range(max(0, row - w + 1), row + 1):
+            cache.append(K[col], V[col])
+        np.testing.assert_allclose(cache.attend(Q[row]), Y[row], rtol=0, atol=1e-14)

@@ -13,9 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIGURE = re.compile(r"```\{(?:glue:)?figure\}\s*(\S+)\n((?::.*\n)*)\n?([\s\S]*?)```")
 # The plot functions that draw arrows between nodes (book figures of graphs).
 ARROWS = ("plot_attention_graph", "plot_fixed_and_computed", "plot_fixed_to_computed", "plot_head_graphs",
-          "plot_block_graph", "plot_qkv")
-# notation.md is being rewritten from the symbol table (issue 25); its figure comes with that page.
-NOT_YET = {"notation"}
+          "plot_block_graph", "plot_qkv", "plot_orientation")
 
 
 def content_chapters() -> list[str]:
@@ -36,7 +34,7 @@ def test_figures_finds_a_figure_and_its_caption():
 
 def test_every_content_chapter_has_a_figure():
     missing = {stem for stem in content_chapters() if not figures((ROOT / "book" / f"{stem}.md").read_text())}
-    assert missing <= NOT_YET, missing
+    assert missing == set(), missing
 
 
 def test_every_drawn_graph_says_its_arrows_run_from_j_to_i():

@@ -646,3 +646,18 @@ def test_the_page_glues_the_explorables_states_as_the_package_computes_them():
     assert state["model_names"] == list(graph.MODEL_NAMES)
     for name, (_, g) in models.items():
         assert np.array_equal(state["models"][name], g.W)
+
+
+def test_exercise_attention_graph_is_directed():
+    """The pair whose weights differ most, from the oracle's weights; GCN's Â is symmetric."""
+    _, W = oracles.attention(X, X, X)
+    gap = np.abs(W - W.T)
+    i, j = np.unravel_index(gap.argmax(), gap.shape)
+    assert bt.pasted(PAGE, "ex_dir_i")["data"]["text/plain"].strip("'") == PEOPLE[i]
+    assert bt.pasted(PAGE, "ex_dir_j")["data"]["text/plain"].strip("'") == PEOPLE[j]
+    assert bt.glued_float(PAGE, "ex_dir_ij") == pytest.approx(W[i, j], abs=1e-15)
+    assert bt.glued_float(PAGE, "ex_dir_ji") == pytest.approx(W[j, i], abs=1e-15)
+    assert bt.glued_float(PAGE, "ex_dir_gap") == pytest.approx(gap.max(), abs=1e-15) > 0.1
+    Z = np.exp(X @ X.T / np.sqrt(2)).sum(axis=1)  # each receiver's normaliser
+    assert W[i, j] / W[j, i] == pytest.approx(Z[j] / Z[i], rel=1e-12)  # the solution's ratio
+    assert bt.glued_float(PAGE, "ex_dir_gcn") <= 1e-16

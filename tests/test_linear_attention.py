@@ -160,3 +160,16 @@ def test_benchmark_cli_runs_quick(tmp_path):
     record = json.loads(out.read_text())
     assert record["benchmark"] == "linear" and record["quick"] is True
     assert {c["method"] for c in record["results"]["cases"]} == {"linear", "dense"}
+
+
+def test_exercise_rank_equals_the_number_of_features():
+    """The solution's ranks are the bound F, recomputed from W = D⁻¹ φ(Q) φ(K)ᵀ written out."""
+    Fs = [int(f) for f in bt.pasted(PAGE, "ex_lin_Fs")["data"]["text/plain"].strip("'").split(", ")]
+    ranks = [int(r) for r in bt.pasted(PAGE, "ex_lin_ranks")["data"]["text/plain"].strip("'").split(", ")]
+    rng = np.random.default_rng(3)
+    Q, K = rng.standard_normal((100, 8)), rng.standard_normal((100, 8))
+    for F, rank in zip(Fs, ranks, strict=True):
+        phi = random_features(8, F, rng)
+        PQ, PK = phi(Q), phi(K)
+        W = (PQ @ PK.T) / (PQ @ PK.sum(axis=0))[:, None]
+        assert rank == np.linalg.matrix_rank(W) == F

@@ -161,7 +161,7 @@ def test_the_contents_give_each_chapter_the_page_it_starts_on(book_pdf):
     tight = re.sub(r"\s+", "", contents)
     rows = "".join(re.sub(r"\s+", "", title) + str(start - offset + 1) for _, title, start in chapters)
     assert tight == "Contents" + rows
-    for doc, title, start in chapters:
+    for doc, _, start in chapters:
         number = start - offset + 1
         printed = squash(texts[start])
         assert printed.rstrip().endswith(str(number)), f"{doc}: page {number} does not say so"

@@ -139,3 +139,15 @@ def test_exercise_alibi_closed_form():
     closed = np.exp(-7.0) / np.exp(-np.arange(8.0)).sum()
     assert bt.glued_float(PAGE, "ex_alibi_first") == pytest.approx(closed, rel=1e-12)
     assert bt.glued_float(PAGE, "ex_alibi_closed") == pytest.approx(closed, rel=1e-15)
+
+
+def test_exercise_alibi_reach():
+    """The nearest H tokens hold 1 − e^{−μH} of a long sequence's last row, from the closed form."""
+    mu, n = 0.5, 64
+    shares = np.cumsum(np.exp(-mu * np.arange(n))) / np.exp(-mu * np.arange(n)).sum()
+    H = int(np.ceil(np.log(2) / mu))
+    assert bt.glued_float(PAGE, "ex_reach_bound") == pytest.approx(np.log(2) / mu, rel=1e-15)
+    assert bt.glued_float(PAGE, "ex_reach_count") == H == np.argmax(shares >= 0.5) + 1
+    assert bt.glued_float(PAGE, "ex_reach_share") == pytest.approx(shares[H - 1], abs=1e-15) >= 0.5
+    assert bt.glued_float(PAGE, "ex_reach_share_less") == pytest.approx(shares[H - 2], abs=1e-15) < 0.5
+    assert shares[H - 1] == pytest.approx(1 - np.exp(-mu * H), abs=1e-12)  # 64 tokens: long enough

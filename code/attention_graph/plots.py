@@ -830,6 +830,16 @@ def _vector(ax, xy, values, color, name, *, cell: float = 0.62, fontsize: float 
     return x0 + len(values) * cell  # the right end of the strip
 
 
+def plot_orientation(graph):
+    """W_ij two ways, stacked for a narrow page: the heatmap (row i gives, column j receives) above
+    the graph it is the adjacency of, where the weight W_ij is an arrow from j to i, the way v_j flows."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(4.4, 8.2), gridspec_kw={"height_ratios": [1, 1.1]})
+    plot_heatmap(graph, top, fmt="{:.1f}", fontsize=12, title="$W_{ij}$: row $i$ gives, column $j$ receives")
+    plot_attention_graph(graph, bottom, show_weights=True, fmt="{:.1f}", node_radius=0.2, fontsize=12,
+                         title="the same weights: $v_j$ flows from $j$ to $i$")
+    return _finish(fig)
+
+
 def plot_qkv(X, W_Q, W_K, W_V, labels, i: int):
     """Top: one input row x_i becomes three vectors q_i, k_i, v_i. Bottom: q_i meets every key.
 
