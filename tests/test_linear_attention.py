@@ -164,8 +164,8 @@ def test_benchmark_cli_runs_quick(tmp_path):
 
 def test_exercise_rank_equals_the_number_of_features():
     """The solution's ranks are the bound F, recomputed from W = D⁻¹ φ(Q) φ(K)ᵀ written out."""
-    Fs = [int(f) for f in bt.pasted(PAGE, "ex_lin_Fs")["data"]["text/plain"].strip("'").split(", ")]
-    ranks = [int(r) for r in bt.pasted(PAGE, "ex_lin_ranks")["data"]["text/plain"].strip("'").split(", ")]
+    Fs = [int(f) for f in bt.glued_plain(PAGE, "ex_lin_Fs").strip("'").split(", ")]
+    ranks = [int(r) for r in bt.glued_plain(PAGE, "ex_lin_ranks").strip("'").split(", ")]
     rng = np.random.default_rng(3)
     Q, K = rng.standard_normal((100, 8)), rng.standard_normal((100, 8))
     for F, rank in zip(Fs, ranks, strict=True):

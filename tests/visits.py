@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -110,7 +109,13 @@ class Visits:
         self.tab = browser.new_context(viewport=bw.VIEWPORT).new_page()  # one tab, as a reader's
         self.toc = {f"{doc}.html" for doc in bw.toc_docnames()}  # printed too, for the PDF
         self.seen: dict[str, Visit] = {}
-        shutil.rmtree(paths.SCREENSHOTS, ignore_errors=True)  # only this build's pages
+        # Only this build's pages: a screenshot of a page the build no longer has goes (never the
+        # whole folder: under pytest-xdist another session may be writing its own screenshots).
+        for png in paths.SCREENSHOTS.rglob("*.png") if paths.SCREENSHOTS.is_dir() else []:
+            rel = png.relative_to(paths.SCREENSHOTS)
+            rel = rel.relative_to("dark") if rel.parts[0] == "dark" else rel
+            if not (paths.HTML / rel.with_suffix(".html")).exists():
+                png.unlink()
 
     def __call__(self, rel: str) -> Visit:
         if rel not in self.seen:
