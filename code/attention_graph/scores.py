@@ -279,9 +279,14 @@ def _display_scale_outside():
     return sp.Eq(lhs, sp.exp(s[j]) / sp.Sum(sp.exp(s[l]), (l, 1, sp.Symbol("n"))), evaluate=False)
 
 
-@derivation("eq-scale-outside-cancels", display=_display_scale_outside, strength="verified",
-            scope="for n = 4 symbolic scores and a symbolic factor")
+@derivation("eq-scale-outside-cancels", display=_display_scale_outside, strength="proved",
+            scope="for every n and d (symbolic sums); exactly also for n = 4 symbolic scores and a symbolic factor")
 def _check_scale_outside():
+    # The display itself, for every n and d: 1/√d, constant in l, comes out of the sum and cancels.
+    shown = registry.display("eq-scale-outside-cancels")
+    lhs = shown.lhs.replace(lambda e: isinstance(e, sp.Sum),
+                            lambda e: sp.factor_terms(sp.Sum(sp.expand(e.function), *e.limits)))
+    yield sp.Eq(lhs, shown.rhs, evaluate=False)
     # A constant factor in front of every exponential cancels in the normalisation (n = 4 symbols).
     s = sp.symbols("s1:5", real=True)
     c = sp.Symbol("c", positive=True)
