@@ -172,7 +172,7 @@ def _sum_moments():
 
 @derivation("eq-mean-qk", display=lambda: sp.Eq(Ex(_dot), 0, evaluate=False),
             strength="proved", scope="for every d, from independence and zero means (moments as symbols); "
-                                     "exactly also for d = 1, 2, 3 on two discrete laws and on the normal law")
+                                     "exactly also for d = 1, 2, 3 on two discrete laws and at d = 1 on the normal law")
 def _check_mean():
     total, _ = _sum_moments()
     yield sp.Eq(total, d * mq[1] * mk[1], evaluate=False)  # linearity and independence, before the hypotheses
