@@ -149,18 +149,18 @@ def expectation(expr) -> sp.Expr:
     return sum(coeff * (mq[a] if a else 1) * (mk[b] if b else 1) for (a, b), coeff in poly.terms())
 
 
-def _term_moments():
-    """E[q_l k_l] and E[(q_l k_l)²] from the independence rule, in the symbolic moments."""
-    return expectation(_qs * _ks), expectation((_qs * _ks) ** 2)
+def _term_moments(c=1):
+    """E[c q_l k_l] and E[(c q_l k_l)²] from the independence rule, in the symbolic moments."""
+    return expectation(c * _qs * _ks), expectation((c * _qs * _ks) ** 2)
 
 
-def _sum_moments():
-    """E[Σ_l X_l] and Var[Σ_l X_l] for general d, X_l = q_l k_l independent across l.
+def _sum_moments(c=1):
+    """E[Σ_l X_l] and Var[Σ_l X_l] for general d, X_l = c q_l k_l independent across l.
 
     E[X_l X_m] is E[X²] on the diagonal and E[X]² off it (independence across l ≠ m); SymPy sums the
     d² terms with a Kronecker delta, for symbolic d.
     """
-    mean, second = _term_moments()
+    mean, second = _term_moments(c)
     m_ = sp.Symbol("m", integer=True, positive=True)
     delta = sp.KroneckerDelta(l, m_)
     pair = delta * second + (1 - delta) * mean**2  # E[X_l X_m]
@@ -172,7 +172,7 @@ def _sum_moments():
 
 @derivation("eq-mean-qk", display=lambda: sp.Eq(Ex(_dot), 0, evaluate=False),
             strength="proved", scope="for every d, from independence and zero means (moments as symbols); "
-                                     "exactly also for d = 1, 2, 3 on two discrete laws and on the normal law")
+                                     "exactly also for d = 1, 2, 3 on two discrete laws and at d = 1 on the normal law")
 def _check_mean():
     total, _ = _sum_moments()
     yield sp.Eq(total, d * mq[1] * mk[1], evaluate=False)  # linearity and independence, before the hypotheses
@@ -214,14 +214,15 @@ def _check_var_qk():
             strength="proved", scope="for every d, from independence, zero means and unit variances; "
                                      "exactly also for d = 1, 2, 3 on two discrete laws")
 def _check_var_scaled():
-    # Var[c X] = E[c² X²] − E[c X]² = c² Var[X], with c = 1/√d: computed, not assumed.
-    total, var = _sum_moments()
+    # The sum of the scaled terms c q_l k_l, c = 1/√d, its variance computed from the moments as
+    # before: Var[c X] = c² Var[X] comes out of the computation, it is not written in.
     c = 1 / sp.sqrt(d)
-    _, second_of_sum = total, var + total**2
+    _, var = _sum_moments()
+    _, var_scaled = _sum_moments(c)
     shown = registry.display("eq-var-scaled")
     yield shown.lhs.args[0] == _dot * c
-    yield sp.Eq(c**2 * second_of_sum - (c * total) ** 2, var / d, evaluate=False)  # Var[cX] = c² Var[X]
-    yield sp.Eq((c**2 * second_of_sum - (c * total) ** 2).subs(HYPOTHESES), shown.rhs)
+    yield sp.Eq(var_scaled, var / d, evaluate=False)  # Var[cX] = c² Var[X]
+    yield sp.Eq(var_scaled.subs(HYPOTHESES), shown.rhs)
     for d_, dot in _concrete_dots():
         yield sp.Eq(stats.variance(dot / sp.sqrt(d_)), 1)
 
@@ -279,9 +280,14 @@ def _display_scale_outside():
     return sp.Eq(lhs, sp.exp(s[j]) / sp.Sum(sp.exp(s[l]), (l, 1, sp.Symbol("n"))), evaluate=False)
 
 
-@derivation("eq-scale-outside-cancels", display=_display_scale_outside, strength="verified",
-            scope="for n = 4 symbolic scores and a symbolic factor")
+@derivation("eq-scale-outside-cancels", display=_display_scale_outside, strength="proved",
+            scope="for every n and d (symbolic sums); exactly also for n = 4 symbolic scores and a symbolic factor")
 def _check_scale_outside():
+    # The display itself, for every n and d: 1/√d, constant in l, comes out of the sum and cancels.
+    shown = registry.display("eq-scale-outside-cancels")
+    lhs = shown.lhs.replace(lambda e: isinstance(e, sp.Sum),
+                            lambda e: sp.factor_terms(sp.Sum(sp.expand(e.function), *e.limits)))
+    yield sp.Eq(lhs, shown.rhs, evaluate=False)
     # A constant factor in front of every exponential cancels in the normalisation (n = 4 symbols).
     s = sp.symbols("s1:5", real=True)
     c = sp.Symbol("c", positive=True)

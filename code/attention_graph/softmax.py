@@ -459,8 +459,25 @@ def _check_temperature_limits():
 
 
 @derivation("thm-softmax-jacobian",
-            strength="verified", scope="for rows of 2 and 3 symbolic scores")
+            strength="proved", scope="for every number of scores n_k: the entries and the zero row sums "
+                                     "(symbolic sums); the matrix form and its symmetry exactly for rows of 2 and 3")
 def _check_softmax_jacobian():
+    # For every n_k: differentiate p_i = e^{s_i} / Σ_l e^{s_l} with respect to s_j (SymPy differentiates
+    # the sum, a Kronecker delta under it) and compare with p_i (δ_ij − p_j); then sum that over j.
+    s = sp.IndexedBase("s", real=True)
+    Z = sp.Sum(sp.exp(s[_l]), (_l, 1, _n_k))
+
+    def p_(a):
+        return sp.exp(s[a]) / Z
+
+    dp = sp.diff(p_(_i), s[_j]).replace(lambda e: isinstance(e, sp.Sum) and e.has(sp.KroneckerDelta),
+                                        lambda e: sp.refine(e.doit(), sp.Q.le(_j, _n_k)))  # j is one of 1..n_k
+    stated = p_(_i) * (sp.KroneckerDelta(_i, _j) - p_(_j))
+    yield sp.Eq(dp, stated, evaluate=False)
+    row_sum = sp.refine(sp.Sum(stated, (_j, 1, _n_k)).doit(), sp.Q.le(_i, _n_k))
+    row_sum = row_sum.replace(lambda e: isinstance(e, sp.Sum) and e.has(s[_j]),
+                              lambda e: sp.factor_terms(e).xreplace({_j: _l}))  # Σ_j e^{s_j} is Z
+    yield sp.Eq(row_sum, 0)
     for n in (2, 3):
         s = _row(n)
         p = RowSoftmax(s).doit()  # (1, n)

@@ -322,7 +322,7 @@ def exact_masked_softmax(S: sp.Matrix, mask) -> sp.Matrix:
 
 
 @derivation("eq-edge-softmax", display=_display_edge_softmax,
-            strength="verified", scope="for a row of 3 symbolic scores and a symbolic shift")
+            strength="verified", scope="for a 3-node graph with symbolic scores and shifts")
 def _check_edge_softmax():
     # Subtracting the row maximum m_i changes no weight: exp(s - m) / Σ exp(s_l - m) = exp(s) / Σ exp(s_l).
     s1, s2, s3, m = sp.symbols("s1 s2 s3 m", real=True)
@@ -381,11 +381,35 @@ def _check_edge_attention():
 
 
 @derivation("thm-edge-attention-is-masked-attention",
-            strength="verified", scope="for symbolic scores on a 3-node graph; to 1e-12 on a seeded 12-node graph")
+            strength="verified", scope="for symbolic scores, shifts and values on a 3-node graph; "
+                                       "to 1e-12 on a seeded 12-node graph")
 def _check_edge_is_masked():
-    # Symbolically: with mask M = the edge set, masked softmax keeps exactly the edge terms and their
-    # weights are the edge softmax; so each output row is the same sum (see eq-edge-attention).
+    # The statement, exactly on a small graph with symbolic scores, shifts and values: y_i of
+    # eq-edge-attention, with the weights of eq-edge-softmax (both displays summed out over N(i)), is
+    # row i of softmax(S, M) V, the masked softmax written out as M_ij e^{S_ij} / Σ_l M_il e^{S_il}
+    # with M_ij = 1 on the edges and 0 off them.
     S = sp.Matrix(3, 3, lambda a, c: sp.Symbol(f"s_{a}{c}", real=True))
+    Vs = sp.Matrix(3, 2, lambda a, c: sp.Symbol(f"v_{a}{c}", real=True))
+    shifts = sp.symbols("m_0:3", real=True)
+    M01 = sp.Matrix(3, 3, lambda a, c: int((a, c) in _SMALL_EDGES))
+    masked = sp.Matrix(3, 3, lambda a, c: M01[a, c] * sp.exp(S[a, c])
+                       / sum(M01[a, q] * sp.exp(S[a, q]) for q in range(3)))
+    dense = masked * Vs  # (3, 2)
+
+    def nbrs(a):
+        return [c for (r, c) in _SMALL_EDGES if r == a]
+
+    def weight(a, c):  # w_ac of the display eq-edge-softmax
+        return _summed_out(_display_edge_softmax().rhs.subs(_j, c), a, nbrs(a),
+                           {_s: lambda r, q: S[r, q], _m: lambda r: shifts[r]})
+
+    for a in range(3):
+        for col in range(2):
+            y = _summed_out(_display_edge_attention().rhs, a, nbrs(a),
+                            {_w: weight, _v: lambda q, col=col: Vs[q, col]})
+            yield sp.Eq(y, dense[a, col])
+    # The dense masked softmax the package's checks use keeps exactly the edge terms: weight 0 off
+    # the mask, rows that sum to 1.
     mask = [[(a, c) in _SMALL_EDGES for c in range(3)] for a in range(3)]
     W = exact_masked_softmax(S, mask)
     for a in range(3):
