@@ -295,9 +295,17 @@ _F = {name: sp.Function(name) for name in ("MHA", "LN_1", "LN_2", "FFN")}
 
 
 def _display_block(norm_first: bool):
-    X = sp.Symbol("X")
-    Y = wire_block(X, _F["MHA"], _F["LN_1"], _F["LN_2"], _F["FFN"], norm_first)
-    return sp.Eq(sp.Symbol("Y"), Y, evaluate=False)
+    """Pre-LN X' = X + MHA(LN_1(X)), Y = X' + FFN(LN_2(X')); post-LN X' = LN_1(X + MHA(X)),
+    Y = LN_2(X' + FFN(X'))  (eq-pre-ln, eq-post-ln): the block in two named steps, as the page shows it."""
+    X, X_, Y = sp.Symbol("X"), sp.Symbol("X'"), sp.Symbol("Y")
+    MHA, LN_1, LN_2, FFN = (_F[name] for name in ("MHA", "LN_1", "LN_2", "FFN"))
+    if norm_first:
+        steps = (sp.Eq(X_, sp.Add(X, MHA(LN_1(X)), evaluate=False), evaluate=False),
+                 sp.Eq(Y, sp.Add(X_, FFN(LN_2(X_)), evaluate=False), evaluate=False))
+    else:
+        steps = (sp.Eq(X_, LN_1(sp.Add(X, MHA(X), evaluate=False)), evaluate=False),
+                 sp.Eq(Y, LN_2(sp.Add(X_, FFN(X_), evaluate=False)), evaluate=False))
+    return registry.Steps(*steps)
 
 
 def _display_layer_norm():
@@ -373,11 +381,14 @@ def _wired_by_hand(X, mha, ln_1, ln_2, ffn, norm_first: bool):
 
 
 def _check_block(norm_first: bool):
-    # The display is the page's wiring, written out here by hand with the same undefined sublayers.
+    # The displayed steps, composed into one equation, are the page's wiring written out here by
+    # hand, and the package's wiring gives the same expression, all with the same undefined sublayers.
     label = "eq-pre-ln" if norm_first else "eq-post-ln"
     X = sp.Symbol("X")
     shown = registry.display(label).rhs
-    yield sp.Eq(shown, _wired_by_hand(X, _F["MHA"], _F["LN_1"], _F["LN_2"], _F["FFN"], norm_first),
+    by_hand = _wired_by_hand(X, _F["MHA"], _F["LN_1"], _F["LN_2"], _F["FFN"], norm_first)
+    yield sp.Eq(shown, by_hand, evaluate=False)
+    yield sp.Eq(wire_block(X, _F["MHA"], _F["LN_1"], _F["LN_2"], _F["FFN"], norm_first), by_hand,
                 evaluate=False)
     # The package equals that wiring filled with LN (ε = 1/100000), two-head attention and the ReLU
     # network in 40-digit arithmetic.

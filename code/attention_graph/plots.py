@@ -448,7 +448,7 @@ def plot_blockwise_scaling(results: dict):
     ``results`` is the ``"results"`` entry of ``attention_graph/data/bench_blockwise.json``. The memory panel
     marks the target and the size of one dense n × n float64 matrix.
     """
-    fig, (ax_mem, ax_time) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+    fig, (ax_mem, ax_time) = plt.subplots(1, 2, figsize=(8.0, 3.6))
     for method, marker in (("dense", "o-"), ("blockwise", "s-")):
         cases = sorted((c for c in results["cases"] if c["method"] == method), key=lambda c: c["n"])
         n = [c["n"] for c in cases]
@@ -499,18 +499,24 @@ def plot_cycle_encodings(P, frequencies, coefficients):
     P[:, c] = a cos(2π m k / n) + b sin(2π m k / n); the curve is drawn for continuous k.
     """
     n, k = P.shape
-    fig, axes = plt.subplots(1, k, figsize=(2.6 * k, 2.5), sharey=True)
-    axes = np.atleast_1d(axes)
+    cols = k if k <= 3 else 2  # at most three panels a row, so that the text stays legible
+    rows = -(-k // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.4 * rows), sharex=True, sharey=True,
+                             squeeze=False)
+    for ax in axes.flat[k:]:
+        ax.axis("off")
     x = np.linspace(0, n, 400)  # (400,)
-    for c, ax in enumerate(axes):
+    for c, ax in enumerate(axes.flat[:k]):
         m, (a, b) = frequencies[c], coefficients[c]
         theta = 2 * np.pi * m * x / n  # (400,)
         ax.plot(x, a * np.cos(theta) + b * np.sin(theta), "-", color="grey", lw=1)
         ax.plot(np.arange(n), P[:, c], "o", ms=4, color="tab:blue")
         ax.axhline(0, color="black", lw=0.5)
         ax.set_title(f"column {c + 1} (m = {m})", fontsize=9)
+    for ax in axes[-1, :]:
         ax.set_xlabel("position k")
-    axes[0].set_ylabel("encoding")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("encoding")
     return _finish(fig)
 
 
@@ -521,7 +527,7 @@ def plot_sparse_benchmark(record: dict):
     dense = [r for r in rows if "dense_seconds" in r]
     n_all = np.array([r["n"] for r in rows])  # (sizes,)
     n_dense = np.array([r["n"] for r in dense])  # (dense sizes,)
-    fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+    fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(8.0, 3.6))
     ax_t.loglog(n_dense, [r["dense_seconds"] for r in dense], "o-", label="dense, masked")
     ax_t.loglog(n_all, [r["sparse_seconds"] for r in rows], "s-", label="edge_attention")
     ax_t.loglog(n_all, [r["csr_seconds"] for r in rows], "^:", label="lean CSR formulation")
@@ -630,7 +636,7 @@ def plot_backward_benchmark(results: dict):
     ``results`` is the ``"results"`` entry of ``attention_graph/data/bench_backward.json``; the
     dense peak extrapolated to the target n is drawn as an open marker.
     """
-    fig, (ax_mem, ax_time) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+    fig, (ax_mem, ax_time) = plt.subplots(1, 2, figsize=(8.0, 3.6))
     target = results["target"]
     for method, marker in (("dense", "o-"), ("blockwise", "s-")):
         cases = sorted((c for c in results["cases"] if c["method"] == method), key=lambda c: c["n"])
@@ -751,8 +757,12 @@ __all__ += ["plot_patterns", "plot_pattern_scaling", "plot_bipartite"]
 
 def plot_patterns(patterns: dict, n: int):
     """Each pattern's (n, n) mask as a black-and-white grid: row i = query, column j = key."""
-    fig, axes = plt.subplots(1, len(patterns), figsize=(1.6 * len(patterns), 2.0))
-    for ax, (name, E) in zip(axes, patterns.items()):
+    cols = min(len(patterns), 3)  # at most three a row, so that the names stay legible
+    rows = -(-len(patterns) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(1.6 * cols, 2.0 * rows), squeeze=False)
+    for ax in axes.flat[len(patterns):]:
+        ax.axis("off")
+    for ax, (name, E) in zip(axes.flat, patterns.items()):
         M = np.zeros((n, n), dtype=bool)  # (n, n)
         M[E[:, 0], E[:, 1]] = True
         ax.imshow(M, cmap="Greys", vmin=0, vmax=1, interpolation="nearest")
@@ -764,7 +774,7 @@ def plot_patterns(patterns: dict, n: int):
 
 def plot_pattern_scaling(comparison: dict):
     """Edges (log-log) and maximum path length against n, one line per pattern."""
-    fig, (ax_e, ax_d) = plt.subplots(1, 2, figsize=(9.0, 3.5))
+    fig, (ax_e, ax_d) = plt.subplots(1, 2, figsize=(8.0, 3.5))
     markers, styles = "os^vDx", ["-", "--", "-", "-", "-", "--"]
     for marker, style, (name, by_n) in zip(markers, styles, comparison.items()):
         ns = sorted(by_n)
@@ -777,7 +787,7 @@ def plot_pattern_scaling(comparison: dict):
     ax_e.set_ylabel("edges of one layer")
     ax_d.set_xlabel("tokens n")
     ax_d.set_ylabel("maximum path length (layers)")
-    ax_d.legend(frameon=False, fontsize=7)
+    ax_d.legend(frameon=False, fontsize=8)
     return _finish(fig)
 
 
@@ -1134,7 +1144,7 @@ def plot_feature_error(F, errors: dict, reference=None):
 def plot_linear_benchmark(results: dict):
     """Memory above the inputs and median time against n, linear against dense attention, from the
     ``"results"`` of ``bench_linear.json``; the memory target is dashed."""
-    fig, (ax_m, ax_t) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+    fig, (ax_m, ax_t) = plt.subplots(1, 2, figsize=(8.0, 3.6))
     for method, marker in (("dense", "o-"), ("linear", "s-")):
         cases = sorted((c for c in results["cases"] if c["method"] == method), key=lambda c: c["n"])
         n = [c["n"] for c in cases]
@@ -1149,7 +1159,7 @@ def plot_linear_benchmark(results: dict):
         ax.set_xlabel("n (queries = keys)")
         ax.set_xticks(n_all, [f"{x // 1024}k" for x in n_all])
         ax.minorticks_off()
-        ax.legend(frameon=False, fontsize=7)
+        ax.legend(frameon=False, fontsize=8)
     ax_m.set_ylabel("peak memory above the inputs (MiB)")
     ax_t.set_ylabel("median time (s)")
     return _finish(fig)
@@ -1194,7 +1204,7 @@ def plot_collapse_bound(study: dict):
     """Per graph, the measured spread ratio δ(X⁽ˡ⁾)/δ(X⁽⁰⁾) of the stack without skips against
     τ(W⁽ˡ⁾ ⋯ W⁽¹⁾) and ∏ τ(W⁽ᵐ⁾), on one shared log scale."""
     graphs = list(study["bounds"])
-    fig, axes = plt.subplots(1, len(graphs), figsize=(9.0, 3.3), sharey=True)
+    fig, axes = plt.subplots(1, len(graphs), figsize=(8.0, 3.3), sharey=True)
     for ax, graph in zip(axes, graphs):
         run = study["runs"][graph]["attention only"][0]
         depth = np.arange(1, len(run["spread"]))  # (L,)
@@ -1216,7 +1226,7 @@ def plot_collapse_depth(study: dict):
     """Per graph, the distance from rank one r(X⁽ˡ⁾) against depth for each variant: the median over
     the seeds (line) and their range (band), on one shared log scale."""
     graphs = list(study["runs"])
-    fig, axes = plt.subplots(1, len(graphs), figsize=(9.0, 3.4), sharey=True)
+    fig, axes = plt.subplots(1, len(graphs), figsize=(8.0, 3.4), sharey=True)
     styles = ["-", ":", "--", "-"]
     for ax, graph in zip(axes, graphs):
         for style, (name, runs) in zip(styles, study["runs"][graph].items()):
@@ -1262,8 +1272,13 @@ def plot_sensitivity(study: dict):
     holds (median over the seeds, range as a band), against the path share and the uniform walk's
     share; one shared scale across panels."""
     depths = list(study["by_depth"])
-    fig, axes = plt.subplots(1, len(depths), figsize=(9.0, 3.2), sharey=True)
-    for ax, L in zip(axes, depths):
+    cols = min(len(depths), 2)  # two panels a row: a phone shows the legend at a readable size
+    rows = -(-len(depths) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.3 * cols, 2.7 * rows), sharex=True, sharey=True,
+                             squeeze=False)
+    for ax in axes.flat[len(depths):]:
+        ax.axis("off")
+    for ax, L in zip(axes.flat, depths):
         row = study["by_depth"][L]
         j = np.arange(1, len(row["path_share"]) + 1)  # (n,)
         S = np.maximum(np.array(row["sensitivity_share"]), _FLOOR)  # (seeds, n)
@@ -1272,10 +1287,12 @@ def plot_sensitivity(study: dict):
         ax.semilogy(j, np.maximum(row["walk_share"], _FLOOR), "--", color="tab:orange", label="uniform causal walk")
         ax.semilogy(j, np.maximum(row["path_share"], _FLOOR), ":", color="black", label="share of paths")
         ax.set_title(f"$T = {L}$")
-        ax.set_xlabel("input token $j$")
         ax.set_ylim(1e-10, 1.5)
-    axes[0].set_ylabel(r"share of $\|\partial y_n / \partial x_j\|$")
-    axes[0].legend(frameon=False, fontsize=7)
+    for ax in axes[-1, :]:
+        ax.set_xlabel("input token $j$")
+    for ax in axes[:, 0]:
+        ax.set_ylabel(r"share of $\|\partial y_n / \partial x_j\|$")
+    axes[0, 0].legend(frameon=False, fontsize=8)
     return _finish(fig)
 
 

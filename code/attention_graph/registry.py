@@ -35,6 +35,7 @@ __all__ = ["Derivation", "DerivationError", "STRENGTHS", "badge", "close_to_exac
            "evaluate", "is_general", "labels", "latex", "math", "strength", "strength_counts", "verify",
            "verify_statements",
            "symbol_matrix"]
+__all__ += ["Steps"]
 
 
 class DerivationError(AssertionError):
@@ -116,6 +117,45 @@ def display(label: str) -> sp.Basic:
     if entry is None or entry.display is None:
         raise KeyError(f"no SymPy display registered under label {label!r}")
     return entry.display()
+
+
+class Steps(sp.Tuple):
+    """A display in named steps, ``name = expression`` one to a line, each name used by the steps after it.
+
+    A long nested formula reads better as the steps that build it. The display stays one SymPy
+    object: ``composed()`` puts each step's expression in place of its name in the steps after it,
+    which gives the one equation the steps say (the last name = the nested expression), and ``lhs``
+    and ``rhs`` are that equation's, so a check compares the displayed formula itself.
+
+    >>> X, Xp, Y = sp.symbols("X X' Y")
+    >>> f = sp.Function("f")
+    >>> Steps(sp.Eq(Xp, f(X), evaluate=False), sp.Eq(Y, Xp + f(Xp), evaluate=False)).rhs
+    f(X) + f(f(X))
+    """
+
+    def __new__(cls, *steps):
+        if not steps:
+            raise ValueError("Steps needs at least one equation")
+        for step in steps:
+            if not (isinstance(step, sp.Eq) and isinstance(step.lhs, sp.Symbol)):
+                raise TypeError(f"each step must be Eq(name, expression) with a Symbol name; got {step!r}")
+        return super().__new__(cls, *steps)
+
+    def composed(self) -> sp.Eq:
+        """The last step with every earlier name replaced by its expression: one nested equation."""
+        *earlier, last = self.args
+        rhs = last.rhs
+        for step in reversed(earlier):
+            rhs = rhs.subs(step.lhs, step.rhs)
+        return sp.Eq(last.lhs, rhs, evaluate=False)
+
+    @property
+    def lhs(self):
+        return self.args[-1].lhs
+
+    @property
+    def rhs(self):
+        return self.composed().rhs
 
 
 def symbol_matrix(name: str, rows: int, cols: int) -> sp.Matrix:
@@ -333,6 +373,10 @@ class WrittenOrder(LatexPrinter):
         heads = "".join("\\sum_{{{}={}}}^{{{}}} ".format(*(self._print(x) for x in limit)) for limit in expr.limits)
         body = self._print(expr.function)
         return heads + (rf"\left({body}\right)" if isinstance(expr.function, sp.Add) else body)
+
+    def _print_Steps(self, steps):
+        lines = (f"{self._print(step.lhs)} &= {self._print(step.rhs)}" for step in steps.args)
+        return "\\begin{aligned}" + " \\\\ ".join(lines) + "\\end{aligned}"
 
     def _print_Subs(self, subs):
         expr, old, new = subs.args
