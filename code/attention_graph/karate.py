@@ -209,8 +209,8 @@ _r, _c, _n = sp.symbols("r c n", integer=True, positive=True)  # groups of a, gr
 _gi, _gj = sp.symbols("i j", integer=True, positive=True)
 _E0 = sp.Symbol(r"\mathbb{E}_0")  # the chance term of the ARI, the index's mean under chance
 _N, _dot = sp.IndexedBase(r"\nu"), sp.Symbol(r"{\cdot}")  # ν_{i·}, ν_{·j}: the group sizes, row and column sums
-_k, _d_model, _d_h = sp.symbols("k d_model d_h", integer=True, positive=True)
-_Phi, _C = sp.MatrixSymbol(r"\Phi", _n, _k), sp.MatrixSymbol("C", _k, _d_model)
+_d_pe, _d_model, _d_h = sp.symbols(r"d_{\text{pe}} d_model d_h", integer=True, positive=True)
+_Phi, _C = sp.MatrixSymbol(r"\Phi", _n, _d_pe), sp.MatrixSymbol("C", _d_pe, _d_model)
 _Wh = [sp.MatrixSymbol(f"W^{{({h})}}", _n, _n) for h in (1, 2)]
 _Vh = [sp.MatrixSymbol(f"V_{h}", _n, _d_h) for h in (1, 2)]
 _W_O = sp.MatrixSymbol("W_O", 2 * _d_h, _d_model)
@@ -304,7 +304,7 @@ def _check_gt_layer():
         E = sp.Matrix(3, 3, lambda r, c, S=S: sp.exp(S[r, c]) if mask[r, c] else 0)
         Wh.append(sp.Matrix(3, 3, lambda r, c, E=E: E[r, c] / sum(E.row(r))))
     values = {_Phi: P, _C: C, _W_O: W_O, _Wh[0]: Wh[0], _Wh[1]: Wh[1],
-              _Vh[0]: V[:, 0:2], _Vh[1]: V[:, 2:4], _n: 3, _k: 2, _d_model: 4, _d_h: 2}
+              _Vh[0]: V[:, 0:2], _Vh[1]: V[:, 2:4], _n: 3, _d_pe: 2, _d_model: 4, _d_h: 2}
     yield sp.Eq(evaluate(_display_gt_layer().rhs, values), exact)
     f = lambda M: np.array(M, dtype=float)  # noqa: E731
     params = {"C": f(C), "W_Q": f(W_Q), "W_K": f(W_K), "W_V": f(W_V), "W_O": f(W_O)}
