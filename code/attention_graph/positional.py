@@ -216,7 +216,7 @@ def _symbolic_graph():
 @derivation("eq-normalized-laplacian", display=_display_normalized_laplacian,
             strength="verified", scope="for a symbolic weighted triangle and the path on 4 nodes")
 def _check_normalized_laplacian():
-    # The matrix formula is the entrywise one: L_ij = δ_ij − a_ij / √(d_i d_j).
+    # The matrix formula is the entrywise one: L_ij = δ_ij − A_ij / √(d_i d_j).
     A, deg, L = _symbolic_graph()
     entrywise = sp.Matrix(3, 3, lambda r, c: sp.KroneckerDelta(r, c) - A[r, c] / sp.sqrt(deg[r] * deg[c]))
     yield sp.Eq(L, entrywise, evaluate=False)
