@@ -199,6 +199,7 @@ SYMBOLS = [
     ('Local to one page or one proof (defined where used)', [
         ('$x_i$, $y_i$', '$d_{\\text{model}}$, $d_v$', 'row $i$ of $X$ and of $Y$'),
         ('$\\bar{x}$', '$d_{\\text{model}}$', 'the mean of the inputs of a group (worked example)'),
+        ('$\\bar v_i$', '$d_v$', 'the centre of mass of the values other than $v_i$, masses $W_{ij}$'),
         ('$\\tilde x_i$', '$d$', "row $i$ of GAT's $\\tilde X$"),
         ('$\\tilde A$, $\\tilde D$', '$n \\times n$',
          ('with self-loops: $\\tilde D$ the degrees of $A + I$; $\\tilde A^{(l)} = \\rho I + (1-\\rho)W^{(l)}$ the '
