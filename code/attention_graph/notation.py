@@ -135,8 +135,9 @@ SYMBOLS = [
          'the normalized Laplacian $I - D^{-1/2} A D^{-1/2}$ (positional encodings)'),
         ('$L_{\\mathrm{rw}}$', '$n \\times n$',
          'the random-walk Laplacian $I - D^{-1} W$'),
-        ('$\\lambda$, $u$, $v$', '',
-         'an eigenvalue and eigenvectors; $\\lambda_2$ the second smallest'),
+        ('$\\lambda$, $u$, $\\hat u$', '',
+         ('an eigenvalue and an eigenvector; $\\lambda_2$ the second smallest; $\\hat u = D^{-1/2} u$ the '
+          'eigenvector of the random-walk Laplacian that goes with an eigenvector $u$ of $\\mathcal{L}$')),
         ('$\\pi$', '$n$',
          'stationary distribution of the walk on $W$'),
         ('$r$, $\\alpha$', '$n$,',
