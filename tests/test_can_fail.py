@@ -51,7 +51,7 @@ def _uniform_layer(Q, K, V, mask=None):
 
 
 def _no_rescale(a, b, *, exp, maximum):
-    """Merges two states but forgets e^{m_a − m}: wrong whenever the maxima differ."""
+    """Merges two states but forgets e^{m_A − m}: wrong whenever the maxima differ."""
     ell = a.ell + b.ell
     return bw.BlockState(maximum(a.m, b.m), ell, (a.ell * a.o + b.ell * b.o) / ell)
 
@@ -125,7 +125,7 @@ BROKEN = {
     "eq-grad-k": (bk, "grad_k", lambda dS, Q: dS.T * Q, "no 1/√d"),
     "thm-masked-gradient": (bk, "sym_softmax", lambda S, allowed=None: _sym_softmax(S),
                             "the mask is ignored"),
-    "eq-lse-weights": (bw, "merge", _no_rescale, "no rescaling by e^{m_a − m}"),
+    "eq-lse-weights": (bw, "merge", _no_rescale, "no rescaling by e^{m_A − m}"),
     "eq-flash-delta": (bw, "delta_rows", lambda dY, Y: dY.sum(axis=1, keepdims=True),
                        "D_i = rowsum(dY), Y forgotten"),
     # attention
@@ -145,10 +145,10 @@ BROKEN = {
         sp.Max(*s), 1, sum((sp.exp(x - sp.Max(*s)) * y for x, y in zip(s, v)), sp.zeros(1, 2))),
         "o not divided by ℓ"),
     "eq-merge-max": (bw, "merge", lambda a, b, *, exp, maximum: bw.BlockState(
-        a.m, *_merge(a, b, exp=exp, maximum=maximum)[1:]), "the merged maximum is m_a"),
-    "eq-merge-normaliser": (bw, "merge", _no_rescale, "no rescaling by e^{m_a − m}"),
+        a.m, *_merge(a, b, exp=exp, maximum=maximum)[1:]), "the merged maximum is m_A"),
+    "eq-merge-normaliser": (bw, "merge", _no_rescale, "no rescaling by e^{m_A − m}"),
     "eq-merge-output": (bw, "merge", _keep_last, "the merged o is o_b"),
-    "thm-merge-is-union": (bw, "merge", _no_rescale, "no rescaling by e^{m_a − m}"),
+    "thm-merge-is-union": (bw, "merge", _no_rescale, "no rescaling by e^{m_A − m}"),
     "thm-merge-order": (bw, "merge", _keep_last, "the merged o is o_b"),
     # graph
     "eq-message-passing": (gr, "display_message_passing", after(gr.display_message_passing, lambda eq: eq.replace(

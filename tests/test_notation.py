@@ -4,7 +4,6 @@ import collections
 import re
 
 import numpy as np
-import pytest
 
 import booktools as bt
 from attention_graph import notation as table
@@ -76,10 +75,6 @@ def _page_math(page) -> str:
     return " ".join(a or b for a, b in re.findall(r"\$\$(.+?)\$\$|\$([^$\n]+?)\$", text, flags=re.S))
 
 
-# Known clash, to be renamed in the pages (issue 25): the table still gives a (GAT's vector, and a
-# block of keys in the blockwise chapter, in that chapter's SymPy displays) two entries. The test is strict: it
-# fails as soon as they are resolved, so that this mark is removed.
-@pytest.mark.xfail(strict=True, reason="a still has two entries (issue 25, notation)")
 def test_no_symbol_has_two_entries():
     twice = sorted(s for s, k in collections.Counter(table.entries()).items() if k > 1)
     assert twice == []

@@ -142,13 +142,14 @@ def test_exercise_alibi_closed_form():
 
 
 def test_exercise_alibi_reach():
-    """The nearest H tokens hold 1 − e^{−μH} of a long sequence's last row, from the closed form."""
-    mu, n = 0.5, 64
-    shares = np.cumsum(np.exp(-mu * np.arange(n))) / np.exp(-mu * np.arange(n)).sum()
-    H = int(np.ceil(np.log(2) / mu))
-    assert bt.glued_float(PAGE, "ex_reach_bound") == pytest.approx(np.log(2) / mu, rel=1e-15)
-    assert bt.glued_float(PAGE, "ex_reach_count") == H == np.argmax(shares >= 0.5) + 1
-    assert bt.glued_float(PAGE, "ex_reach_share") == pytest.approx(shares[H - 1], abs=1e-15)
-    assert bt.glued_float(PAGE, "ex_reach_share_less") == pytest.approx(shares[H - 2], abs=1e-15)
-    assert shares[H - 2] < 0.5 <= shares[H - 1]
-    assert shares[H - 1] == pytest.approx(1 - np.exp(-mu * H), abs=1e-12)  # 64 tokens: long enough
+    """The nearest n_half tokens hold 1 − e^{−ζ n_half} of a long sequence's last row, from the closed form."""
+    zeta, n = 0.5, 64
+    shares = np.cumsum(np.exp(-zeta * np.arange(n))) / np.exp(-zeta * np.arange(n)).sum()
+    n_half = int(np.ceil(np.log(2) / zeta))
+    assert bt.glued_float(PAGE, "ex_reach_bound") == pytest.approx(np.log(2) / zeta, rel=1e-15)
+    assert bt.glued_float(PAGE, "ex_reach_count") == n_half == np.argmax(shares >= 0.5) + 1
+    assert bt.glued_float(PAGE, "ex_reach_share") == pytest.approx(shares[n_half - 1], abs=1e-15)
+    assert shares[n_half - 1] >= 0.5
+    assert bt.glued_float(PAGE, "ex_reach_share_less") == pytest.approx(shares[n_half - 2], abs=1e-15)
+    assert shares[n_half - 2] < 0.5
+    assert shares[n_half - 1] == pytest.approx(1 - np.exp(-zeta * n_half), abs=1e-12)  # 64 tokens: long enough

@@ -372,8 +372,8 @@ def test_integer_search_finds_one_gram_matrix():
 # --- The exact forms -------------------------------------------------------------------------------
 
 def test_exact_weights_agree_with_numpy():
-    u = math.exp(1 / math.sqrt(2))
-    exact = np.array(we.exact_weights(in_u=True).subs(we.u, u).evalf(20).tolist(), dtype=float)
+    z = math.exp(1 / math.sqrt(2))
+    exact = np.array(we.exact_weights(in_u=True).subs(we.z, z).evalf(20).tolist(), dtype=float)
     np.testing.assert_allclose(exact, W, rtol=0, atol=1e-15)
     assert abs(float(we.exact_weights()[B, B]) - W[B, B]) < 1e-15
     for label in ("eq-worked-scores", "eq-worked-weights", "eq-worked-weight-ana-carla",

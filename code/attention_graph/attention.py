@@ -129,13 +129,13 @@ def _biased(S, B) -> np.ndarray:
 
 
 def pull(W, V) -> tuple[np.ndarray, np.ndarray]:
-    """Self-attention as a pull: y_i = v_i + s_i (c_i − v_i), returned as (s, C)  (thm-pull-toward-centre).
+    """Self-attention as a pull: y_i = v_i + (1 − W_ii)(v̄_i − v_i), returned as (s, C)  (thm-pull-toward-centre).
 
     ``W`` is (n, n) with rows summing to 1 (row i of V is element i's own value), ``V`` is (n, d_v).
     s_i = 1 − W_ii = Σ_{j≠i} W_ij is how far element i is pulled, in (0, 1] unless it attends only
-    to itself; c_i = Σ_{j≠i} W_ij v_j / s_i is the centre of mass of the OTHER values, weighted by
-    W_ij. Returns s of shape (n,) and C of shape (n, d_v); where s_i = 0 there is no pull and c_i is
-    set to v_i.
+    to itself; row i of C, v̄_i = Σ_{j≠i} W_ij v_j / (1 − W_ii), is the centre of mass of the OTHER
+    values, weighted by W_ij. Returns s of shape (n,) and C of shape (n, d_v); where s_i = 0 there is
+    no pull and v̄_i is set to v_i.
 
     >>> s, C = pull([[0.5, 0.25, 0.25], [0.0, 1.0, 0.0], [0.5, 0.5, 0.0]], [[0.0], [4.0], [8.0]])
     >>> s, C

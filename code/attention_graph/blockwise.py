@@ -70,9 +70,11 @@ def _block_state(S: np.ndarray, V: np.ndarray) -> BlockState:
 def merge(a: BlockState, b: BlockState, *, exp=np.exp, maximum=np.maximum) -> BlockState:
     """The state of the union of two disjoint blocks of keys  (eq-merge-output).
 
-    m = max(m_a, m_b)
-    ℓ = e^{m_a − m} ℓ_a + e^{m_b − m} ℓ_b
-    o = (e^{m_a − m} ℓ_a o_a + e^{m_b − m} ℓ_b o_b) / ℓ
+    m = max(m_A, m_B)
+    ℓ = e^{m_A − m} ℓ_A + e^{m_B − m} ℓ_B
+    o = (e^{m_A − m} ℓ_A o_A + e^{m_B − m} ℓ_B o_B) / ℓ
+
+    for the states ``a`` and ``b`` of two blocks of keys 𝒜 and ℬ.
 
     ``exp`` and ``maximum`` are NumPy's by default; the book's SymPy proofs
     call this same function with ``sympy.exp`` and ``sympy.Max`` on symbols.
@@ -85,15 +87,15 @@ def merge(a: BlockState, b: BlockState, *, exp=np.exp, maximum=np.maximum) -> Bl
     return _merge(_as_state(a, "a"), _as_state(b, "b"), exp=exp, maximum=maximum)
 
 
-def _merge(a: BlockState, b: BlockState, *,
+def _merge(A: BlockState, B: BlockState, *,
            exp=np.exp, maximum=np.maximum) -> BlockState:
     """The state of the union of two disjoint blocks of keys  (eq-merge-output)."""
-    with np.errstate(over="ignore"):  # m_a − m < −1.8e308 gives e^{−inf} = 0
-        m = maximum(a.m, b.m)  # (n_q, 1)
-        alpha = exp(a.m - m)  # (n_q, 1), e^{m_a − m} in [0, 1]
-        beta = exp(b.m - m)  # (n_q, 1), e^{m_b − m} in [0, 1]
-    ell = alpha * a.ell + beta * b.ell  # (n_q, 1)
-    o = (alpha * a.ell * a.o + beta * b.ell * b.o) / ell  # (n_q, d_v)
+    with np.errstate(over="ignore"):  # m_A − m < −1.8e308 gives e^{−inf} = 0
+        m = maximum(A.m, B.m)  # (n_q, 1)
+        alpha = exp(A.m - m)  # (n_q, 1), e^{m_A − m} in [0, 1]
+        beta = exp(B.m - m)  # (n_q, 1), e^{m_B − m} in [0, 1]
+    ell = alpha * A.ell + beta * B.ell  # (n_q, 1)
+    o = (alpha * A.ell * A.o + beta * B.ell * B.o) / ell  # (n_q, d_v)
     return BlockState(m, ell, o)
 
 
@@ -242,7 +244,8 @@ _SYM = dict(exp=sp.exp, maximum=sp.Max)
 _j, _n = sp.symbols("j n", integer=True, positive=True)
 _s, _v = sp.IndexedBase("s"), sp.IndexedBase("v")
 m_, ell_, o_ = sp.symbols(r"m \ell o")
-m_a, m_b, ell_a, ell_b, o_a, o_b = sp.symbols(r"m_a m_b \ell_a \ell_b o_a o_b")
+m_A, m_B, ell_A, ell_B, o_A, o_B = sp.symbols(r"m_{\mathcal{A}} m_{\mathcal{B}} \ell_{\mathcal{A}} \ell_{\mathcal{B}} "
+                                              r"o_{\mathcal{A}} o_{\mathcal{B}}")
 
 
 def _scores(names: str):
@@ -273,9 +276,10 @@ def _matrix_zero(M) -> list:
 
 
 def _general_state(name: str) -> BlockState:
-    """An arbitrary state: m real, ℓ positive, o a row of two reals."""
-    return BlockState(sp.Symbol(f"m_{name}", real=True), sp.Symbol(f"ell_{name}", positive=True),
-                      sp.Matrix([[sp.Symbol(f"o_{name}{c}", real=True) for c in (1, 2)]]))
+    """An arbitrary state of block 𝒜, ℬ or 𝒞 (``name`` "A", "B", "C"): m real, ℓ positive, o a row of two reals."""
+    block = rf"\mathcal{{{name}}}"
+    return BlockState(sp.Symbol(f"m_{{{block}}}", real=True), sp.Symbol(rf"\ell_{{{block}}}", positive=True),
+                      sp.Matrix([[sp.Symbol(f"o_{{{block},{c}}}", real=True) for c in (1, 2)]]))
 
 
 def _shifted():
@@ -283,11 +287,11 @@ def _shifted():
     return sp.exp(sp.Add(_s[_j], -m_, evaluate=False), evaluate=False)
 
 
-def _merge_shown(display, a: BlockState, b: BlockState, merged: BlockState, column: int | None = None):
+def _merge_shown(display, A: BlockState, B: BlockState, merged: BlockState, column: int | None = None):
     """A displayed merge formula with the symbols of two states (and of their merge) put in."""
-    values = {m_a: a.m, m_b: b.m, ell_a: a.ell, ell_b: b.ell, m_: merged.m, ell_: merged.ell}
+    values = {m_A: A.m, m_B: B.m, ell_A: A.ell, ell_B: B.ell, m_: merged.m, ell_: merged.ell}
     if column is not None:
-        values.update({o_a: a.o[column], o_b: b.o[column]})
+        values.update({o_A: A.o[column], o_B: B.o[column]})
     return display.rhs.subs(values)
 
 
@@ -342,7 +346,7 @@ def _check_block_output():
     yield bool(np.allclose(np.array(exact.evalf(30), dtype=float), got, rtol=0, atol=1e-15))
 
 
-@derivation("eq-merge-max", display=lambda: sp.Eq(m_, sp.Max(m_a, m_b), evaluate=False),
+@derivation("eq-merge-max", display=lambda: sp.Eq(m_, sp.Max(m_A, m_B), evaluate=False),
             strength="verified", scope="for 5 symbolic scores split 2 + 3 and 4 + 1")
 def _check_merge_max():
     # The maximum of the union is the larger of the two blocks' maxima.
@@ -354,15 +358,15 @@ def _check_merge_max():
 
 
 def _display_merge_normaliser():
-    return sp.Eq(ell_, sp.exp(m_a - m_) * ell_a + sp.exp(m_b - m_) * ell_b, evaluate=False)
+    return sp.Eq(ell_, sp.exp(m_A - m_) * ell_A + sp.exp(m_B - m_) * ell_B, evaluate=False)
 
 
 @derivation("eq-merge-normaliser", display=_display_merge_normaliser,
             strength="verified", scope="for 5 symbolic scores split 2 + 3 and 4 + 1")
 def _check_merge_normaliser():
-    # Rescaling by e^{m_a − m} moves every term of block a to the common reference m ...
+    # Rescaling by e^{m_𝒜 − m} moves every term of block 𝒜 to the common reference m ...
     s_j, t = sp.symbols("s_j t", real=True)
-    yield sp.Eq(sp.exp(m_a - t) * sp.exp(s_j - m_a), sp.exp(s_j - t))
+    yield sp.Eq(sp.exp(m_A - t) * sp.exp(s_j - m_A), sp.exp(s_j - t))
     # ... so the merged ℓ is the union's normaliser Σ e^{s_j − m}, m its maximum.
     s, v = _scores("s1:6"), _values(5)
     for p, _ in _SPLITS:
@@ -373,7 +377,7 @@ def _check_merge_normaliser():
 
 
 def _display_merge_output():
-    num = sp.exp(m_a - m_) * ell_a * o_a + sp.exp(m_b - m_) * ell_b * o_b
+    num = sp.exp(m_A - m_) * ell_A * o_A + sp.exp(m_B - m_) * ell_B * o_B
     return sp.Eq(o_, sp.Mul(num, 1 / ell_, evaluate=False), evaluate=False)
 
 
@@ -385,17 +389,17 @@ def _check_merge_output():
     s, v = _scores("s1:6"), _values(5)
     A, B = sym_block_state(s[:2], v[:2]), sym_block_state(s[2:], v[2:])
     yield from _matrix_zero(merge(A, B, **_SYM).o - sym_block_state(s, v).o)
-    # ... and a convex combination of o_a and o_b: the two coefficients are positive and sum to 1.
-    a, b = _general_state("a"), _general_state("b")
-    M = merge(a, b, **_SYM)
-    w_a = sp.exp(a.m - M.m) * a.ell / M.ell
-    w_b = sp.exp(b.m - M.m) * b.ell / M.ell
-    yield sp.Eq(w_a + w_b, 1, evaluate=False)
-    yield from _matrix_zero(M.o - (w_a * a.o + w_b * b.o))
+    # ... and a convex combination of o_𝒜 and o_ℬ: the two coefficients are positive and sum to 1.
+    A, B = _general_state("A"), _general_state("B")
+    M = merge(A, B, **_SYM)
+    w_A = sp.exp(A.m - M.m) * A.ell / M.ell
+    w_B = sp.exp(B.m - M.m) * B.ell / M.ell
+    yield sp.Eq(w_A + w_B, 1, evaluate=False)
+    yield from _matrix_zero(M.o - (w_A * A.o + w_B * B.o))
     for c in range(2):  # the display, with the symbols of the two states, is merge's o
-        yield sp.Eq(_merge_shown(registry.display("eq-merge-output"), a, b, M, c), M.o[c])
-    yield bool(w_a.is_positive)
-    yield bool(w_b.is_positive)
+        yield sp.Eq(_merge_shown(registry.display("eq-merge-output"), A, B, M, c), M.o[c])
+    yield bool(w_A.is_positive)
+    yield bool(w_B.is_positive)
 
 
 @derivation("thm-merge-is-union",
@@ -404,15 +408,15 @@ def _check_merge_output():
 def _check_merge_is_union():
     # Blocks of any size: write a block's sums as symbols, Z = Σ e^{s_j} > 0 and U = Σ e^{s_j} v_j,
     # so its state is (m, Z e^{-m}, U / Z) whatever its size. Over a disjoint union both sums add:
-    # the merged state must have ℓ e^{m} = Z_a + Z_b and o = (U_a + U_b) / (Z_a + Z_b).
-    Z_a, Z_b = sp.symbols("Z_a Z_b", positive=True)
-    U_a, U_b = (sp.Matrix([[sp.Symbol(f"U_{x}{c}", real=True) for c in (1, 2)]]) for x in "ab")
-    m_a_, m_b_ = sp.symbols("m_a m_b", real=True)
-    A = BlockState(m_a_, Z_a * sp.exp(-m_a_), U_a / Z_a)
-    B = BlockState(m_b_, Z_b * sp.exp(-m_b_), U_b / Z_b)
+    # the merged state must have ℓ e^{m} = Z_𝒜 + Z_ℬ and o = (U_𝒜 + U_ℬ) / (Z_𝒜 + Z_ℬ).
+    Z_A, Z_B = sp.symbols(r"Z_{\mathcal{A}} Z_{\mathcal{B}}", positive=True)
+    U_A, U_B = (sp.Matrix([[sp.Symbol(rf"U_{{\mathcal{{{x}}},{c}}}", real=True) for c in (1, 2)]]) for x in "AB")
+    m_A_, m_B_ = sp.symbols(r"m_{\mathcal{A}} m_{\mathcal{B}}", real=True)
+    A = BlockState(m_A_, Z_A * sp.exp(-m_A_), U_A / Z_A)
+    B = BlockState(m_B_, Z_B * sp.exp(-m_B_), U_B / Z_B)
     M = merge(A, B, **_SYM)
-    yield sp.Eq(M.ell * sp.exp(M.m), Z_a + Z_b)
-    yield from _matrix_zero(M.o - (U_a + U_b) / (Z_a + Z_b))
+    yield sp.Eq(M.ell * sp.exp(M.m), Z_A + Z_B)
+    yield from _matrix_zero(M.o - (U_A + U_B) / (Z_A + Z_B))
     # Two blocks of symbolic scores and values (2 + 3 and 4 + 1 of five keys): merging their states
     # gives the state of the union, whose o is the softmax-weighted sum of all five values.
     s, v = _scores("s1:6"), _values(5)
@@ -430,13 +434,13 @@ def _check_merge_is_union():
                                       "entries, each coordinate merged alike)"))
 def _check_merge_order():
     # Arbitrary states (m real, ℓ > 0, o a row of two): merge is commutative and associative.
-    a, b, c = _general_state("a"), _general_state("b"), _general_state("c")
-    ab, ba = merge(a, b, **_SYM), merge(b, a, **_SYM)
-    yield sp.Eq(ab.m - ba.m, 0)
-    yield sp.Eq(ab.ell, ba.ell, evaluate=False)
-    yield from _matrix_zero(ab.o - ba.o)
-    left = merge(merge(a, b, **_SYM), c, **_SYM)
-    right = merge(a, merge(b, c, **_SYM), **_SYM)
+    A, B, C = _general_state("A"), _general_state("B"), _general_state("C")
+    AB, BA = merge(A, B, **_SYM), merge(B, A, **_SYM)
+    yield sp.Eq(AB.m - BA.m, 0)
+    yield sp.Eq(AB.ell, BA.ell, evaluate=False)
+    yield from _matrix_zero(AB.o - BA.o)
+    left = merge(merge(A, B, **_SYM), C, **_SYM)
+    right = merge(A, merge(B, C, **_SYM), **_SYM)
     yield sp.Eq(left.m - right.m, 0)
     yield sp.Eq(left.ell, right.ell)
     yield from _matrix_zero(left.o - right.o)

@@ -31,18 +31,18 @@ MAX_COUNT = 2**62  # counts are int64: larger ones are refused, not wrapped arou
 
 
 def _walk_counts(n: int, T: int) -> np.ndarray:
-    """ω[j] = walks of T steps from j to the last token: T reversed cumulative sums of e_n. (n,)."""
-    omega = np.zeros(n, dtype=np.int64)  # (n,)
-    omega[-1] = 1  # zero steps: only the last token itself
+    """walks[j] = walks of T steps from j to the last token: T reversed cumulative sums of e_n. (n,)."""
+    walks = np.zeros(n, dtype=np.int64)  # (n,)
+    walks[-1] = 1  # zero steps: only the last token itself
     for _ in range(T):
-        omega = np.cumsum(omega[::-1])[::-1]  # (n,): j may step to any i >= j
-    return omega
+        walks = np.cumsum(walks[::-1])[::-1]  # (n,): j may step to any i >= j
+    return walks
 
 
 def causal_path_counts(n: int, n_layers: int) -> np.ndarray:
-    """ω_T(j) = C(n − j + T − 1, T − 1): walks from token j to token n in T causal layers  (thm-causal-path-count).
+    """walks_T(j) = C(n − j + T − 1, T − 1): walks from token j to token n in T causal layers  (thm-causal-path-count).
 
-    Tokens are numbered 1..n; entry j − 1 of the result is ω_T(j). Self-loops count (a message may
+    Tokens are numbered 1..n; entry j − 1 of the result is walks_T(j). Self-loops count (a message may
     stay put for a layer). Shape (n,), int64.
 
     >>> causal_path_counts(4, 3).tolist()
@@ -55,9 +55,9 @@ def causal_path_counts(n: int, n_layers: int) -> np.ndarray:
 
 
 def path_share(n: int, n_layers: int) -> np.ndarray:
-    """ω_T(j) / Σ_j' ω_T(j'): the share of all T-step walks into token n that start at j. (n,)."""
-    omega = causal_path_counts(n, n_layers)  # (n,)
-    return omega / omega.sum()  # (n,)
+    """walks_T(j) / Σ_j' walks_T(j'): the share of all T-step walks into token n that start at j. (n,)."""
+    walks = causal_path_counts(n, n_layers)  # (n,)
+    return walks / walks.sum()  # (n,)
 
 
 def uniform_walk_share(n: int, n_layers: int) -> np.ndarray:
@@ -184,7 +184,7 @@ _t = sp.Symbol("t", integer=True, nonnegative=True)
 
 
 def path_count_formula(s, T):
-    """ω_T(j) with s = n − j, as the theorem on the page states it."""
+    """walks_T(j) with s = n − j, as the theorem on the page states it."""
     return sp.binomial(s + T - 1, T - 1)
 
 
@@ -195,13 +195,13 @@ def _check_causal_path_count():
     # Base, T = 1: one edge j → n for every j ≤ n, a single walk; the formula gives C(s, 0) = 1.
     yield sp.Eq(path_count_formula(_s, 1), 1)
     # Step: a walk of T + 1 steps is a walk of T steps to some m with j ≤ m ≤ n, then the edge m → n,
-    # so ω_{T+1}(s) = Σ_{t=0}^{s} ω_T(t); the sum is the formula at T + 1 (hockey stick).
+    # so walks_{T+1}(s) = Σ_{t=0}^{s} walks_T(t); the sum is the formula at T + 1 (hockey stick).
     yield sp.Eq(sp.summation(path_count_formula(_t, _T), (_t, 0, _s)), path_count_formula(_s, _T + 1))
     # The same step by Pascal's rule, and s = 0 (j = n): only self-loops, one walk.
     yield sp.Eq(sp.expand_func(path_count_formula(_s, _T + 1) - path_count_formula(_s - 1, _T + 1)
                                - path_count_formula(_s, _T)), 0)
     yield sp.Eq(path_count_formula(0, _T), 1)
-    # Earlier tokens have more walks: ω(s)/ω(s − 1) = (s + T − 1)/s, which exceeds 1 by (T − 1)/s.
+    # Earlier tokens have more walks: walks(s)/walks(s − 1) = (s + T − 1)/s, which exceeds 1 by (T − 1)/s.
     ratio = sp.combsimp(path_count_formula(_s, _T) / path_count_formula(_s - 1, _T))
     yield sp.Eq(ratio - 1, (_T - 1) / _s)
     # The counts over j = 1..n (s = 0..n − 1) add up to C(n + T − 1, T).

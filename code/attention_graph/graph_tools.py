@@ -313,7 +313,7 @@ def _residual(residual) -> float:
 
 def attention_rollout(layers: Sequence[AttentionGraph],
                       residual: float = 0.5) -> AttentionGraph:
-    """R = Ã⁽ᴸ⁾ ⋯ Ã⁽¹⁾ with Ã⁽ˡ⁾ = ρ I + (1 − ρ) W⁽ˡ⁾, ρ = ``residual``  (eq-rollout).
+    """ℛ = Ã⁽ᴸ⁾ ⋯ Ã⁽¹⁾ with Ã⁽ˡ⁾ = ρ I + (1 − ρ) W⁽ˡ⁾, ρ = ``residual``  (eq-rollout).
 
     ``layers`` runs from the first layer to the last. R[i, j] is how much of input token j reaches
     output i along every path through the layers (Abnar and Zuidema 2020 use ρ = 1/2). Each W⁽ˡ⁾ must
@@ -332,7 +332,7 @@ def attention_rollout(layers: Sequence[AttentionGraph],
 
 def _attention_rollout(layers: Sequence[AttentionGraph],
                        rho: float) -> AttentionGraph:
-    """R = Ã⁽ᴸ⁾ ⋯ Ã⁽¹⁾ with Ã⁽ˡ⁾ = ρ I + (1 − ρ) W⁽ˡ⁾  (eq-rollout)."""
+    """ℛ = Ã⁽ᴸ⁾ ⋯ Ã⁽¹⁾ with Ã⁽ˡ⁾ = ρ I + (1 − ρ) W⁽ˡ⁾  (eq-rollout)."""
     n = layers[0].n
     R = np.eye(n)  # (n, n)
     for g in layers:
@@ -375,7 +375,7 @@ _lam = sp.Symbol(r"\lambda")
 _d_h = sp.Symbol("d_h", integer=True, positive=True)
 _Qh, _Kh = sp.MatrixSymbol("Q_h", _n, _d_h), sp.MatrixSymbol("K_h", _n, _d_h)
 _rho = sp.Symbol(r"\rho")
-_R_now, _R_before = sp.MatrixSymbol("R^{(l)}", _n, _n), sp.MatrixSymbol("R^{(l-1)}", _n, _n)
+_R_now, _R_before = sp.MatrixSymbol(r"\mathcal{R}^{(l)}", _n, _n), sp.MatrixSymbol(r"\mathcal{R}^{(l-1)}", _n, _n)
 _W_layer = sp.MatrixSymbol("W^{(l)}", _n, _n)
 
 
@@ -641,7 +641,7 @@ def _check_head_weights():
 @derivation("eq-rollout", display=_display_rollout,
             strength="verified", scope="for symbolic stochastic 2 × 2 layers; one 3-state example to 1e-12")
 def _check_rollout():
-    # The displayed recursion from R⁽⁰⁾ = I, two layers, is what the package's rollout computes.
+    # The displayed recursion from ℛ⁽⁰⁾ = I, two layers, is what the package's rollout computes.
     rho = sp.Rational(1, 2)
     W1 = EXAMPLE
     W2 = sp.Matrix([[sp.Rational(1, 5), sp.Rational(3, 5), sp.Rational(1, 5)],

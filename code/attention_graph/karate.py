@@ -137,7 +137,7 @@ def _contingency(a, b) -> np.ndarray:
 
 
 def adjusted_rand_index(a, b) -> float:
-    """(Σ C(n_ij,2) − E) / (½[Σ C(a_i,2) + Σ C(b_j,2)] − E), E = Σ C(a_i,2) Σ C(b_j,2) / C(n,2)  (eq-ari).
+    """(Σ C(ν_ij,2) − E_0) / (½[Σ C(ν_i·,2) + Σ C(ν_·j,2)] − E_0), E_0 = Σ C(ν_i·,2) Σ C(ν_·j,2) / C(n,2)  (eq-ari).
 
     1 for the same split (whatever the names of the groups), 0 on average for a random split with
     the same group sizes (thm-ari-random-zero), negative when worse than that.
@@ -207,10 +207,10 @@ def _exact_ari(a, b) -> sp.Rational:
 # The displayed equations (glued by book/karate.md, evaluated by the checks).
 _r, _c, _n = sp.symbols("r c n", integer=True, positive=True)  # groups of a, groups of b, members
 _gi, _gj = sp.symbols("i j", integer=True, positive=True)
-_mu0 = sp.Symbol(r"\mu_0")  # the chance term of the ARI
-_N, _a, _b = sp.IndexedBase(r"\nu"), sp.IndexedBase("a"), sp.IndexedBase("b")
-_k, _d_model, _d_h = sp.symbols("k d_model d_h", integer=True, positive=True)
-_Phi, _C = sp.MatrixSymbol(r"\Phi", _n, _k), sp.MatrixSymbol("C", _k, _d_model)
+_E0 = sp.Symbol(r"\mathbb{E}_0")  # the chance term of the ARI, the index's mean under chance
+_N, _dot = sp.IndexedBase(r"\nu"), sp.Symbol(r"{\cdot}")  # ν_{i·}, ν_{·j}: the group sizes, row and column sums
+_d_pe, _d_model, _d_h = sp.symbols(r"d_{\text{pe}} d_model d_h", integer=True, positive=True)
+_Phi, _C = sp.MatrixSymbol(r"\Phi", _n, _d_pe), sp.MatrixSymbol("C", _d_pe, _d_model)
 _Wh = [sp.MatrixSymbol(f"W^{{({h})}}", _n, _n) for h in (1, 2)]
 _Vh = [sp.MatrixSymbol(f"V_{h}", _n, _d_h) for h in (1, 2)]
 _W_O = sp.MatrixSymbol("W_O", 2 * _d_h, _d_model)
@@ -218,15 +218,15 @@ _W_O = sp.MatrixSymbol("W_O", 2 * _d_h, _d_model)
 
 def _display_ari():
     pairs = sp.Sum(sp.binomial(_N[_gi, _gj], 2), (_gi, 1, _r), (_gj, 1, _c))
-    pa = sp.Sum(sp.binomial(_a[_gi], 2), (_gi, 1, _r))
-    pb = sp.Sum(sp.binomial(_b[_gj], 2), (_gj, 1, _c))
+    pa = sp.Sum(sp.binomial(_N[_gi, _dot], 2), (_gi, 1, _r))
+    pb = sp.Sum(sp.binomial(_N[_dot, _gj], 2), (_gj, 1, _c))
     chance = sp.Mul(pa, pb, 1 / sp.binomial(_n, 2), evaluate=False)
-    top = sp.Add(pairs, -_mu0, evaluate=False)
-    bottom = sp.Add(sp.Mul(sp.Rational(1, 2), sp.Add(pa, pb, evaluate=False), evaluate=False), -_mu0,
+    top = sp.Add(pairs, -_E0, evaluate=False)
+    bottom = sp.Add(sp.Mul(sp.Rational(1, 2), sp.Add(pa, pb, evaluate=False), evaluate=False), -_E0,
                     evaluate=False)
-    # The chance term, named once: shown as "..., with mu_0 = ...", evaluated by Subs.doit.
+    # The chance term, named once: shown as "..., with E_0 = ...", evaluated by Subs.doit.
     ratio = sp.Mul(top, sp.Pow(bottom, -1, evaluate=False), evaluate=False)
-    return sp.Eq(sp.Symbol(r"\mathrm{ARI}"), sp.Subs(ratio, _mu0, chance), evaluate=False)
+    return sp.Eq(sp.Symbol(r"\mathrm{ARI}"), sp.Subs(ratio, _E0, chance), evaluate=False)
 
 
 def _display_gt_layer():
@@ -240,9 +240,10 @@ def _ari_from_display(a, b) -> sp.Expr:
     N = sp.Matrix(_contingency(a, b).tolist())
     rows, cols = [sum(N.row(x)) for x in range(N.rows)], [sum(N.col(x)) for x in range(N.cols)]
     shown = _display_ari().rhs.subs({_r: N.rows, _c: N.cols, _n: len(a)}).doit()
-    values = {_N: lambda x, y: N[x, y], _a: lambda x: rows[x], _b: lambda y: cols[y]}
-    return shown.replace(lambda e: isinstance(e, sp.Indexed) and e.base in values,
-                         lambda e: values[e.base](*[int(k) - 1 for k in e.indices]))
+    def value(x, y):  # ν_ij, or a row sum ν_i· (y the dot), or a column sum ν_·j (x the dot)
+        return rows[int(x) - 1] if y == _dot else cols[int(y) - 1] if x == _dot else N[int(x) - 1, int(y) - 1]
+
+    return shown.replace(lambda e: isinstance(e, sp.Indexed) and e.base == _N, lambda e: value(*e.indices))
 
 
 _SPLITS = [([0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 1, 1]),
@@ -266,7 +267,7 @@ def _check_ari():
             strength="verified", scope="over every relabelling, on three pairs of splits of six nodes")
 def _check_ari_random_zero():
     # Over every relabelling of b (a random split with b's group sizes), the mean pair count is the
-    # E of eq-ari, Σ C(a_i,2) Σ C(b_j,2) / C(n,2); so the mean ARI is 0. The package agrees.
+    # E_0 of eq-ari, Σ C(ν_i·,2) Σ C(ν_·j,2) / C(n,2); so the mean ARI is 0. The package agrees.
     for a, b in _SPLITS[:3]:
         perms = list(itertools.permutations(b))
         mean_index = sp.Rational(sum(_pair_count(a, p) for p in perms), len(perms))
@@ -303,7 +304,7 @@ def _check_gt_layer():
         E = sp.Matrix(3, 3, lambda r, c, S=S: sp.exp(S[r, c]) if mask[r, c] else 0)
         Wh.append(sp.Matrix(3, 3, lambda r, c, E=E: E[r, c] / sum(E.row(r))))
     values = {_Phi: P, _C: C, _W_O: W_O, _Wh[0]: Wh[0], _Wh[1]: Wh[1],
-              _Vh[0]: V[:, 0:2], _Vh[1]: V[:, 2:4], _n: 3, _k: 2, _d_model: 4, _d_h: 2}
+              _Vh[0]: V[:, 0:2], _Vh[1]: V[:, 2:4], _n: 3, _d_pe: 2, _d_model: 4, _d_h: 2}
     yield sp.Eq(evaluate(_display_gt_layer().rhs, values), exact)
     f = lambda M: np.array(M, dtype=float)  # noqa: E731
     params = {"C": f(C), "W_Q": f(W_Q), "W_K": f(W_K), "W_V": f(W_V), "W_O": f(W_O)}

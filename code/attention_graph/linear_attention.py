@@ -242,22 +242,22 @@ def _check_linear_attention():
 @derivation("thm-linear-equals-quadratic",
             strength="proved", scope="for any n_k and F (exchange of finite sums); the package measured to 1e-12")
 def _check_linear_equals_quadratic():
-    i, j, a, c = sp.symbols("i j a c", integer=True, positive=True)
+    i, j, r, c = sp.symbols("i j r c", integer=True, positive=True)
     n, F = sp.symbols("n F", integer=True, positive=True)
     P, G, V = sp.IndexedBase("P"), sp.IndexedBase("G"), sp.IndexedBase("V")  # φ(Q), φ(K), V entries
-    quadratic = sp.Sum(sp.Sum(P[i, a] * G[j, a], (a, 1, F)) * V[j, c], (j, 1, n))  # (φ(Q)φ(K)ᵀ) V
-    linear = sp.Sum(P[i, a] * sp.Sum(G[j, a] * V[j, c], (j, 1, n)), (a, 1, F))  # φ(Q)(φ(K)ᵀ V)
-    # Step 1: v_jc does not depend on a, so it moves inside the inner sum.
-    inner = sp.Sum(P[i, a] * G[j, a] * V[j, c], (a, 1, F))
+    quadratic = sp.Sum(sp.Sum(P[i, r] * G[j, r], (r, 1, F)) * V[j, c], (j, 1, n))  # (φ(Q)φ(K)ᵀ) V
+    linear = sp.Sum(P[i, r] * sp.Sum(G[j, r] * V[j, c], (j, 1, n)), (r, 1, F))  # φ(Q)(φ(K)ᵀ V)
+    # Step 1: v_jc does not depend on r, so it moves inside the inner sum.
+    inner = sp.Sum(P[i, r] * G[j, r] * V[j, c], (r, 1, F))
     yield sp.Eq(sp.Sum(sp.factor_terms(inner), (j, 1, n)), quadratic, evaluate=False)
-    # Step 2: exchange the two finite sums; step 3: φ(q_i)_a does not depend on j and moves out.
-    swapped = sp.Sum(inner, (j, 1, n)).reorder((0, 1))  # one Sum over (j, a), j now inner
-    (lim_j, lim_a), summand = swapped.limits, swapped.function
-    yield lim_j[0] == j and lim_a[0] == a
-    yield sp.Eq(sp.Sum(sp.factor_terms(sp.Sum(summand, lim_j)), lim_a), linear, evaluate=False)
+    # Step 2: exchange the two finite sums; step 3: φ(q_i)_r does not depend on j and moves out.
+    swapped = sp.Sum(inner, (j, 1, n)).reorder((0, 1))  # one Sum over (j, r), j now inner
+    (lim_j, lim_r), summand = swapped.limits, swapped.function
+    yield lim_j[0] == j and lim_r[0] == r
+    yield sp.Eq(sp.Sum(sp.factor_terms(sp.Sum(summand, lim_j)), lim_r), linear, evaluate=False)
     # The normaliser is the same identity with every v_jc = 1.
-    yield sp.Eq(sp.Sum(sp.factor_terms(sp.Sum(P[i, a] * G[j, a], (j, 1, n))), (a, 1, F)),
-                sp.Sum(P[i, a] * sp.Sum(G[j, a], (j, 1, n)), (a, 1, F)), evaluate=False)
+    yield sp.Eq(sp.Sum(sp.factor_terms(sp.Sum(P[i, r] * G[j, r], (j, 1, n))), (r, 1, F)),
+                sp.Sum(P[i, r] * sp.Sum(G[j, r], (j, 1, n)), (r, 1, F)), evaluate=False)
     # The package: the linear form equals the weights formed explicitly, and they have rank <= F.
     rng = np.random.default_rng(3)
     Q, K, Vn = rng.standard_normal((9, 4)), rng.standard_normal((9, 4)), rng.standard_normal((9, 3))

@@ -216,7 +216,7 @@ def _symbolic_graph():
 @derivation("eq-normalized-laplacian", display=_display_normalized_laplacian,
             strength="verified", scope="for a symbolic weighted triangle and the path on 4 nodes")
 def _check_normalized_laplacian():
-    # The matrix formula is the entrywise one: L_ij = δ_ij − a_ij / √(d_i d_j).
+    # The matrix formula is the entrywise one: L_ij = δ_ij − A_ij / √(d_i d_j).
     A, deg, L = _symbolic_graph()
     entrywise = sp.Matrix(3, 3, lambda r, c: sp.KroneckerDelta(r, c) - A[r, c] / sp.sqrt(deg[r] * deg[c]))
     yield sp.Eq(L, entrywise, evaluate=False)
@@ -249,40 +249,40 @@ def _check_laplacian_kernel():
 
 
 def _check_cycle_rows():
-    """Row k of L on the cycle: (L v)_k = v_k − (v_{k−1} + v_{k+1}) / 2; each mode satisfies it."""
+    """Row k of L on the cycle: (L u)_k = u_k − (u_{k−1} + u_{k+1}) / 2; each mode satisfies it."""
     k, m = sp.symbols("k m", integer=True)
     theta = 2 * sp.pi * m / _n
     lam = 1 - sp.cos(theta)
     for mode in (sp.cos, sp.sin):
-        v = lambda kk, mode=mode: mode(theta * kk)  # noqa: E731
-        yield sp.Eq(sp.expand_trig(v(k) - (v(k - 1) + v(k + 1)) / 2), sp.expand_trig(lam * v(k)))
+        u = lambda kk, mode=mode: mode(theta * kk)  # noqa: E731
+        yield sp.Eq(sp.expand_trig(u(k) - (u(k - 1) + u(k + 1)) / 2), sp.expand_trig(lam * u(k)))
         # The wrap-around: with m an integer the mode has period n, so rows 0 and n−1 need no special case.
-        yield sp.Eq(v(k + _n), v(k))
+        yield sp.Eq(u(k + _n), u(k))
 
 
 @derivation("thm-path-cosines",
             strength="proved", scope="for every n ≥ 2 and every integer m (rows for symbolic k, both ends)")
 def _check_path_cosines():
-    # Nodes 0..N of the path (N = n − 1 edges), θ = π m / N, u_k = cos(θ k). Rows of the random-walk
+    # Nodes 0..N of the path (N = n − 1 edges), θ = π m / N, û_k = cos(θ k). Rows of the random-walk
     # Laplacian I − D⁻¹A: inside, degree 2; at both ends, degree 1.
     N = sp.Symbol("N", integer=True, positive=True)
     k, m = sp.symbols("k m", integer=True)
     theta = sp.pi * m / N
     lam = 1 - sp.cos(theta)
 
-    def u(kk):
+    def u_hat(kk):
         return sp.cos(sp.expand(theta * kk))
 
-    rows = {"interior": (u(k) - (u(k - 1) + u(k + 1)) / 2, u(k)),
-            "first": (u(0) - u(1), u(0)),
-            "last": (u(N) - u(N - 1), u(N))}
+    rows = {"interior": (u_hat(k) - (u_hat(k - 1) + u_hat(k + 1)) / 2, u_hat(k)),
+            "first": (u_hat(0) - u_hat(1), u_hat(0)),
+            "last": (u_hat(N) - u_hat(N - 1), u_hat(N))}
     for got, entry in rows.values():
         yield sp.Eq(sp.expand_trig(got - lam * entry), 0, evaluate=False)  # simplified by the registry
     # The eigenvalues 1 − cos θ_m increase strictly with θ_m = π m/(n − 1) ∈ [0, π]: their derivative,
     # sin θ, is positive on (0, π) (SymPy finds no point of (0, π) where it is <= 0), so they are distinct.
     x = sp.Symbol("x", real=True)
     yield sp.solveset(sp.diff(1 - sp.cos(x), x) <= 0, x, sp.Interval.open(0, sp.pi)) == sp.S.EmptySet
-    # So L_rw u = λ u; the normalised L = D^{1/2} L_rw D^{-1/2} then has v = D^{1/2} u: exactly on
+    # So L_rw û = λ û; the normalised L = D^{1/2} L_rw D^{-1/2} then has u = D^{1/2} û: exactly on
     # the paths of 4 and 5 nodes, for every m, with L from its definition.
     for n in (4, 5):
         A = sp.Matrix(n, n, lambda r, c: 1 if abs(r - c) == 1 else 0)
@@ -290,8 +290,8 @@ def _check_path_cosines():
         L = sp.eye(n) - sp.diag(*[1 / sp.sqrt(x) for x in deg]) * A * sp.diag(*[1 / sp.sqrt(x) for x in deg])
         for mm in range(n):
             th = sp.pi * mm / (n - 1)
-            v = sp.Matrix([sp.sqrt(deg[r]) * sp.cos(th * r) for r in range(n)])
-            yield sp.Eq(sp.simplify(L * v - (1 - sp.cos(th)) * v), sp.zeros(n, 1))
+            u = sp.Matrix([sp.sqrt(deg[r]) * sp.cos(th * r) for r in range(n)])
+            yield sp.Eq(sp.simplify(L * u - (1 - sp.cos(th)) * u), sp.zeros(n, 1))
     # The package's Laplacian of a longer path, numerically.
     yield path_mode_residual(12) < 1e-12
 

@@ -306,18 +306,18 @@ def _check_tau_contraction():
 def _check_tau_submultiplicative():
     a, b, c, e = sp.symbols("a b c e", real=True)
     # n = 2, general rows (a, 1 − a), (b, 1 − b): τ₁ = 1 − min(a, b) − min(1 − a, 1 − b) = |a − b|, and
-    # the rows of AB differ by (a − b)(c − e) in their first entry, so τ₁(AB) = τ₁(A) τ₁(B) exactly.
-    A = sp.Matrix([[a, 1 - a], [b, 1 - b]])
-    B = sp.Matrix([[c, 1 - c], [e, 1 - e]])
+    # the rows of W2 W1 differ by (a − b)(c − e) in their first entry, so τ₁(W2 W1) = τ₁(W2) τ₁(W1) exactly.
+    W2 = sp.Matrix([[a, 1 - a], [b, 1 - b]])
+    W1 = sp.Matrix([[c, 1 - c], [e, 1 - e]])
     yield sp.Eq((1 - sp.Min(a, b) - sp.Min(1 - a, 1 - b) - sp.Abs(a - b)).rewrite(sp.Piecewise), 0)
-    yield sp.Eq((A * B)[0, 0] - (A * B)[1, 0], (A[0, 0] - A[1, 0]) * (B[0, 0] - B[1, 0]))
+    yield sp.Eq((W2 * W1)[0, 0] - (W2 * W1)[1, 0], (W2[0, 0] - W2[1, 0]) * (W1[0, 0] - W1[1, 0]))
     point = {a: sp.Rational(1, 5), b: sp.Rational(3, 4), c: sp.Rational(2, 3), e: sp.Rational(1, 7)}
-    yield sp.Eq(exact_tau((A * B).subs(point)), exact_tau(A.subs(point)) * exact_tau(B.subs(point)))
+    yield sp.Eq(exact_tau((W2 * W1).subs(point)), exact_tau(W2.subs(point)) * exact_tau(W1.subs(point)))
     rng = np.random.default_rng(2006)
     for n in _SIZES:
         for _ in range(_SAMPLES):
-            A, B = _random_stochastic(n, n, rng), _random_stochastic(n, n, rng)
-            yield bool(exact_tau(A * B) <= exact_tau(A) * exact_tau(B))
+            W2, W1 = _random_stochastic(n, n, rng), _random_stochastic(n, n, rng)
+            yield bool(exact_tau(W2 * W1) <= exact_tau(W2) * exact_tau(W1))
         layers = [np.array(_random_stochastic(n, n, rng), dtype=float) for _ in range(6)]
         got = product_coefficients(layers)
         yield bool((got["product"] <= got["bound"] + 1e-12).all())

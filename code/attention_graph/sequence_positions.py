@@ -120,7 +120,7 @@ def _as_slope(slope) -> float:
 
 
 def alibi_bias(n: int, slope: float) -> np.ndarray:
-    """B_ij = −μ (i − j) for j ≤ i, −∞ for j > i: ALiBi's causal bias, μ the slope  (eq-alibi). (n, n).
+    """B_ij = −ζ (i − j) for j ≤ i, −∞ for j > i: ALiBi's causal bias, ζ the slope  (eq-alibi). (n, n).
 
     Added to the scores (``attention(..., bias=B)``), it penalises each key by its distance back
     along the sequence (Press et al. 2022); the −∞ entries are the causal mask.
@@ -142,10 +142,10 @@ def shortest_path_distances(A) -> np.ndarray:
 
 
 def distance_bias(A, slope: float) -> np.ndarray:
-    """B_ij = −μ dist(i, j) on the graph A, −∞ where j cannot be reached: a spatial bias. (n, n).
+    """B_ij = −ζ dist(i, j) on the graph A, −∞ where j cannot be reached: a spatial bias. (n, n).
 
     Graphormer (Ying et al. 2021) adds a learned scalar b(dist(i, j)) to each score; this is the
-    linear choice b(φ) = −μ φ, which on the path graph, causally masked, is ALiBi.
+    linear choice b(φ) = −ζ φ, which on the path graph, causally masked, is ALiBi.
     """
     slope = _as_slope(slope)
     dist = shortest_path_distances(A)  # (n, n)
@@ -154,13 +154,13 @@ def distance_bias(A, slope: float) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------------
-# The derivations, in SymPy. Positions i, j; pair index l; frequency ω_l; slope μ.
+# The derivations, in SymPy. Positions i, j; pair index l; frequency ω_l; slope ζ.
 # --------------------------------------------------------------------------------------------------
 _i, _j = sp.symbols("i j", integer=True, nonnegative=True)
 _l = sp.Symbol("l", integer=True, nonnegative=True)
 _d = sp.Symbol("d", integer=True, positive=True)
 _BASE = sp.Integer(10000)  # the paper's base, written as a number in the display
-_mu = sp.Symbol(r"\mu", nonnegative=True)
+_zeta = sp.Symbol(r"\zeta", nonnegative=True)
 _PE, _Bb = sp.IndexedBase(r"\mathrm{PE}"), sp.IndexedBase("B")
 
 
@@ -173,7 +173,7 @@ def _display_sinusoidal():
 
 
 def _display_alibi():
-    return sp.Eq(_Bb[_i, _j], sp.Piecewise((-_mu * (_i - _j), _j <= _i), (-sp.oo, True)), evaluate=False)
+    return sp.Eq(_Bb[_i, _j], sp.Piecewise((-_zeta * (_i - _j), _j <= _i), (-sp.oo, True)), evaluate=False)
 
 
 @derivation("eq-sinusoidal", display=_display_sinusoidal,
@@ -256,17 +256,17 @@ def _path_distances(n: int) -> list[list[int]]:
 
 
 @derivation("eq-alibi", display=_display_alibi,
-            strength="verified", scope="for n = 1, …, 7 with a symbolic slope μ; the package at μ = 1/2")
+            strength="verified", scope="for n = 1, …, 7 with a symbolic slope ζ; the package at ζ = 1/2")
 def _check_alibi():
     rhs = _display_alibi().rhs
     for n in range(1, 8):
         dist = _path_distances(n)
         shown = sp.Matrix(n, n, lambda r, c: rhs.subs({_i: r, _j: c}))
-        # On the causal edges j <= i the displayed bias is −μ times the path's hop count.
-        causal = sp.Matrix(n, n, lambda r, c, dist=dist: -_mu * dist[r][c] if c <= r else -sp.oo)
+        # On the causal edges j <= i the displayed bias is −ζ times the path's hop count.
+        causal = sp.Matrix(n, n, lambda r, c, dist=dist: -_zeta * dist[r][c] if c <= r else -sp.oo)
         yield shown == causal  # entry by entry, −∞ included (−∞ − (−∞) would be NaN)
     # The package, at slope 1/2 (exact in floating point).
     n = 7
-    want = np.array(sp.Matrix(n, n, lambda r, c: rhs.subs({_i: r, _j: c, _mu: sp.Rational(1, 2)})).tolist(),
+    want = np.array(sp.Matrix(n, n, lambda r, c: rhs.subs({_i: r, _j: c, _zeta: sp.Rational(1, 2)})).tolist(),
                     dtype=float)  # (7, 7)
     yield bool(np.array_equal(alibi_bias(n, 0.5), want))

@@ -225,7 +225,7 @@ def row_entropy(W) -> np.ndarray:
 # --------------------------------------------------------------------------------------------------
 # Exact forms (SymPy)
 # --------------------------------------------------------------------------------------------------
-u = sp.Symbol("u", positive=True)  # u = e^{1/√2}, the factor one unit of X Xᵀ contributes to exp(S)
+z = sp.Symbol("z", positive=True)  # z = e^{1/√2}, the factor one unit of X Xᵀ contributes to exp(S)
 
 
 def exact_gram() -> sp.Matrix:
@@ -242,13 +242,13 @@ def exact_scores() -> sp.Matrix:
 def exact_weights(in_u: bool = False) -> sp.Matrix:
     """W = softmax(S) exactly, row by row  (eq-worked-weights). (4, 4).
 
-    With ``in_u`` the entries are rational functions of ``u`` = e^{1/√2} (each score is a whole
-    number of units 1/√2, so e^{S_ij} = u^{G_ij}); otherwise they hold exponentials.
+    With ``in_u`` the entries are rational functions of ``z`` = e^{1/√2} (each score is a whole
+    number of units 1/√2, so e^{S_ij} = z^{G_ij}); otherwise they hold exponentials.
     """
     G = exact_gram()  # (4, 4)
-    E = G.applyfunc(lambda k: u**k)  # (4, 4)
+    E = G.applyfunc(lambda k: z**k)  # (4, 4)
     W = sp.Matrix(4, 4, lambda i, j: sp.factor(sp.cancel(E[i, j] / sum(E.row(i)))))  # (4, 4)
-    return W if in_u else W.subs(u, sp.exp(1 / sp.sqrt(2)))
+    return W if in_u else W.subs(z, sp.exp(1 / sp.sqrt(2)))
 
 
 # The recovery of the Gram matrix from the published numbers. In the plane (d = 2), turn and reflect
@@ -358,12 +358,12 @@ def _check_worked_scores():
 @derivation("eq-worked-weights", display=lambda: sp.Eq(_W, exact_weights(in_u=True), evaluate=False),
             strength="verified", scope="on the worked example")
 def _check_worked_weights():
-    # exp(S_ij) = u^{G_ij} with u = e^{1/√2}: each score is a whole number of units 1/√2 ...
+    # exp(S_ij) = z^{G_ij} with z = e^{1/√2}: each score is a whole number of units 1/√2 ...
     S, G = exact_scores(), exact_gram()  # (4, 4) each
     for i, j in itertools.product(range(4), repeat=2):
         yield sp.Eq(sp.exp(S[i, j]), sp.exp(1 / _r2) ** G[i, j])
-    # ... so the softmax of S, W_ij = e^{S_ij} / Σ_l e^{S_il}, is the displayed matrix in u,
-    E = G.applyfunc(lambda k: u**k)  # (4, 4)
+    # ... so the softmax of S, W_ij = e^{S_ij} / Σ_l e^{S_il}, is the displayed matrix in z,
+    E = G.applyfunc(lambda k: z**k)  # (4, 4)
     by_definition = sp.Matrix(4, 4, lambda i, j: E[i, j] / sum(E.row(i)))  # (4, 4)
     yield sp.Eq(exact_weights(in_u=True), by_definition)
     for i in range(4):  # every row sums to one
@@ -402,12 +402,12 @@ def _check_asymmetry():
     for i, j in itertools.permutations(range(4), 2):
         values = {names["W_{ij}"]: W[i, j], names["W_{ji}"]: W[j, i], names["Z_{j}"]: Z[j], names["Z_{i}"]: Z[i]}
         yield sp.Eq(shown.lhs.subs(values), shown.rhs.subs(values))  # the display, for this pair
-    # ... and on the example, exactly (in u = e^{1/√2}) and in the package's floats.
-    Eu = exact_gram().applyfunc(lambda k: u**k)  # (4, 4)
-    Zu = [sum(Eu.row(i)) for i in range(4)]
-    Wu = exact_weights(in_u=True)
+    # ... and on the example, exactly (in z = e^{1/√2}) and in the package's floats.
+    Ez = exact_gram().applyfunc(lambda k: z**k)  # (4, 4)
+    Zz = [sum(Ez.row(i)) for i in range(4)]
+    Wz = exact_weights(in_u=True)
     for i, j in itertools.permutations(range(4), 2):
-        yield sp.Eq(Wu[i, j] / Wu[j, i], Zu[j] / Zu[i])
+        yield sp.Eq(Wz[i, j] / Wz[j, i], Zz[j] / Zz[i])
     _, graph = attention_layer()
     Zf = row_normalisers(scaled_scores(embeddings(), embeddings()))  # (4,)
     yield bool(np.allclose(graph.W / graph.W.T, Zf[None, :] / Zf[:, None], rtol=1e-13, atol=0))
