@@ -114,6 +114,8 @@ def test_a_registration_must_say_how_strong_it_is():
         registry.derivation("eq-unclassified", strength="plausible", scope="for n = 2")
     with pytest.raises(ValueError, match="scope"):
         registry.derivation("eq-unclassified", strength="verified", scope=" ")
+    with pytest.raises(ValueError, match="must not repeat 'exactly'"):  # "Verified exactly exactly, ..."
+        registry.derivation("eq-unclassified", strength="verified", scope="exactly, for n = 2")
 
 
 def test_every_registration_names_its_strength_and_scope():

@@ -263,7 +263,7 @@ def induction_study(seeds: int = 5, steps: int = 300, **kwargs) -> dict:
 # --------------------------------------------------------------------------------------------------
 
 @derivation("thm-induction-composition", strength="verified",
-            scope="exactly, for every n ≤ 16 and every period 1 ≤ m ≤ n − 2")
+            scope="for every n ≤ 16 and every period 1 ≤ m ≤ n − 2")
 def _check_induction_composition():
     # With the ideal heads, row i ≥ m of W⁽²⁾W⁽¹⁾ is e_{i−m}: the composed graph joins each token
     # of the repeat to its earlier occurrence, the key the induction head matched through layer 1.

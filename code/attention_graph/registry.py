@@ -74,6 +74,10 @@ def derivation(label: str, display: Callable[[], sp.Basic] | None = None, *, str
         raise ValueError(f"strength of {label!r} must be one of {sorted(STRENGTHS)}; got {strength!r}")
     if not scope.strip():
         raise ValueError(f"{label!r}: say for what the check holds (scope)")
+    first = STRENGTHS[strength].split()[-1].lower()  # "exactly" of "Verified exactly", ...
+    if scope.split()[0].strip(",").lower() == first:
+        raise ValueError(f"{label!r}: the badge already says {STRENGTHS[strength]!r}; the scope "
+                         f"must not repeat {first!r}")
 
     def register(check: Callable[[], Iterable]) -> Callable[[], Iterable]:
         if label in _REGISTRY:
