@@ -62,6 +62,15 @@ def central_difference(loss, X, h: float = 1e-6) -> np.ndarray:
     return grad
 
 
+
+def assert_gradients(loss_and_grads, params: dict, atol: float = 1e-8) -> None:
+    """Every gradient loss_and_grads(params) returns, (L, {name: dL/dP}), against central differences."""
+    _, grads = loss_and_grads(params)
+    assert set(grads) == set(params)
+    for name, P in params.items():
+        numeric = central_difference(lambda M, name=name: loss_and_grads({**params, name: M})[0], P)
+        np.testing.assert_allclose(grads[name], numeric, atol=atol, err_msg=name)
+
 # --- Multi-head attention, the Transformer block, attention patterns (PyTorch layout, networkx) ----
 
 def multi_head(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads, mask=None):
@@ -151,7 +160,7 @@ def max_path_length(edges, n: int, n_layers: int = 1) -> int:
     return max(max(row.values()) for row in lengths.values())
 
 
-# --- Sequences: biased attention, positions, linear attention (from the papers' formulas) ----------
+# --- Sequences: biased attention (PyTorch's reference, in NumPy) ------------------------------------
 
 def biased_attention(Q, K, V, B, mask=None):
     """softmax(Q Kᵀ/√d + B) V: PyTorch's scaled_dot_product_attention with a float attn_mask B (its
@@ -159,69 +168,3 @@ def biased_attention(Q, K, V, B, mask=None):
     S = scaled_scores(Q, K) + np.asarray(B, dtype=float)
     W = softmax(S, mask)
     return W @ np.asarray(V, dtype=float), W
-
-
-def sinusoidal(n: int, d: int, base: float = 10000.0) -> np.ndarray:
-    """Vaswani et al. (2017), section 3.5: PE(pos, 2i) = sin(pos / base^(2i/d)), PE(pos, 2i+1) = cos(...)."""
-    P = np.zeros((n, d))
-    for pos in range(n):
-        for i in range(d // 2):
-            P[pos, 2 * i] = math.sin(pos / base ** (2 * i / d))
-            P[pos, 2 * i + 1] = math.cos(pos / base ** (2 * i / d))
-    return P
-
-
-def rope_complex(X, positions, base: float = 10000.0) -> np.ndarray:
-    """Su et al. (2021), eq. 34 in complex form: pair (x_2l, x_2l+1) as x_2l + i x_2l+1, times e^{i m θ_l},
-    θ_l = base^(−2l/d)."""
-    X = np.asarray(X, dtype=float)
-    d = X.shape[1]
-    z = X[:, 0::2] + 1j * X[:, 1::2]
-    theta = base ** (-2.0 * np.arange(d // 2) / d)
-    z = z * np.exp(1j * np.outer(np.asarray(positions, dtype=float), theta))
-    out = np.empty_like(X)
-    out[:, 0::2], out[:, 1::2] = z.real, z.imag
-    return out
-
-
-def alibi(n: int, slope: float) -> np.ndarray:
-    """Press et al. (2022): add slope · (j − i) to the score of query i and key j <= i; mask j > i."""
-    B = np.full((n, n), -np.inf)
-    for i in range(n):
-        for j in range(i + 1):
-            B[i, j] = slope * (j - i)
-    return B
-
-
-def linear_attention_loop(Q, K, V, phi, causal: bool = False) -> np.ndarray:
-    """Katharopoulos et al. (2020), eq. 4 (and eq. 8 causally): V'_i = Σ_j φ(Q_i)ᵀφ(K_j) V_j / Σ_j φ(Q_i)ᵀφ(K_j),
-    the sum over j <= i when causal, written as the quadratic double loop."""
-    PQ, PK, V = np.asarray(phi(Q)), np.asarray(phi(K)), np.asarray(V, dtype=float)
-    out = np.zeros((PQ.shape[0], V.shape[1]))
-    for i in range(PQ.shape[0]):
-        num, den = np.zeros(V.shape[1]), 0.0
-        for j in range(PK.shape[0] if not causal else i + 1):
-            sim = float(PQ[i] @ PK[j])
-            num += sim * V[j]
-            den += sim
-        out[i] = num / den
-    return out
-
-
-def elu_plus_one(X) -> np.ndarray:
-    """elu(x) + 1 with α = 1: x + 1 for x > 0, exp(x) for x <= 0."""
-    X = np.asarray(X, dtype=float)
-    return np.where(X > 0, X + 1, np.exp(np.minimum(X, 0)))
-
-
-def bfs_distances(A) -> np.ndarray:
-    """Hop counts by networkx's breadth-first search on the directed graph of A_ij > 0; inf if none."""
-    A = np.asarray(A)
-    G = nx.DiGraph()
-    G.add_nodes_from(range(len(A)))
-    G.add_edges_from(zip(*np.nonzero(A > 0)))
-    D = np.full(A.shape, np.inf)
-    for s, row in nx.all_pairs_shortest_path_length(G):
-        for t, hops in row.items():
-            D[s, t] = hops
-    return D

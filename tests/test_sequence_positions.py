@@ -1,6 +1,9 @@
 """Positions in a sequence: sinusoidal encodings, RoPE, ALiBi and the distance bias, against the papers'
-formulas written independently (tests/oracles.py) and by their defining properties."""
+formulas written independently (below, and tests/oracles.py) and by their defining properties."""
 
+import math
+
+import networkx as nx
 import numpy as np
 import pytest
 
@@ -18,14 +21,61 @@ from attention_graph import (
 PAGE = "sequence_positions"
 
 
+# Independent implementations from the papers' formulas, used by this file only.
+
+def sinusoidal(n: int, d: int, base: float = 10000.0) -> np.ndarray:
+    """Vaswani et al. (2017), section 3.5: PE(pos, 2i) = sin(pos / base^(2i/d)), PE(pos, 2i+1) = cos(...)."""
+    P = np.zeros((n, d))
+    for pos in range(n):
+        for i in range(d // 2):
+            P[pos, 2 * i] = math.sin(pos / base ** (2 * i / d))
+            P[pos, 2 * i + 1] = math.cos(pos / base ** (2 * i / d))
+    return P
+
+
+def rope_complex(X, positions, base: float = 10000.0) -> np.ndarray:
+    """Su et al. (2021), eq. 34 in complex form: pair (x_2l, x_2l+1) as x_2l + i x_2l+1, times e^{i m θ_l},
+    θ_l = base^(−2l/d)."""
+    X = np.asarray(X, dtype=float)
+    d = X.shape[1]
+    z = X[:, 0::2] + 1j * X[:, 1::2]
+    theta = base ** (-2.0 * np.arange(d // 2) / d)
+    z = z * np.exp(1j * np.outer(np.asarray(positions, dtype=float), theta))
+    out = np.empty_like(X)
+    out[:, 0::2], out[:, 1::2] = z.real, z.imag
+    return out
+
+
+def alibi(n: int, slope: float) -> np.ndarray:
+    """Press et al. (2022): add slope · (j − i) to the score of query i and key j <= i; mask j > i."""
+    B = np.full((n, n), -np.inf)
+    for i in range(n):
+        for j in range(i + 1):
+            B[i, j] = slope * (j - i)
+    return B
+
+
+def bfs_distances(A) -> np.ndarray:
+    """Hop counts by networkx's breadth-first search on the directed graph of A_ij > 0; inf if none."""
+    A = np.asarray(A)
+    G = nx.DiGraph()
+    G.add_nodes_from(range(len(A)))
+    G.add_edges_from(zip(*np.nonzero(A > 0)))
+    D = np.full(A.shape, np.inf)
+    for s, row in nx.all_pairs_shortest_path_length(G):
+        for t, hops in row.items():
+            D[s, t] = hops
+    return D
+
+
 @pytest.mark.parametrize("n, d, base", [(1, 2, 10000.0), (7, 6, 10000.0), (50, 16, 100.0)])
 def test_sinusoidal_encoding_is_the_papers(n, d, base):
-    np.testing.assert_allclose(sinusoidal_encoding(n, d, base), oracles.sinusoidal(n, d, base), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(sinusoidal_encoding(n, d, base), sinusoidal(n, d, base), rtol=0, atol=1e-12)
 
 
 def test_thm_sinusoidal_offset():
     assert bt.verified("thm-sinusoidal-offset") >= 1
-    P = oracles.sinusoidal(40, 10)
+    P = sinusoidal(40, 10)
     G = P @ P.T
     for i in range(40):
         for j in range(40):
@@ -40,8 +90,8 @@ def test_rotary_is_the_complex_rotation(seed):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((9, 8))
     pos = rng.integers(0, 1000, size=9)
-    np.testing.assert_allclose(rotary(X, pos), oracles.rope_complex(X, pos), rtol=0, atol=1e-12)
-    np.testing.assert_allclose(rotary(X, pos, base=50.0), oracles.rope_complex(X, pos, base=50.0), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(rotary(X, pos), rope_complex(X, pos), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(rotary(X, pos, base=50.0), rope_complex(X, pos, base=50.0), rtol=0, atol=1e-12)
 
 
 def test_thm_rope_relative():
@@ -49,7 +99,7 @@ def test_thm_rope_relative():
     rng = np.random.default_rng(7)
     Q, K = rng.standard_normal((10, 6)), rng.standard_normal((10, 6))
     pos = np.arange(10)
-    S = oracles.rope_complex(Q, pos) @ oracles.rope_complex(K, pos).T
+    S = rope_complex(Q, pos) @ rope_complex(K, pos).T
     for shift in (1, 13, 500):
         np.testing.assert_allclose(rotary(Q, pos + shift) @ rotary(K, pos + shift).T, S, rtol=0, atol=1e-11)
     np.testing.assert_allclose(np.linalg.norm(rotary(Q, pos), axis=1), np.linalg.norm(Q, axis=1), rtol=1e-14)
@@ -67,20 +117,20 @@ def test_rotary_keeps_float32():
 
 @pytest.mark.parametrize("n, slope", [(1, 0.5), (6, 0.25), (9, 1.0 / 3)])
 def test_alibi_bias_is_the_papers(n, slope):
-    np.testing.assert_array_equal(alibi_bias(n, slope), oracles.alibi(n, slope))
+    np.testing.assert_array_equal(alibi_bias(n, slope), alibi(n, slope))
 
 
 def test_alibi_is_the_distance_bias_of_the_path_on_the_causal_edges():
     n = 8
     A = np.eye(n, k=1) + np.eye(n, k=-1)  # the path
-    np.testing.assert_array_equal(shortest_path_distances(A), oracles.bfs_distances(A))
+    np.testing.assert_array_equal(shortest_path_distances(A), bfs_distances(A))
     causal = np.tril(np.ones((n, n), dtype=bool))
     np.testing.assert_array_equal(np.where(causal, distance_bias(A, 0.5), -np.inf), alibi_bias(n, 0.5))
 
 
 def test_distance_bias_on_a_disconnected_directed_graph():
     A = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0.0]])  # 0 → 1 → 2
-    np.testing.assert_array_equal(shortest_path_distances(A), oracles.bfs_distances(A))
+    np.testing.assert_array_equal(shortest_path_distances(A), bfs_distances(A))
     B = distance_bias(A, 2.0)
     np.testing.assert_array_equal(B, [[0, -2, -4], [-np.inf, 0, -2], [-np.inf, -np.inf, 0]])
     assert not np.signbit(np.diag(B)).any()  # 0, not −0
@@ -96,7 +146,7 @@ def test_eq_sinusoidal_and_eq_alibi_checks_hold():
 
 def test_page_sinusoidal_numbers():
     n, d = int(bt.glued_float(PAGE, "pos_n")), int(bt.glued_float(PAGE, "pos_d"))
-    P = oracles.sinusoidal(n, d)
+    P = sinusoidal(n, d)
     G = P @ P.T
     assert bt.glued_float(PAGE, "pos_toeplitz_gap") < 1e-12
     assert bt.glued_float(PAGE, "pos_norm2") == pytest.approx(d / 2, abs=1e-12)
@@ -110,7 +160,7 @@ def test_page_rope_and_alibi_numbers():
     assert bt.glued_float(PAGE, "rope_norm_gap") < 1e-14
     n, slope = int(bt.glued_float(PAGE, "alibi_n")), bt.glued_float(PAGE, "alibi_slope")
     X = np.zeros((n, 4))
-    _, W = oracles.biased_attention(X, X, X, oracles.alibi(n, slope))
+    _, W = oracles.biased_attention(X, X, X, alibi(n, slope))
     assert bt.glued_float(PAGE, "alibi_ratio") == pytest.approx(np.exp(slope), rel=1e-12)
     assert bt.glued_float(PAGE, "alibi_exp") == pytest.approx(np.exp(slope), rel=1e-15)
     assert bt.glued_float(PAGE, "alibi_first") == pytest.approx(W[-1, 0], rel=1e-12)
@@ -120,7 +170,7 @@ def test_page_graphormer_numbers_on_the_club():
     from attention_graph import karate, laplacian_pe
 
     A, _, _ = karate.club_graph()
-    D = oracles.bfs_distances(A)
+    D = bfs_distances(A)
     X = laplacian_pe(A, 4)
     _, W_plain = oracles.attention(X, X, X)
     _, W_bias = oracles.biased_attention(X, X, X, -2.0 * D)
