@@ -137,7 +137,9 @@ def _contingency(a, b) -> np.ndarray:
 
 
 def adjusted_rand_index(a, b) -> float:
-    """(Σ C(ν_ij,2) − E_0) / (½[Σ C(ν_{i·},2) + Σ C(ν_{·j},2)] − E_0), E_0 = Σ C(ν_{i·},2) Σ C(ν_{·j},2) / C(n,2)  (eq-ari).
+    """(Σ C(ν_ij,2) − E_0) / (½[Σ C(ν_{i·},2) + Σ C(ν_{·j},2)] − E_0)  (eq-ari).
+
+    E_0 = Σ C(ν_{i·},2) Σ C(ν_{·j},2) / C(n,2) is the chance term.
 
     1 for the same split (whatever the names of the groups), 0 on average for a random split with
     the same group sizes (thm-ari-random-zero), negative when worse than that.
