@@ -86,7 +86,8 @@ def plot_dot_product_variance(moments: dict[str, list[float]]):
     fig, ax = plt.subplots(figsize=(5.5, 3.4))
     ax.loglog(moments["d"], moments["var"], "o-", label=r"$\mathrm{Var}[q\cdot k]$ (unscaled)")
     ax.loglog(moments["d"], moments["var_scaled"], "s-", label=r"$\mathrm{Var}[q\cdot k/\sqrt{d}]$")
-    ax.loglog(moments["d"], moments["d"], ":", color="grey", label="the line $y = d$")
+    ax.loglog(moments["d"], moments["d"], "-", color="0.82", lw=7, zorder=0,
+              label="the line $y = d$ (the unscaled curve lies on it)")
     ax.set_xlabel("dimension $d$")
     ax.set_ylabel("sample variance")
     ax.legend(frameon=False)
@@ -468,7 +469,7 @@ def plot_blockwise_scaling(results: dict):
     ax_time.legend(frameon=False, fontsize=8)
     for ax in (ax_mem, ax_time):
         ax.set_xticks(n_all, [str(int(x)) for x in n_all])
-        ax.minorticks_off()
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())  # y keeps its labels
     return _finish(fig)
 
 
@@ -488,7 +489,7 @@ def plot_block_size_sweep(results: dict):
     for ax in (ax_mem, ax_time):
         ax.set_xlabel(f"block size (keys per block), n = {sweep['n']}")
         ax.set_xticks(b, [str(x) for x in b])
-        ax.minorticks_off()
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())  # y keeps its labels
     return _finish(fig)
 
 
