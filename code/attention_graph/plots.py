@@ -362,7 +362,7 @@ def plot_rollout_layers(layers, rollouts: dict):
     """Top row: heatmaps of W⁽¹⁾ … W⁽ᴸ⁾. Bottom row: each rollout of ``rollouts`` (title → graph)."""
     L = len(layers)
     cols = max(L, len(rollouts))
-    fig, axes = plt.subplots(2, cols, figsize=(2.5 * cols + 0.6, 5.6), squeeze=False)
+    fig, axes = plt.subplots(2, cols, figsize=(2.1 * cols + 0.6, 5.2), squeeze=False)
     top = max(float(g.W.max()) for g in list(layers) + list(rollouts.values()))  # one scale for all
     for k, g in enumerate(layers, 1):
         plot_heatmap(g, ax=axes[0, k - 1], title=f"layer {k}: $W^{{({k})}}$", fmt="{:.2f}", vmax=top,
