@@ -150,9 +150,9 @@ def _check_kv_new_node():
         W_next, W_now = causal_weights_exact(S), causal_weights_exact(S[:n, :n])
         # Appending token n changes no earlier row: the old graph is the new one's leading block ...
         yield sp.Eq(W_next[:n, :n], W_now, evaluate=False)
-        # ... the new node sends to no earlier node (its column is 0 above the diagonal) ...
+        # ... no earlier query attends to the new node (its column is 0 above the diagonal) ...
         yield sp.Eq(W_next[:n, n], sp.zeros(n, 1), evaluate=False)
-        # ... and receives from every node j <= n, itself included: in-edges only.
+        # ... and it attends to every node j <= n, itself included: messages flow only in.
         yield sp.And(*[sp.Gt(W_next[n, c], 0) for c in range(n + 1)])
 
 
