@@ -1168,7 +1168,7 @@ def plot_linear_benchmark(results: dict):
 
 def plot_decoding_dag(n: int, weights):
     """The causal DAG of n tokens as decoding builds it: arrows j → i (messages flow from key j to
-    query i); the newest token, n − 1, in red with its in-edges, their width ∝ ``weights`` (n,)."""
+    query i); the newest token, n − 1, in red with the messages into it, their width ∝ ``weights`` (n,)."""
     fig, ax = plt.subplots(figsize=(6.4, 3.2))
     x = np.arange(n, dtype=float)  # (n,)
     w = np.asarray(weights, float)  # (n,)
