@@ -221,9 +221,9 @@ def plot_model_adjacencies(models: dict, structure=None):
     for ax in axes.flat[len(panels):]:
         ax.axis("off")
     for ax in axes[:, 0]:
-        ax.set_ylabel("node i (gives weight)")
+        ax.set_ylabel("node i (attends)")
     for ax in axes[-1, :]:
-        ax.set_xlabel("node j (its message)")
+        ax.set_xlabel("node j (attended to)")
     return _finish(fig)
 
 
