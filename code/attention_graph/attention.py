@@ -57,7 +57,7 @@ class AttentionGraph:
         return self.W.sum(axis=1)  # (n,)
 
     def in_strength(self) -> np.ndarray:
-        """Σ_i W[i, j] for each j: how much attention node j receives in all. Shape (n,)."""
+        """Σ_i W[i, j] for each j: how much attention node j is paid in all. Shape (n,)."""
         return self.W.sum(axis=0)  # (n,)
 
     def to_networkx(self):

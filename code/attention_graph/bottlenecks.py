@@ -192,9 +192,9 @@ def path_count_formula(s, T):
             scope="for symbolic n − j and T (induction on T, the step by SymPy's summation and Pascal's rule); "
                   "the package's counts are verified against powers of the causal adjacency up to n = 9, T = 6")
 def _check_causal_path_count():
-    # Base, T = 1: one edge j → n for every j ≤ n, a single walk; the formula gives C(s, 0) = 1.
+    # Base, T = 1: one step j → n (n attends to j) for every j ≤ n, a single walk; the formula gives C(s, 0) = 1.
     yield sp.Eq(path_count_formula(_s, 1), 1)
-    # Step: a walk of T + 1 steps is a walk of T steps to some m with j ≤ m ≤ n, then the edge m → n,
+    # Step: a walk of T + 1 steps is a walk of T steps to some m with j ≤ m ≤ n, then the step m → n,
     # so walks_{T+1}(s) = Σ_{t=0}^{s} walks_T(t); the sum is the formula at T + 1 (hockey stick).
     yield sp.Eq(sp.summation(path_count_formula(_t, _T), (_t, 0, _s)), path_count_formula(_s, _T + 1))
     # The same step by Pascal's rule, and s = 0 (j = n): only self-loops, one walk.
@@ -209,7 +209,7 @@ def _check_causal_path_count():
     yield sp.Eq(sp.summation(path_count_formula(_t, _T), (_t, 0, n - 1)), sp.binomial(n + _T - 1, _T))
     # The package against the T-th power of the causal adjacency (with self-loops), exactly.
     for size in range(1, 10):
-        A = sp.Matrix(size, size, lambda i, j: 1 if j <= i else 0)  # A_ij = 1: an edge j → i
+        A = sp.Matrix(size, size, lambda i, j: 1 if j <= i else 0)  # A_ij = 1: i attends to j
         for T in range(1, 7):
             row = (A**T).row(size - 1)  # walks into the last token, from each j
             yield [int(x) for x in row] == causal_path_counts(size, T).tolist()

@@ -1,4 +1,4 @@
-"""Decoding with a KV cache: each generated token is one new node of the causal DAG, with in-edges only.
+"""Decoding with a KV cache: each generated token is one new node of the causal DAG, messages flowing only into it.
 
 A decoder generates token i after tokens 0, …, i − 1 and attends causally. Token i's query meets the
 keys of every token so far, itself included; no earlier token attends to it. So the earlier rows of
@@ -89,7 +89,7 @@ class KVCache:
         self._n += 1
 
     def weights(self, q) -> np.ndarray:
-        """w_j = softmax_j(q·k_j/√d) over the cached tokens: the new node's in-edges. (n,)."""
+        """w_j = softmax_j(q·k_j/√d) over the cached tokens: the messages into the new node. (n,)."""
         if self._n == 0:
             raise ValueError("the cache is empty: append a key and value before attending")
         q = _as_vector(q, "q", self._K.shape[1])  # (d,)
@@ -124,7 +124,7 @@ def decode_steps(Q, K, V) -> np.ndarray:
     Y = np.empty((Q.shape[0], V.shape[1]))  # (n, d_v)
     for i in range(Q.shape[0]):
         cache.append(K[i], V[i])  # token i joins the DAG
-        Y[i] = cache.attend(Q[i])  # (d_v,): its in-edges, from every token j <= i
+        Y[i] = cache.attend(Q[i])  # (d_v,): the messages into it, from every j <= i
     return Y
 
 
@@ -150,9 +150,9 @@ def _check_kv_new_node():
         W_next, W_now = causal_weights_exact(S), causal_weights_exact(S[:n, :n])
         # Appending token n changes no earlier row: the old graph is the new one's leading block ...
         yield sp.Eq(W_next[:n, :n], W_now, evaluate=False)
-        # ... the new node sends to no earlier node (its column is 0 above the diagonal) ...
+        # ... no earlier query attends to the new node (its column is 0 above the diagonal) ...
         yield sp.Eq(W_next[:n, n], sp.zeros(n, 1), evaluate=False)
-        # ... and receives from every node j <= n, itself included: in-edges only.
+        # ... and it attends to every node j <= n, itself included: messages flow only in.
         yield sp.And(*[sp.Gt(W_next[n, c], 0) for c in range(n + 1)])
 
 

@@ -130,7 +130,7 @@ def hop_distances(edges, n: int) -> np.ndarray:
     n = _count(n, "n")
     E = as_edges(edges, "edges", n, n)  # (E, 2)
     order = np.argsort(E[:, 1], kind="stable")
-    senders, receivers = E[order, 1], E[order, 0]  # (E,), (E,): j → i
+    senders, receivers = E[order, 1], E[order, 0]  # (E,), (E,): j sends to i
     start = np.searchsorted(senders, np.arange(n + 1))  # (n + 1,)
     D = np.full((n, n), -1, dtype=np.int64)  # (n, n)
     for j in range(n):

@@ -98,7 +98,7 @@ def plot_heatmap(graph, ax=None, *, title: str | None = None, fmt: str = "{:.3f}
                  vmax: float | None = None, fontsize: float = 9):
     """Heatmap of an :class:`AttentionGraph`'s W with each value printed in its cell.
 
-    Rows are the node giving the weight (query i), columns the node receiving it (key j). Panels
+    Rows are the node attending (query i), columns the node it attends to (key j). Panels
     that are compared pass one ``vmax``, so that they share a colour scale (from 0).
     """
     own = ax is None
@@ -112,8 +112,8 @@ def plot_heatmap(graph, ax=None, *, title: str | None = None, fmt: str = "{:.3f}
                 color="white" if w > 0.6 * vmax else "black")
     ax.set_xticks(range(graph.n), graph.labels, rotation=0)
     ax.set_yticks(range(graph.n), graph.labels)
-    ax.set_xlabel("j (key: receives attention)")
-    ax.set_ylabel("i (query: gives attention)")
+    ax.set_xlabel("j (key: attended to)")
+    ax.set_ylabel("i (query: attends)")
     if title:
         ax.set_title(title)
     return _finish(ax.figure, own)
@@ -221,9 +221,9 @@ def plot_model_adjacencies(models: dict, structure=None):
     for ax in axes.flat[len(panels):]:
         ax.axis("off")
     for ax in axes[:, 0]:
-        ax.set_ylabel("node i (gives weight)")
+        ax.set_ylabel("node i (attends)")
     for ax in axes[-1, :]:
-        ax.set_xlabel("node j (its message)")
+        ax.set_xlabel("node j (attended to)")
     return _finish(fig)
 
 
@@ -842,10 +842,10 @@ def _vector(ax, xy, values, color, name, *, cell: float = 0.62, fontsize: float 
 
 
 def plot_orientation(graph):
-    """W_ij two ways, stacked for a narrow page: the heatmap (row i gives, column j receives) above
+    """W_ij two ways, stacked for a narrow page: the heatmap (row i attends to column j) above
     the graph it is the adjacency of, where the weight W_ij is an arrow from j to i, the way v_j flows."""
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(4.4, 8.2), gridspec_kw={"height_ratios": [1, 1.1]})
-    plot_heatmap(graph, top, fmt="{:.1f}", fontsize=12, title="$W_{ij}$: row $i$ gives, column $j$ receives")
+    plot_heatmap(graph, top, fmt="{:.1f}", fontsize=12, title="$W_{ij}$: row $i$ attends to column $j$")
     plot_attention_graph(graph, bottom, show_weights=True, fmt="{:.1f}", node_radius=0.2, fontsize=12,
                          title="the same weights: $v_j$ flows from $j$ to $i$")
     return _finish(fig)
@@ -1168,7 +1168,7 @@ def plot_linear_benchmark(results: dict):
 
 def plot_decoding_dag(n: int, weights):
     """The causal DAG of n tokens as decoding builds it: arrows j → i (messages flow from key j to
-    query i); the newest token, n − 1, in red with its in-edges, their width ∝ ``weights`` (n,)."""
+    query i); the newest token, n − 1, in red with the messages into it, their width ∝ ``weights`` (n,)."""
     fig, ax = plt.subplots(figsize=(6.4, 3.2))
     x = np.arange(n, dtype=float)  # (n,)
     w = np.asarray(weights, float)  # (n,)

@@ -65,7 +65,7 @@ def uniform_causal_weights(n: int) -> np.ndarray:
 
 
 def position_in_strength(W) -> np.ndarray:
-    """s_in(j) = Σ_i W[b, i, j], averaged over the batch b: the attention position j receives. (n,).
+    """s_in(j) = Σ_i W[b, i, j], averaged over the batch b: the attention paid to position j. (n,).
 
     ``W`` one (n, n) attention matrix or a batch (B, n, n).
 
@@ -257,12 +257,12 @@ def _check_causal_first_token():
             scope="for symbolic n and j; the package's in-strengths verified exactly for every n ≤ 12")
 def _check_uniform_causal_sink():
     # Σ_{i=1}^{j−1} 1/i + Σ_{i=j}^{n} 1/i = H_n for symbolic n and j: s_in(j) = H_n − H_{j−1};
-    # the first token receives H_n.
+    # the first token is paid H_n.
     # (kept unevaluated: the registry decides it, SymPy joining the two sums into one.)
     joined = sp.simplify(sp.Sum(1 / _i, (_i, 1, _j - 1)) + uniform_in_strength(_j, _n)).doit()
     yield sp.Eq(joined, sp.harmonic(_n), evaluate=False)
     yield sp.Eq(uniform_in_strength(1, _n), sp.harmonic(_n), evaluate=False)
-    # The last token receives 1/n, the first n H_n times as much.
+    # The last token is paid 1/n, the first n H_n times as much.
     yield sp.Eq(uniform_in_strength(_n, _n), 1 / _n)
     # The package's uniform causal weights give those in-strengths (to rounding), for n ≤ 12.
     for n in range(1, 13):
