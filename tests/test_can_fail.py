@@ -293,7 +293,7 @@ BROKEN = {
     "thm-node-wise-update": (bl, "layer_norm", _layer_norm_across_tokens, "normalises each feature across the tokens"),
     # patterns
     "thm-causal-dag": (pa, "causal_edges", lambda n: pa.complete_edges(n), "the causal pattern is complete"),
-    "eq-window-edges": (pa, "window_edges", lambda n, k: _pa_window(n, max(k - 1, 0)), "a window one narrower"),
+    "eq-window-edges": (pa, "window_edges", lambda n, w: _pa_window(n, max(w - 1, 0)), "a window one narrower"),
     "eq-window-diameter": (pa, "max_path_length", after(pa.max_path_length, lambda D: D + 1), "one layer too many"),
     # rank collapse
     "eq-ergodicity-coefficient": (rc, "ergodicity_coefficient", after(rc.ergodicity_coefficient, lambda t: t / 2),

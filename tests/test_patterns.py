@@ -33,18 +33,18 @@ def _mask(E, n):
 
 
 def test_builders_against_their_definitions():
-    n, k, g = 12, 2, 2
+    n, w, g = 12, 2, 2
     i, j = np.meshgrid(range(n), range(n), indexing="ij")
     assert np.array_equal(_mask(complete_edges(n), n), np.ones((n, n), bool))
     assert np.array_equal(_mask(causal_edges(n), n), j <= i)
     assert np.array_equal(_mask(path_edges(n), n), (j == i) | (j == i - 1))
-    assert np.array_equal(_mask(window_edges(n, k), n), np.abs(i - j) <= k)
-    assert np.array_equal(_mask(longformer_edges(n, k, g), n), (np.abs(i - j) <= k) | (i < g) | (j < g))
-    B = _mask(bigbird_edges(n, k, g, 3, seed=1), n)
-    L = _mask(longformer_edges(n, k, g), n)
+    assert np.array_equal(_mask(window_edges(n, w), n), np.abs(i - j) <= w)
+    assert np.array_equal(_mask(longformer_edges(n, w, g), n), (np.abs(i - j) <= w) | (i < g) | (j < g))
+    B = _mask(bigbird_edges(n, w, g, 3, seed=1), n)
+    L = _mask(longformer_edges(n, w, g), n)
     assert (B >= L).all() and ((B & ~L).sum(axis=1) == np.minimum(3, (~L).sum(axis=1))).all()
-    assert np.array_equal(bigbird_edges(n, k, g, 3, seed=1), bigbird_edges(n, k, g, 3, seed=1))
-    assert not np.array_equal(bigbird_edges(n, k, g, 3, seed=1), bigbird_edges(n, k, g, 3, seed=2))
+    assert np.array_equal(bigbird_edges(n, w, g, 3, seed=1), bigbird_edges(n, w, g, 3, seed=1))
+    assert not np.array_equal(bigbird_edges(n, w, g, 3, seed=1), bigbird_edges(n, w, g, 3, seed=2))
 
 
 @pytest.mark.parametrize("n", [1, 5, 16])
@@ -79,9 +79,9 @@ def test_edge_counts_and_diameters_formulas():
     assert bt.verified("eq-window-edges") >= 1
     assert bt.verified("eq-window-diameter") >= 1
     for n in (5, 17, 40):
-        for k in (1, 3):
-            assert len(window_edges(n, k)) == n * (2 * k + 1) - k * (k + 1)
-            assert max_path_length(window_edges(n, k), n) == math.ceil((n - 1) / k)
+        for w in (1, 3):
+            assert len(window_edges(n, w)) == n * (2 * w + 1) - w * (w + 1)
+            assert max_path_length(window_edges(n, w), n) == math.ceil((n - 1) / w)
 
 
 def test_thm_causal_dag():

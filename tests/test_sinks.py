@@ -196,7 +196,7 @@ def test_exercises():
         gap = float(harmonic(n)) - (np.log(n) + gamma)
         assert bt.glued_float(PAGE, key) == pytest.approx(gap, abs=1e-12)
         assert gap == pytest.approx(1 / (2 * n), rel=0.1)  # "shrinks like 1/(2n)"
-    assert bt.glued_float(PAGE, "ex_window_first") == 4  # keys 0..3 of a window of width 4
+    assert bt.glued_float(PAGE, "ex_window_first") == 4  # keys 0..3 of a window reaching back 3
     assert bt.glued_float(PAGE, "ex_window_kept_first") == 10
     finals = [np.array(run["W_final"]) for runs in STUDY["runs"].values() for run in runs]
     first = min(W[:, 0].sum() for W in finals)

@@ -184,7 +184,7 @@ BAD = [
     ("complete_edges", lambda: ag.complete_edges(0), ValueError, "n must be an integer >= 1"),
     ("causal_edges", lambda: ag.causal_edges(2.0), TypeError, "n must be an integer"),
     ("path_edges", lambda: ag.path_edges(-3), ValueError, "n must be an integer >= 1"),
-    ("window_edges", lambda: ag.window_edges(5, -1), ValueError, "k must be an integer >= 0"),
+    ("window_edges", lambda: ag.window_edges(5, -1), ValueError, "w must be an integer >= 0"),
     ("longformer_edges", lambda: ag.longformer_edges(5, 1, 6), ValueError, "n_global = 6 exceeds"),
     ("bigbird_edges", lambda: ag.bigbird_edges(5, 1, 1, 2, seed=None), TypeError, "seed must be an integer"),
     ("bigbird_edges", lambda: ag.bigbird_edges(5, 1, 1, -2, seed=0), ValueError, "n_random must be an integer >= 0"),

@@ -207,7 +207,8 @@ def _exact_ari(a, b) -> sp.Rational:
 
 
 # The displayed equations (glued by book/karate.md, evaluated by the checks).
-_r, _c, _n = sp.symbols("r c n", integer=True, positive=True)  # groups of a, groups of b, members
+_nP, _nQ = sp.symbols(r"|\mathcal{P}| |\mathcal{Q}|", integer=True, positive=True)  # groups of a, of b
+_n = sp.Symbol("n", integer=True, positive=True)  # members
 _gi, _gj = sp.symbols("i j", integer=True, positive=True)
 _E0 = sp.Symbol(r"\mathbb{E}_0")  # the chance term of the ARI, the index's mean under chance
 _N, _dot = sp.IndexedBase(r"\nu"), sp.Symbol(r"{\cdot}")  # ν_{i·}, ν_{·j}: the group sizes, row and column sums
@@ -219,9 +220,9 @@ _W_O = sp.MatrixSymbol("W_O", 2 * _d_h, _d_model)
 
 
 def _display_ari():
-    pairs = sp.Sum(sp.binomial(_N[_gi, _gj], 2), (_gi, 1, _r), (_gj, 1, _c))
-    pa = sp.Sum(sp.binomial(_N[_gi, _dot], 2), (_gi, 1, _r))
-    pb = sp.Sum(sp.binomial(_N[_dot, _gj], 2), (_gj, 1, _c))
+    pairs = sp.Sum(sp.binomial(_N[_gi, _gj], 2), (_gi, 1, _nP), (_gj, 1, _nQ))
+    pa = sp.Sum(sp.binomial(_N[_gi, _dot], 2), (_gi, 1, _nP))
+    pb = sp.Sum(sp.binomial(_N[_dot, _gj], 2), (_gj, 1, _nQ))
     chance = sp.Mul(pa, pb, 1 / sp.binomial(_n, 2), evaluate=False)
     top = sp.Add(pairs, -_E0, evaluate=False)
     bottom = sp.Add(sp.Mul(sp.Rational(1, 2), sp.Add(pa, pb, evaluate=False), evaluate=False), -_E0,
@@ -241,7 +242,7 @@ def _ari_from_display(a, b) -> sp.Expr:
     """The displayed ARI, summed out on the contingency table of the splits a and b."""
     N = sp.Matrix(_contingency(a, b).tolist())
     rows, cols = [sum(N.row(x)) for x in range(N.rows)], [sum(N.col(x)) for x in range(N.cols)]
-    shown = _display_ari().rhs.subs({_r: N.rows, _c: N.cols, _n: len(a)}).doit()
+    shown = _display_ari().rhs.subs({_nP: N.rows, _nQ: N.cols, _n: len(a)}).doit()
     def value(x, y):  # ν_ij, or a row sum ν_i· (y the dot), or a column sum ν_·j (x the dot)
         return rows[int(x) - 1] if y == _dot else cols[int(y) - 1] if x == _dot else N[int(x) - 1, int(y) - 1]
 

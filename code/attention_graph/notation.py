@@ -173,16 +173,17 @@ SYMBOLS = [
         ('$S_i$, $z_i$', '$F \\times d_v$, $F$', 'the running sums of causal linear attention'),
     ]),
     ('What the graph view explains', [
-        ('$\\tau_1(W)$', '', "Dobrushin's ergodicity coefficient, $1 - \\min_{i,k} \\sum_j \\min(W_{ij}, W_{kj})$"),
+        ('$\\tau_1(W)$', '', "Dobrushin's ergodicity coefficient, $1 - \\min_{i,i'} \\sum_j \\min(W_{ij}, W_{i'j})$"),
         ('$\\Delta(X)$, $\\operatorname{res}(X)$', '',
-         ('the spread of the rows, $\\max_{i,k} \\lVert x_i - x_k \\rVert_\\infty$, and the distance from equal rows, '
+         ("the spread of the rows, $\\max_{i,i'} \\lVert x_i - x_{i'} \\rVert_\\infty$, and the distance from "
+          'equal rows, '
           '$\\lVert X - \\mathbf{1}\\bar{x}^\\top \\rVert_{\\mathrm{F}} / \\lVert X \\rVert_{\\mathrm{F}}$')),
         ('$U^{(l)}$', '$d \\times d$', 'the value map of layer $l$ in the rank-collapse stacks (a signed permutation)'),
         ('$\\operatorname{walks}_T(j)$', '',
          'the number of walks of $T$ steps from token $j$ to the last token in the causal graph'),
         ('$\\deg_{\\mathrm{in}}(j)$', '', 'in-degree of key $j$: the number of queries that see it'),
         ('$H_n$', '',
-         'the harmonic number $\\sum_{k=1}^{n} 1/k$ (always with its subscript: $H$ alone is the number of heads)'),
+         'the harmonic number $\\sum_{l=1}^{n} 1/l$ (always with its subscript: $H$ alone is the number of heads)'),
         ('$e_j$', '$n$', 'the $j$-th unit vector'),
         ('$W_E$, $W_P$, $W_U$', 'vocabulary $\\times\\, d$, $n \\times d$, $d \\times{}$ vocabulary',
          'learned token embeddings, position embeddings and unembedding of a trained toy model'),
@@ -210,7 +211,8 @@ SYMBOLS = [
                       ' the variable of the rational functions its weights are')),
         ('$e$', '', "the base of the exponential; with two indices, $e_{ij}$, GAT's scores (a second meaning)"),
         ('$f$', '', 'a scalar read off each value in a proof, $f_j = u \\cdot v_j$ (attention chapter)'),
-        ('$w$', '', 'one row of weights, $w_j$, when a proof sums over keys'),
+        ('$w$', '', ('the reach of a sliding window: query $i$ attends to the keys $j$ with $|i - j| \\le w$ '
+                     '({doc}`patterns`), or $i - w \\le j \\le i$ when it is causal')),
         ('$B$', '$(n_q + n_k) \\times (n_q + n_k)$', 'the bipartite adjacency of cross-attention'),
         ('$\\mathcal{R}$', '$n \\times n$', 'the attention rollout, $\\mathcal{R}^{(T)}$ after $T$ layers'),
         ('$R$', '$d \\times d$',

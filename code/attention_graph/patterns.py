@@ -65,42 +65,42 @@ def path_edges(n: int) -> np.ndarray:
     return _from_mask(M)
 
 
-def window_edges(n: int, k: int) -> np.ndarray:
-    """(i, j) for abs(i − j) ≤ k: k tokens each side  (eq-window-edges). Shape (E, 2).
+def window_edges(n: int, w: int) -> np.ndarray:
+    """(i, j) for abs(i − j) ≤ w: w tokens each side  (eq-window-edges). Shape (E, 2).
 
     >>> window_edges(4, 1).tolist()
     [[0, 0], [0, 1], [1, 0], [1, 1], [1, 2], [2, 1], [2, 2], [2, 3], [3, 2], [3, 3]]
     """
-    return _window_edges(_count(n, "n"), _count(k, "k", minimum=0))  # (E, 2)
+    return _window_edges(_count(n, "n"), _count(w, "w", minimum=0))  # (E, 2)
 
 
-def _window_edges(n: int, k: int) -> np.ndarray:
-    """(i, j) for abs(i − j) ≤ k: k tokens each side  (eq-window-edges). Shape (E, 2)."""
+def _window_edges(n: int, w: int) -> np.ndarray:
+    """(i, j) for abs(i − j) ≤ w: w tokens each side  (eq-window-edges). Shape (E, 2)."""
     i = np.arange(n)  # (n,)
-    return _from_mask(np.abs(i[:, None] - i[None, :]) <= k)  # (E, 2)
+    return _from_mask(np.abs(i[:, None] - i[None, :]) <= w)  # (E, 2)
 
 
-def _global_mask(n: int, k: int, n_global: int) -> np.ndarray:
-    n, k, n_global = _count(n, "n"), _count(k, "k", minimum=0), _count(n_global, "n_global", 0)
+def _global_mask(n: int, w: int, n_global: int) -> np.ndarray:
+    n, w, n_global = _count(n, "n"), _count(w, "w", minimum=0), _count(n_global, "n_global", 0)
     if n_global > n:
         raise ValueError(f"n_global = {n_global} exceeds the n = {n} tokens")
     i = np.arange(n)  # (n,)
-    M = np.abs(i[:, None] - i[None, :]) <= k  # (n, n): the window
+    M = np.abs(i[:, None] - i[None, :]) <= w  # (n, n): the window
     M[:n_global, :] = True  # global tokens attend to every token
     M[:, :n_global] = True  # and every token attends to them
     return M
 
 
-def longformer_edges(n: int, k: int, n_global: int) -> np.ndarray:
-    """A window of k each side plus the first ``n_global`` tokens global (Beltagy et al. 2020). (E, 2).
+def longformer_edges(n: int, w: int, n_global: int) -> np.ndarray:
+    """A window of w each side plus the first ``n_global`` tokens global (Beltagy et al. 2020). (E, 2).
 
     >>> len(longformer_edges(5, 1, 1))
     19
     """
-    return _from_mask(_global_mask(n, k, n_global))  # (E, 2)
+    return _from_mask(_global_mask(n, w, n_global))  # (E, 2)
 
 
-def bigbird_edges(n: int, k: int, n_global: int, n_random: int, seed: int) -> np.ndarray:
+def bigbird_edges(n: int, w: int, n_global: int, n_random: int, seed: int) -> np.ndarray:
     """Longformer's edges plus ``n_random`` random keys per query, seeded (Zaheer et al. 2020). (E, 2).
 
     Each query draws its random keys, without repeats, among the keys it does not attend to yet
@@ -110,7 +110,7 @@ def bigbird_edges(n: int, k: int, n_global: int, n_random: int, seed: int) -> np
     >>> bool((a == b).all())
     True
     """
-    M = _global_mask(n, k, n_global)  # (n, n)
+    M = _global_mask(n, w, n_global)  # (n, n)
     n_random = _count(n_random, "n_random", minimum=0)
     rng = np.random.default_rng(_count(seed, "seed", minimum=0))
     for i in range(M.shape[0]):
@@ -170,24 +170,24 @@ def _max_path_length(edges, n: int, L: int) -> int:
     return int(max(math.ceil(int(x) / L) for x in np.unique(reached)))
 
 
-def named_patterns(n: int, k: int, n_global: int, n_random: int, seed: int) -> dict[str, np.ndarray]:
+def named_patterns(n: int, w: int, n_global: int, n_random: int, seed: int) -> dict[str, np.ndarray]:
     """The chapter's six patterns on n tokens, by name: each an edge list (E, 2).
 
     >>> sorted(len(E) for E in named_patterns(4, 1, 1, 1, seed=0).values())
     [7, 10, 10, 14, 16, 16]
     """
     return {"complete": complete_edges(n), "causal": causal_edges(n), "path (RNN)": path_edges(n),
-            f"window k = {k}": window_edges(n, k),
-            "Longformer": longformer_edges(n, k, n_global),
-            "BigBird": bigbird_edges(n, k, n_global, n_random, seed)}
+            f"window w = {w}": window_edges(n, w),
+            "Longformer": longformer_edges(n, w, n_global),
+            "BigBird": bigbird_edges(n, w, n_global, n_random, seed)}
 
 
-def compare_patterns(ns, k: int, n_global: int, n_random: int, seed: int) -> dict[str, dict[int, dict]]:
+def compare_patterns(ns, w: int, n_global: int, n_random: int, seed: int) -> dict[str, dict[int, dict]]:
     """{pattern: {n: {"edges": E, "max_path": D}}} for each n in ``ns``: one layer's edge count and
     maximum path length (the diameter over reachable pairs)."""
     out: dict[str, dict[int, dict]] = {}
     for n in ns:
-        for name, E in named_patterns(n, k, n_global, n_random, seed).items():
+        for name, E in named_patterns(n, w, n_global, n_random, seed).items():
             out.setdefault(name, {})[int(n)] = {"edges": int(len(E)), "max_path": max_path_length(E, n)}
     return out
 
@@ -196,42 +196,42 @@ def compare_patterns(ns, k: int, n_global: int, n_random: int, seed: int) -> dic
 # The SymPy checks behind the chapter's labels
 # --------------------------------------------------------------------------------------------------
 
-_n, _k = sp.symbols("n k", integer=True, positive=True)
+_n, _w = sp.symbols("n w", integer=True, positive=True)
 
 
 def _display_window_edges():
     return sp.Eq(sp.Symbol(r"|\mathcal{E}_{\mathrm{window}}|"),
-                 sp.Add(_n * (2 * _k + 1), -_k * (_k + 1), evaluate=False), evaluate=False)
+                 sp.Add(_n * (2 * _w + 1), -_w * (_w + 1), evaluate=False), evaluate=False)
 
 
 def _display_window_diameter():
-    return sp.Eq(sp.Symbol(r"\operatorname{diam}_{\mathrm{window}}"), sp.ceiling((_n - 1) / _k), evaluate=False)
+    return sp.Eq(sp.Symbol(r"\operatorname{diam}_{\mathrm{window}}"), sp.ceiling((_n - 1) / _w), evaluate=False)
 
 
 @derivation("eq-window-edges", display=_display_window_edges, strength="verified",
-            scope="for the package's edge lists up to n = 12 (the count itself also for symbolic n and k < n)")
+            scope="for the package's edge lists up to n = 12 (the count itself also for symbolic n and w < n)")
 def _check_window_edges():
-    # Proved for symbolic n and k ≤ n − 1: offset δ = j − i of size |δ| ≤ k occurs in n − |δ| rows,
-    # so the count is Σ_{δ=−k}^{k} (n − |δ|).
+    # Proved for symbolic n and w ≤ n − 1: offset δ = j − i of size |δ| ≤ w occurs in n − |δ| rows,
+    # so the count is Σ_{δ=−w}^{w} (n − |δ|).
     delta = sp.Symbol("delta", integer=True)
-    count = (_n + 2 * sp.summation(_n - delta, (delta, 1, _k)))
+    count = (_n + 2 * sp.summation(_n - delta, (delta, 1, _w)))
     yield sp.Eq(count, _display_window_edges().rhs)
-    # The package's edge lists have that many edges, for every n ≤ 12 and k < n.
-    yield all(len(window_edges(n, k)) == n * (2 * k + 1) - k * (k + 1)
-              for n in range(1, 13) for k in range(n))
+    # The package's edge lists have that many edges, for every n ≤ 12 and w < n.
+    yield all(len(window_edges(n, w)) == n * (2 * w + 1) - w * (w + 1)
+              for n in range(1, 13) for w in range(n))
 
 
 @derivation("eq-window-diameter", display=_display_window_diameter, strength="verified",
-            scope="for every n ≤ 24 and k < n, and for stacks of up to four layers")
+            scope="for every n ≤ 24 and w < n, and for stacks of up to four layers")
 def _check_window_diameter():
-    # Verified for every n ≤ 24 and 1 ≤ k < n: the package's BFS gives ⌈(n − 1)/k⌉ (a message moves
-    # at most k positions per layer, and k per layer is reached).
-    got = {(n, k): max_path_length(window_edges(n, k), n) for n in range(2, 25) for k in range(1, n)}
-    yield all(v == _display_window_diameter().rhs.subs({_n: n, _k: k}) for (n, k), v in got.items())
+    # Verified for every n ≤ 24 and 1 ≤ w < n: the package's BFS gives ⌈(n − 1)/w⌉ (a message moves
+    # at most w positions per layer, and w per layer is reached).
+    got = {(n, w): max_path_length(window_edges(n, w), n) for n in range(2, 25) for w in range(1, n)}
+    yield all(v == _display_window_diameter().rhs.subs({_n: n, _w: w}) for (n, w), v in got.items())
     # L stacked layers: the diameter of the L-th power of the path-like window graph is ⌈(n − 1)/(kL)⌉.
-    yield all(max_path_length(window_edges(n, k), n, L) == -(-(n - 1) // (k * L))
-              for n in range(2, 17) for k in range(1, 4) for L in range(1, 5))
-    # Identities used in the chapter: the RNN path is the window k = 1 made one-sided, and its
+    yield all(max_path_length(window_edges(n, w), n, L) == -(-(n - 1) // (w * L))
+              for n in range(2, 17) for w in range(1, 4) for L in range(1, 5))
+    # Identities used in the chapter: the RNN path is the window w = 1 made one-sided, and its
     # longest path has n − 1 edges; the complete graph has diameter 1.
     yield all(max_path_length(path_edges(n), n) == n - 1 and max_path_length(complete_edges(n), n) == 1
               for n in range(2, 17))

@@ -85,7 +85,7 @@ def cycle_adjacency(n: int) -> np.ndarray:
 
 
 def fourier_modes(n: int, m: int) -> np.ndarray:
-    """c_k = cos(2π m k / n) and s_k = sin(2π m k / n) for k = 0..n−1, as two columns. Shape (n, 2)."""
+    """c_j = cos(2π m j / n) and s_j = sin(2π m j / n) for j = 0..n−1, as two columns. Shape (n, 2)."""
     theta = 2 * np.pi * m * np.arange(n) / n  # (n,)
     return np.column_stack([np.cos(theta), np.sin(theta)])  # (n, 2)
 
@@ -96,7 +96,7 @@ def cycle_eigenvalue(n: int, m: int) -> float:
 
 
 def fourier_coefficients(v, m: int) -> tuple[float, float]:
-    """(a, b) of the least-squares fit v_k ≈ a cos(2π m k / n) + b sin(2π m k / n), n = len(v)."""
+    """(a, b) of the least-squares fit v_j ≈ a cos(2π m j / n) + b sin(2π m j / n), n = len(v)."""
     v = np.asarray(v, dtype=float)  # (n,)
     B = fourier_modes(v.size, m)  # (n, 2)
     (a, b), *_ = np.linalg.lstsq(B, v, rcond=None)
@@ -147,7 +147,7 @@ def path_adjacency_n(n: int) -> np.ndarray:
 
 
 def path_modes(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """λ_m = 1 − cos θ_m and the unit vectors v_m ∝ √d_k cos(θ_m k), θ_m = π m/(n − 1)  (thm-path-cosines).
+    """λ_m = 1 − cos θ_m and the unit vectors v_m ∝ √d_j cos(θ_m j), θ_m = π m/(n − 1)  (thm-path-cosines).
 
     Returns (λ of shape (n,), V of shape (n, n), column m = v_m), m = 0..n−1 by increasing λ.
     """
@@ -249,31 +249,31 @@ def _check_laplacian_kernel():
 
 
 def _check_cycle_rows():
-    """Row k of L on the cycle: (L u)_k = u_k − (u_{k−1} + u_{k+1}) / 2; each mode satisfies it."""
-    k, m = sp.symbols("k m", integer=True)
+    """Row j of L on the cycle: (L u)_j = u_j − (u_{j−1} + u_{j+1}) / 2; each mode satisfies it."""
+    j, m = sp.symbols("j m", integer=True)
     theta = 2 * sp.pi * m / _n
     lam = 1 - sp.cos(theta)
     for mode in (sp.cos, sp.sin):
         u = lambda kk, mode=mode: mode(theta * kk)  # noqa: E731
-        yield sp.Eq(sp.expand_trig(u(k) - (u(k - 1) + u(k + 1)) / 2), sp.expand_trig(lam * u(k)))
+        yield sp.Eq(sp.expand_trig(u(j) - (u(j - 1) + u(j + 1)) / 2), sp.expand_trig(lam * u(j)))
         # The wrap-around: with m an integer the mode has period n, so rows 0 and n−1 need no special case.
-        yield sp.Eq(u(k + _n), u(k))
+        yield sp.Eq(u(j + _n), u(j))
 
 
 @derivation("thm-path-cosines",
-            strength="proved", scope="for every n ≥ 2 and every integer m (rows for symbolic k, both ends)")
+            strength="proved", scope="for every n ≥ 2 and every integer m (rows for symbolic j, both ends)")
 def _check_path_cosines():
-    # Nodes 0..N of the path (N = n − 1 edges), θ = π m / N, û_k = cos(θ k). Rows of the random-walk
+    # Nodes 0..N of the path (N = n − 1 edges), θ = π m / N, û_j = cos(θ j). Rows of the random-walk
     # Laplacian I − D⁻¹A: inside, degree 2; at both ends, degree 1.
     N = sp.Symbol("N", integer=True, positive=True)
-    k, m = sp.symbols("k m", integer=True)
+    j, m = sp.symbols("j m", integer=True)
     theta = sp.pi * m / N
     lam = 1 - sp.cos(theta)
 
     def u_hat(kk):
         return sp.cos(sp.expand(theta * kk))
 
-    rows = {"interior": (u_hat(k) - (u_hat(k - 1) + u_hat(k + 1)) / 2, u_hat(k)),
+    rows = {"interior": (u_hat(j) - (u_hat(j - 1) + u_hat(j + 1)) / 2, u_hat(j)),
             "first": (u_hat(0) - u_hat(1), u_hat(0)),
             "last": (u_hat(N) - u_hat(N - 1), u_hat(N))}
     for got, entry in rows.values():
@@ -297,7 +297,7 @@ def _check_path_cosines():
 
 
 @derivation("thm-cycle-fourier",
-            strength="proved", scope="for every n and every mode m (row by row, symbolic k)")
+            strength="proved", scope="for every n and every mode m (row by row, symbolic j)")
 def _check_cycle_fourier():
     yield from _check_cycle_rows()
     # Exactly, on C_6: L c = λ c and L s = λ s for every m, with L from the definition.

@@ -3,7 +3,7 @@
 A stack of attention layers without skips multiplies row-stochastic matrices, so its output is a
 random walk of the input: every token's vector becomes an average of the others', and the rows
 draw together (Dong et al. 2021 for attention; Li, Han and Wu 2018 for graph convolutions). How
-fast is bounded by Dobrushin's ergodicity coefficient τ₁(W) = 1 − min_{i,k} Σ_j min(W_ij, W_kj)
+fast is bounded by Dobrushin's ergodicity coefficient τ₁(W) = 1 − min_{i,i'} Σ_j min(W_ij, W_i'j)
 (Dobrushin 1956; Seneta 2006, ch. 3): the spread of the rows shrinks by at least τ₁(W) per layer
 (``thm-tau-contraction``) and τ₁ is sub-multiplicative (``thm-tau-submultiplicative``). The chapter
 ``book/rank_collapse.md`` measures the collapse on the complete, the causal and a window graph,
@@ -55,13 +55,13 @@ def _as_stochastic(W, name: str = "W") -> np.ndarray:
 
 
 def _tau(W: np.ndarray) -> float:
-    """τ₁(W) = 1 − min_{i,k} Σ_j min(W_ij, W_kj): one minus the least overlap of two rows."""
+    """τ₁(W) = 1 − min_{i,i'} Σ_j min(W_ij, W_i'j): one minus the least overlap of two rows."""
     overlap = np.minimum(W[:, None, :], W[None, :, :]).sum(axis=2)  # (n_q, n_q)
     return float(1.0 - overlap.min())
 
 
 def ergodicity_coefficient(W) -> float:
-    """τ₁(W) = 1 − min_{i,k} Σ_j min(W_ij, W_kj), Dobrushin's coefficient  (eq-ergodicity-coefficient).
+    """τ₁(W) = 1 − min_{i,i'} Σ_j min(W_ij, W_i'j), Dobrushin's coefficient  (eq-ergodicity-coefficient).
 
     ``W`` (n_q, n_k) must be row-stochastic (an attention layer's weights); τ₁ lies in [0, 1], is 0
     exactly when every row is the same distribution and 1 when two rows share no key.
@@ -73,7 +73,7 @@ def ergodicity_coefficient(W) -> float:
 
 
 def row_spread(X) -> float:
-    """Δ(X) = max_{i,k} ‖x_i − x_k‖_∞: the widest gap between two tokens in one feature.
+    """Δ(X) = max_{i,i'} ‖x_i − x_i'‖_∞: the widest gap between two tokens in one feature.
 
     ``X`` is (n, d). Δ(X) = 0 exactly when every row is the same, X = 1 xᵀ.
 
@@ -226,8 +226,8 @@ _SAMPLES = 25
 
 def exact_tau(W: sp.Matrix):
     """τ₁(W) from the formula on the page, in exact arithmetic (rational entries: min compares exactly)."""
-    return 1 - min(sum(min(W[i, j], W[k, j]) for j in range(W.cols))
-                   for i in range(W.rows) for k in range(W.rows))
+    return 1 - min(sum(min(W[i, j], W[i2, j]) for j in range(W.cols))
+                   for i in range(W.rows) for i2 in range(W.rows))
 
 
 def _exact_spread(X: sp.Matrix):
@@ -248,10 +248,10 @@ def _random_rational(rows: int, cols: int, rng: np.random.Generator) -> sp.Matri
 
 def _display_tau():
     W = sp.IndexedBase("W")
-    i, j, k = sp.symbols("i j k", integer=True)
-    overlap = sp.Sum(sp.Min(W[i, j], W[k, j]), (j, 1, sp.Symbol("n_k", integer=True, positive=True)))
+    i, j, i2 = sp.symbols("i j i'", integer=True)
+    overlap = sp.Sum(sp.Min(W[i, j], W[i2, j]), (j, 1, sp.Symbol("n_k", integer=True, positive=True)))
     return sp.Eq(sp.Function(r"\tau_{1}")(sp.Symbol("W")),
-                 sp.Add(1, sp.Mul(-1, sp.Function(r"\min_{i,k}")(overlap), evaluate=False), evaluate=False),
+                 sp.Add(1, sp.Mul(-1, sp.Function(r"\min_{i,i'}")(overlap), evaluate=False), evaluate=False),
                  evaluate=False)
 
 
@@ -267,8 +267,8 @@ def _check_tau():
         for _ in range(_SAMPLES):
             W = _random_stochastic(n, n, rng)
             exact = exact_tau(W)
-            half_l1 = max(sum(sp.Abs(W[i, j] - W[k, j]) for j in range(n)) / 2
-                          for i in range(n) for k in range(n))
+            half_l1 = max(sum(sp.Abs(W[i, j] - W[i2, j]) for j in range(n)) / 2
+                          for i in range(n) for i2 in range(n))
             yield sp.Eq(exact, half_l1)  # the two forms agree exactly
             yield bool(0 <= exact <= 1)
             yield abs(ergodicity_coefficient(np.array(W, dtype=float)) - float(exact)) <= 1e-15
@@ -289,11 +289,11 @@ def _check_tau_contraction():
             X = _random_rational(n, 3, rng)
             tau = exact_tau(W)
             yield bool(_exact_spread(W * X) <= tau * _exact_spread(X))
-            # Equality: the rows i, k of least overlap, x_j = 1 where W_ij > W_kj and 0 elsewhere.
-            i, k = max(itertools.product(range(n), repeat=2),
+            # Equality: the rows i, i' of least overlap, x_j = 1 where W_ij > W_i'j and 0 elsewhere.
+            i, i2 = max(itertools.product(range(n), repeat=2),
                        key=lambda p: sum(abs(W[p[0], j] - W[p[1], j]) for j in range(n)))
-            x = sp.Matrix([1 if W[i, j] > W[k, j] else 0 for j in range(n)])  # (n, 1)
-            yield sp.Eq((W * x)[i] - (W * x)[k], tau)
+            x = sp.Matrix([1 if W[i, j] > W[i2, j] else 0 for j in range(n)])  # (n, 1)
+            yield sp.Eq((W * x)[i] - (W * x)[i2], tau)
             Wf, Xf, xf = (np.array(M, dtype=float) for M in (W, X, x))
             yield row_spread(Wf @ Xf) <= ergodicity_coefficient(Wf) * row_spread(Xf) + 1e-12
             if xf.any() and not xf.all():

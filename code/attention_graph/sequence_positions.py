@@ -144,8 +144,8 @@ def shortest_path_distances(A) -> np.ndarray:
 def distance_bias(A, slope: float) -> np.ndarray:
     """B_ij = −ζ dist(i, j) on the graph A, −∞ where j cannot be reached: a spatial bias. (n, n).
 
-    Graphormer (Ying et al. 2021) adds a learned scalar b(dist(i, j)) to each score; this is the
-    linear choice b(φ) = −ζ φ, which on the path graph, causally masked, is ALiBi.
+    Graphormer (Ying et al. 2021) adds to each score a learned scalar B_ij set by dist(i, j); this is
+    the linear choice B_ij = −ζ dist(i, j), which on the path graph, causally masked, is ALiBi.
     """
     slope = _as_slope(slope)
     dist = shortest_path_distances(A)  # (n, n)
