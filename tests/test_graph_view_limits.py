@@ -1,6 +1,7 @@
 """The part's closing note: its few numbers, recomputed from the two benchmark records."""
 
 import numpy as np
+import pytest
 
 import booktools as bt
 from attention_graph import bench
@@ -21,3 +22,14 @@ def test_induction_numbers_are_the_records():
     assert bt.glued_float(PAGE, "lim_ind_seeds") == len(curves) >= 5
     assert bt.glued_float(PAGE, "lim_ind_acc_min") == min(c["accuracy"][-1] for c in curves)
     assert bt.glued_float(PAGE, "lim_ind_induction_min") == min(c["induction"][-1] for c in curves)
+
+
+def test_exercise_sink_excess_over_the_uniform_prediction():
+    """The prediction is H_n, written out; the trained median is read from the record."""
+    plain = bench.record("sinks")["results"]["runs"]["plain"]
+    n = len(plain[0]["readouts"][-1]["in_strength"])
+    H_n = sum(1 / i for i in range(1, n + 1))
+    median = float(np.median([run["readouts"][-1]["in_strength"][0] for run in plain]))
+    assert bt.glued_float(PAGE, "ex_lim_predicted") == pytest.approx(H_n, rel=1e-12)
+    assert bt.glued_float(PAGE, "ex_lim_trained") == pytest.approx(median, rel=1e-12)
+    assert bt.glued_float(PAGE, "ex_lim_ratio") == pytest.approx(median / H_n, rel=1e-12)
