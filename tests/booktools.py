@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -180,3 +182,15 @@ def verified(label: str) -> int:
     ``registry.verify`` itself.
     """
     return registry.verify(label)
+
+
+def quick_benchmark(name: str, tmp_path: Path) -> dict:
+    """The record ``python -m attention_graph.bench NAME --quick`` writes, run as a reader would, in a
+    fresh process; fails with its stderr unless it exits 0 with a quick record of that benchmark."""
+    out = tmp_path / f"{name}.json"
+    run = subprocess.run([sys.executable, "-m", "attention_graph.bench", name, "--quick", "--out", str(out)],
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    record = json.loads(out.read_text())
+    assert record["benchmark"] == name and record["quick"] is True
+    return record

@@ -1,8 +1,5 @@
 """The backward pass of attention: finite differences, the mask, dtypes and the chapter's claims."""
 
-import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -155,10 +152,5 @@ def test_blockwise_backward_keeps_dtype(dtype):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["backward", "training"])
 def test_benchmark_cli_runs_quick(tmp_path, name):
-    out = tmp_path / f"{name}.json"
-    run = subprocess.run([sys.executable, "-m", "attention_graph.bench", name, "--quick",
-                          "--out", str(out)], capture_output=True, text=True, check=False)
-    assert run.returncode == 0, run.stderr
-    record = json.loads(out.read_text())
-    assert record["benchmark"] == name and record["quick"] is True
+    record = bt.quick_benchmark(name, tmp_path)
     assert record["results"]["met"] if name == "training" else record["results"]["target"]["met"]

@@ -172,16 +172,7 @@ def test_benchmark_record_meets_its_targets_and_the_page_says_so():
 
 @pytest.mark.slow
 def test_benchmark_cli_runs_quick(tmp_path):
-    import json
-    import subprocess
-    import sys
-
-    out = tmp_path / "linear.json"
-    run = subprocess.run([sys.executable, "-m", "attention_graph.bench", "linear", "--quick", "--out", str(out)],
-                         capture_output=True, text=True, check=False)
-    assert run.returncode == 0, run.stderr
-    record = json.loads(out.read_text())
-    assert record["benchmark"] == "linear" and record["quick"] is True
+    record = bt.quick_benchmark("linear", tmp_path)
     assert {c["method"] for c in record["results"]["cases"]} == {"linear", "dense"}
 
 

@@ -1,9 +1,6 @@
 """Edge attention: equal to the dense mask, its conventions and errors, its costs, and what the
 "Graph Transformers at scale" chapter shows from the committed benchmark record."""
 
-import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -359,12 +356,8 @@ def test_page_prose_claims_about_the_record():
 
 @pytest.mark.slow
 def test_the_benchmark_runs_from_the_command_line(tmp_path):
-    out = tmp_path / "bench.json"
-    run = subprocess.run([sys.executable, "-m", "attention_graph.bench", "sparse", "--quick",
-                          "--out", str(out)], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr[-3000:]
-    rec = json.loads(out.read_text())
-    assert rec["quick"] is True and rec["results"]["sizes"]
+    rec = bt.quick_benchmark("sparse", tmp_path)
+    assert rec["results"]["sizes"]
     assert rec["results"]["flagship"]["finite"]
     assert sparse_benchmark_summary(rec)["quick"] is True
 
