@@ -348,13 +348,18 @@ def test_every_label_has_a_broken_variant():
     assert sorted(set(BROKEN) - set(registry.labels())) == [], "a row for a label no longer registered"
 
 
-@pytest.mark.parametrize("label", sorted(BROKEN))
-def test_the_check_fails_on_its_broken_variant(monkeypatch, label):
-    module, name, wrong, _what = BROKEN[label]
+def _caught(monkeypatch, label: str, row) -> None:
+    """The check under ``label`` raises once the row's name in its module is replaced by the wrong one."""
+    module, name, wrong, _what = row
     assert hasattr(module, name), f"{module.__name__}.{name} does not exist"
     monkeypatch.setattr(module, name, wrong)
     with pytest.raises(registry.DerivationError, match=label):
         registry.verify(label)
+
+
+@pytest.mark.parametrize("label", sorted(BROKEN))
+def test_the_check_fails_on_its_broken_variant(monkeypatch, label):
+    _caught(monkeypatch, label, BROKEN[label])
 
 
 # A check must not be built from the helper it checks. Each row breaks a helper that the page's
@@ -386,11 +391,7 @@ BROKEN_SHARED_HELPER = {
 
 @pytest.mark.parametrize("label", sorted(BROKEN_SHARED_HELPER))
 def test_the_check_is_independent_of_the_helper_it_checks(monkeypatch, label):
-    module, name, wrong, _what = BROKEN_SHARED_HELPER[label]
-    assert hasattr(module, name), f"{module.__name__}.{name} does not exist"
-    monkeypatch.setattr(module, name, wrong)
-    with pytest.raises(registry.DerivationError, match=label):
-        registry.verify(label)
+    _caught(monkeypatch, label, BROKEN_SHARED_HELPER[label])
 
 
 # The class follows from the check: "proved" needs a statement in general symbols.

@@ -39,14 +39,18 @@ def shown_objects(text: str, page: Path) -> list[tuple[Path, str]]:
     return found
 
 
-def shown_source(source: str, name: str) -> list[str]:
-    """The lines of the named top-level function or class (``Class.method`` too) without its docstring."""
-    tree = ast.parse(source)
-    node = None
-    body = tree.body
+def shown_node(source: str, name: str) -> ast.FunctionDef | ast.ClassDef:
+    """The named top-level function or class of ``source`` (``Class.method`` too)."""
+    body = ast.parse(source).body
     for part in name.split("."):
         node = next(n for n in body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == part)
         body = node.body
+    return node
+
+
+def shown_source(source: str, name: str) -> list[str]:
+    """The lines of the named top-level function or class (``Class.method`` too) without its docstring."""
+    node = shown_node(source, name)
     lines = source.splitlines()
     skip = set()
     for sub in ast.walk(node):
@@ -106,9 +110,7 @@ def shown_lines(page: Path) -> list[str]:
              for line in m.group(1).splitlines() if not line.startswith(":")]
     for path, name in shown_objects(text, page):
         source = path.read_text()
-        node = ast.parse(source)
-        for part in name.split("."):
-            node = next(n for n in node.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == part)
+        node = shown_node(source, name)
         start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
         lines += [line.rstrip("\n") for line in
                   short_docstring(source.splitlines(keepends=True)[start:node.end_lineno])]
