@@ -6,7 +6,10 @@
 #                   Hypothesis examples (no browser, no notebook re-run, no PDF)
 #   make browser    the built pages in Chromium and the PDF printed from them (tests marked `browser`)
 #   make notebooks  the downloadable notebooks re-run outside the checkout (tests marked `notebooks`)
-#   make test       all of them, with many Hypothesis examples: the README's and CI's command
+#   make test       all of them, with many Hypothesis examples: the README's and CI's command. It is
+#                   two pytest runs: the tests that read nothing of the build (marked `build` if they
+#                   do), which need no book and so run beside `make book` under `make -j`, then the
+#                   tests marked `build`, on the checkout's build
 # Also: `make pdf` prints the built book into one PDF; `make reproducible` builds the book in a
 # fresh folder and compares every output file with the checkout's build, byte for byte; `make lab`
 # opens the chapters in JupyterLab; `make requirements` regenerates the hashed lock file.
@@ -18,7 +21,7 @@ STAMP  := $(VENV)/.installed
 # Strict: any warning, unresolved reference or cell error fails the build (tracebacks are shown).
 JB_FLAGS := -n -W --keep-going
 
-.PHONY: book test check browser notebooks lint pdf reproducible lab requirements clean
+.PHONY: book test test-unbuilt test-built check browser notebooks lint pdf reproducible lab requirements clean
 
 # Everything .venv holds comes from requirements.txt, checked against its hashes (uv, from the lock,
 # removes what the lock no longer holds); then the package itself, editable (setuptools is in the lock, so no build environment is downloaded).
@@ -56,8 +59,14 @@ browser: book
 notebooks: book
 	$(BIN)/python -m pytest -m notebooks
 
-test: book lint
-	HYPOTHESIS_PROFILE=ci $(PYTEST)
+test: test-unbuilt test-built
+
+# BOOK_UNBUILT=1 hides the build from this run (tools/buildpaths.py): a test that reads it unmarked fails.
+test-unbuilt: lint
+	BOOK_UNBUILT=1 HYPOTHESIS_PROFILE=ci $(PYTEST) -m "not build"
+
+test-built: book lint
+	HYPOTHESIS_PROFILE=ci $(PYTEST) -m build
 
 # The whole book as one PDF, printed by Chromium after MathJax has typeset each page (no LaTeX).
 pdf: book

@@ -106,7 +106,8 @@ def glue_record(docname: str) -> dict:
     """Everything document ``docname`` (e.g. "book/softmax") glued, as the last build wrote it."""
     path = EXECUTED / f"{docname}.glue.json"
     if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: build the book first (make book)")
+        raise FileNotFoundError(f"{path} is missing: build the book first (make book); a test that reads"
+                                " the build is marked `build`")
     return json.loads(path.read_text())
 
 

@@ -51,6 +51,8 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.xdist_group("browser"))
+        if item.get_closest_marker("browser") or item.get_closest_marker("notebooks"):
+            item.add_marker(pytest.mark.build)  # both read the built site
 
 
 @pytest.fixture(scope="session")

@@ -6,11 +6,14 @@ Used by the tests (``tests/booktools.py``, the browser and notebook tests) and b
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout
 BOOK = ROOT / "book"  # the pages' MyST sources
-BUILD = ROOT / "_build"
+# `make test` runs the tests that read nothing of the build beside `make book` (see the Makefile), with
+# BOOK_UNBUILT=1: then there is no build here, and a test that reads one without the `build` mark fails.
+BUILD = ROOT / ("_build" if not os.environ.get("BOOK_UNBUILT") else "_build (unread in a BOOK_UNBUILT run)")
 HTML = BUILD / "html"  # the site: HTML / "book" / "softmax.html"
 EXECUTED = BUILD / "jupyter_execute"  # executed notebooks and what they glued: EXECUTED / "book" / "softmax.glue.json"
 DOWNLOADS = HTML / "_sources"  # what the site offers for download (.md and executed .ipynb)
