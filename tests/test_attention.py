@@ -219,6 +219,7 @@ def _page_example():
     return _layer(X @ W_Q, X @ W_K, X @ W_V) + (X @ W_V,)
 
 
+@pytest.mark.build
 def test_glued_pull_numbers():
     Y, W, V = _page_example()
     s = 1 - np.diag(W)
@@ -233,6 +234,7 @@ def test_glued_pull_numbers():
     assert bt.glued_float(PAGE, "pull_most_s") == pytest.approx(s[np.argmax(moved)], rel=1e-9)
 
 
+@pytest.mark.build
 def test_prose_claims_of_the_pull_example():
     """The page: every value contributes to every output, and every output lies in the hull."""
     Y, W, V = _page_example()
@@ -252,6 +254,7 @@ def test_prose_claims_of_the_pull_example():
     assert bt.glued_float(PAGE, "pull_least_dist") == pytest.approx(dist.max(), rel=1e-9)
 
 
+@pytest.mark.build
 def test_glued_exact_agreement_with_mpmath():
     """Exact values by mpmath (50 digits), rounded to doubles; the package is within the glued ulps."""
     Q = [[1, 0], [0, 2]]
@@ -279,6 +282,7 @@ def test_glued_exact_agreement_with_mpmath():
     assert ulps(W, Wm) <= 4 and ulps(Y, Ym) <= 16  # "the last bits that double precision has"
 
 
+@pytest.mark.build
 def test_exercise_1_orthogonal_queries_give_the_mean():
     V1 = np.array([[1.0, 2.0], [3.0, 0.0], [5.0, 4.0]])
     mean = V1.mean(axis=0)
@@ -287,6 +291,7 @@ def test_exercise_1_orthogonal_queries_give_the_mean():
     assert bt.glued_plain(PAGE, "ex1_rows_equal") == "True"
 
 
+@pytest.mark.build
 def test_exercise_2_affine_values():
     assert bt.glued_float(PAGE, "ex2_gap") < 1e-12
     Y, W, V = _page_example()
@@ -294,6 +299,7 @@ def test_exercise_2_affine_values():
     assert np.allclose(W @ (a * V + b), a * Y + b, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.build
 def test_exercise_3_causal_mask():
     assert bt.glued_float(PAGE, "ex3_first_gap") == 0.0
     assert bt.glued_float(PAGE, "ex3_masked_max") == 0.0

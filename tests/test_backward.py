@@ -69,6 +69,7 @@ def test_dtype_is_kept(dtype):
     assert all(x.dtype == dtype for x in out)
 
 
+@pytest.mark.build
 def test_chapter_glues_the_finite_difference_gap():
     Q, K, V, dY, _ = _problem(2017)
     gap = bt.glued_float(PAGE, "fd_max_gap")
@@ -120,6 +121,7 @@ def test_blockwise_backward_never_holds_n_by_n():
     assert large < n * n * 8 / 4  # well under one (n, n) float64 matrix
 
 
+@pytest.mark.build
 def test_backward_record_meets_its_target():
     record = bench.record("backward")
     target = record["results"]["target"]
@@ -136,6 +138,7 @@ def test_backward_record_meets_its_target():
     assert bt.glued_float("backward", "back_traced_mb") == pytest.approx(target["traced_mb"])
 
 
+@pytest.mark.build
 def test_backward_exercises():
     assert bt.glued_float(PAGE, "ex_one_key_max") == 0.0
     assert bt.glued_float(PAGE, "ex_rows_max") < 1e-15

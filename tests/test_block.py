@@ -111,6 +111,7 @@ def _page_params():
                        gamma_1=one, beta_1=zero, gamma_2=one, beta_2=zero, n_heads=1)
 
 
+@pytest.mark.build
 def test_page_pre_ln_changes_the_weights():
     W_post = oracles.softmax(X_WORKED @ X_WORKED.T / np.sqrt(2))
     Z = oracles.layer_norm(X_WORKED, 1.0, 0.0)
@@ -127,10 +128,12 @@ def test_page_pre_ln_changes_the_weights():
     assert abs(W_pre[ana, diego] - W_pre[diego, diego]) < 1e-4
 
 
+@pytest.mark.build
 def test_page_loader_roundtrip():
     assert bt.glued_float(PAGE, "torch_roundtrip_diff") == 0.0
 
 
+@pytest.mark.build
 def test_page_exercises():
     p = _page_params()
     pre = lambda Z: oracles.softmax(oracles.layer_norm(Z, 1.0, 0.0) @ oracles.layer_norm(Z, 1.0, 0.0).T / np.sqrt(2))  # noqa: E731

@@ -215,6 +215,7 @@ def _glued_table_rows():
              "o": [float(x) for x in re.findall(r"-?\d+\.\d+", r[4])]} for r in rows]
 
 
+@pytest.mark.build
 def test_glued_final_state_matches_an_independent_computation():
     s, ell, o = _ana()
     assert bt.glued_float(PAGE, "trace_m_first") == pytest.approx(s[0], abs=1e-15)  # Carla first
@@ -227,6 +228,7 @@ def test_glued_final_state_matches_an_independent_computation():
     assert bt.glued_float(PAGE, "trace_gap_blocks") < 1e-14
 
 
+@pytest.mark.build
 def test_glued_trace_table_is_the_running_state_of_ana():
     rows = _glued_table_rows()
     s = X @ X[ANA] / np.sqrt(2)
@@ -239,6 +241,7 @@ def test_glued_trace_table_is_the_running_state_of_ana():
         np.testing.assert_allclose(row["o"], oracles.softmax(s[:k + 1]) @ X[:k + 1], atol=6e-4)
 
 
+@pytest.mark.build
 def test_prose_claims_of_the_trace():
     """Carla's key is orthogonal to Ana's query; the maximum moves once, at step 2 (Ana's own key);
     Bruno and Diego score as much as Ana herself, so each adds exactly 1 to ℓ; step 1 is Carla alone."""
@@ -251,6 +254,7 @@ def test_prose_claims_of_the_trace():
     assert rows[3]["ell"] - rows[2]["ell"] == pytest.approx(1, abs=2e-3)
 
 
+@pytest.mark.build
 def test_glued_demo_gap_is_a_few_units_in_the_last_place():
     gap = bt.glued_float(PAGE, "demo_max_gap")
     assert 0 <= gap < 1e-14
@@ -271,6 +275,7 @@ def _cases(method):
     return {c["n"]: c for c in RESULTS["cases"] if c["method"] == method}
 
 
+@pytest.mark.build
 def test_committed_record_is_the_full_run_and_meets_the_target():
     target = RESULTS["target"]
     assert RECORD["quick"] is False
@@ -285,6 +290,7 @@ def test_committed_record_is_the_full_run_and_meets_the_target():
     assert RESULTS["equal_to_dense"]["n"] == max(_cases("dense"))
 
 
+@pytest.mark.build
 def test_glued_benchmark_values_are_the_record():
     target, equal = RESULTS["target"], RESULTS["equal_to_dense"]
     dense_cases, block_cases = _cases("dense"), _cases("blockwise")
@@ -357,6 +363,7 @@ def test_quick_benchmark_runs_and_reports_every_field():
 
 # --- Exercises -------------------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_exercise_reverse_order_needs_no_rescaling():
     X = oracles.X_WORKED
     s = X @ X[1] / np.sqrt(2)  # Ana's scores, in the order Carla, Ana, Bruno, Diego
@@ -370,6 +377,7 @@ def test_exercise_reverse_order_needs_no_rescaling():
     assert bt.glued_plain("blockwise", "ex_reversed_same") == "True"
 
 
+@pytest.mark.build
 def test_exercise_every_block_size_gives_the_dense_output():
     assert bt.glued_plain("blockwise", "ex_sizes_all_equal") == "True"
     X = oracles.X_WORKED
@@ -378,12 +386,14 @@ def test_exercise_every_block_size_gives_the_dense_output():
         np.testing.assert_allclose(blockwise_attention(X, X, X, b), Y, rtol=0, atol=1e-14)
 
 
+@pytest.mark.build
 def test_exercise_block_memory():
     n, b = int(bt.glued_float("blockwise", "ex_mem_n")), int(bt.glued_float("blockwise", "ex_mem_block"))
     assert bt.glued_float("blockwise", "ex_mem_block_mib") == n * b * 8 / 2**20
     assert bt.glued_float("blockwise", "ex_mem_full_mib") == n * n * 8 / 2**20
 
 
+@pytest.mark.build
 def test_the_page_glues_the_online_explorables_state():
     import json
 

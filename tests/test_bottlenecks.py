@@ -111,6 +111,7 @@ def test_uniform_walk_share():
 
 # --- What the chapter shows ------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_page_counts():
     g = lambda key: bt.glued_float(PAGE, key)  # noqa: E731
     n, T = int(g("cp_n")), int(g("cp_t"))
@@ -133,6 +134,7 @@ def _shares(n, d, T, seeds, residual):
     return np.array(out)
 
 
+@pytest.mark.build
 def test_page_sensitivities():
     g = lambda key: bt.glued_float(PAGE, key)  # noqa: E731
     n, d, T = int(g("cp_n")), int(g("sens_d")), int(g("cp_t"))
@@ -150,11 +152,13 @@ def test_page_sensitivities():
     assert g("sens_fd_gap") < 1e-6
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("key", ["fig-causal-paths", "fig-sensitivity", "fig-sensitivity-residual"])
 def test_figures_are_glued_as_images(key):
     assert "image/svg+xml" in bt.glue_data(PAGE)[key]["data"]
 
 
+@pytest.mark.build
 def test_exercise_no_self_loops():
     A = np.tril(np.ones((8, 8), dtype=np.int64), k=-1)
     walks = np.linalg.matrix_power(A, 3)[-1]

@@ -41,6 +41,7 @@ def test_label_prefix_matches_its_kind():
     assert [it.label for it in ITEMS if not it.label.startswith(prefix[it.kind] + "-")] == []
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("item", ITEMS, ids=lambda it: it.label)
 def test_every_result_has_a_number_and_a_permalink_anchor(item):
     html = (paths.HTML / "book" / f"{item.page}.html").read_text()
@@ -54,6 +55,7 @@ def test_every_result_has_a_number_and_a_permalink_anchor(item):
         assert re.search(rf'id="{anchor}"[\s\S]{{0,800}}?\b\w+ \d+(\.\d+)*', html)
 
 
+@pytest.mark.build
 def test_the_index_page_lists_every_result():
     html = re.sub(r"<[^>]+>", " ", (paths.HTML / "book" / "derivations.html").read_text())
     for it in ITEMS:
@@ -61,6 +63,7 @@ def test_the_index_page_lists_every_result():
     assert bt.glued_float("derivations", "n_results") == len(ITEMS)
 
 
+@pytest.mark.build
 def test_the_glued_bibtex_is_made_from_citation_cff():
     glued = bt.glue_data("how_to_cite")["bibtex"]["data"]["text/markdown"]
     assert citable.book_bibtex((bt.ROOT / "CITATION.cff").read_text()) in glued

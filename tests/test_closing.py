@@ -18,6 +18,7 @@ def weights(X):
     return oracles.attention(X, X, X)[1]  # (4, 4)
 
 
+@pytest.mark.build
 def test_a_new_input_gives_a_new_graph_and_leaves_the_path_alone():
     X2 = X.copy()
     X2[C] = -X[A]
@@ -27,6 +28,7 @@ def test_a_new_input_gives_a_new_graph_and_leaves_the_path_alone():
     assert bt.glued_float(PAGE, "close_path_change") == 0.0  # "do not move at all"
 
 
+@pytest.mark.build
 def test_pagerank_and_communities_of_the_four():
     W = weights(X)
     alpha, n = 0.85, 4
@@ -47,6 +49,7 @@ def test_pagerank_and_communities_of_the_four():
 
 # --- The appendices ---------------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_methodology_appendix_shows_the_records_and_targets():
     from attention_graph import bench
     from attention_graph.bench.sparse import TARGETS
@@ -64,6 +67,7 @@ def test_methodology_appendix_shows_the_records_and_targets():
 
 # --- The intro's figure ----------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_intro_figure_counts_the_edges_of_both_graphs():
     path = np.array([[0, 1, 0, 0], [1, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 0]])
     assert bt.glued_float("intro", "intro_path_edges") == (path + np.eye(4)).astype(bool).sum() == 10
@@ -92,6 +96,7 @@ def _pagerank_nx(W, alpha=0.85):
     return np.array([r[i] for i in range(len(W))])
 
 
+@pytest.mark.build
 def test_exercise_sharper_input_moves_attention_not_the_path():
     W, W3 = weights(X), weights(3 * X)
     assert bt.glued_float(PAGE, "ex_close_sharp_change") == pytest.approx(np.abs(W3 - W).max(), abs=1e-12)
@@ -103,6 +108,7 @@ def test_exercise_sharper_input_moves_attention_not_the_path():
     assert bt.glued_float(PAGE, "ex_close_sharp_top_rank") == pytest.approx(r.max(), abs=1e-9)
 
 
+@pytest.mark.build
 def test_exercise_path_pagerank_ignores_the_input():
     A_loop = np.array([[1, 1, 0, 0], [1, 1, 1, 0], [0, 1, 1, 1], [0, 0, 1, 1]], dtype=float)  # (4, 4)
     r = _pagerank_nx(A_loop / A_loop.sum(axis=1, keepdims=True))
@@ -112,6 +118,7 @@ def test_exercise_path_pagerank_ignores_the_input():
     assert r[[0, 3]].max() < r[[1, 2]].min()  # "ends of the path" below "its middle"
 
 
+@pytest.mark.build
 def test_exercise_uniform_attention_is_not_uniform_importance():
     W = oracles.attention(np.zeros_like(X), X, X)[1]
     np.testing.assert_allclose(W, 1 / 4)

@@ -52,6 +52,7 @@ def test_cache_holds_what_was_appended_and_grows():
 
 # --- What the page shows ------------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_page_decoding_numbers():
     assert bt.glued_float(PAGE, "dag_block_diff") == 0
     n_dag = int(bt.glued_float(PAGE, "dag_n"))
@@ -68,6 +69,7 @@ def test_page_decoding_numbers():
     assert bt.glued_float(PAGE, "ex_dec_gap") < 1e-15
 
 
+@pytest.mark.build
 def test_exercise_window_decoding():
     """The windowed decoder of the exercise equals the oracle's attention under the causal band."""
     w = int(bt.glued_float(PAGE, "ex_win_width"))

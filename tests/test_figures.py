@@ -159,6 +159,7 @@ def test_smallest_text_catches_a_tiny_font():
     assert phone < MIN_TEXT_PX and laptop < MIN_TEXT_PX
 
 
+@pytest.mark.build
 def test_every_figure_text_is_legible_on_a_phone_and_a_laptop():
     share = phone_share(CSS.read_text())
     small = {}

@@ -351,6 +351,7 @@ W_ATT = ref_attention_weights(X, X)
 W_MASK = ref_attention_weights(X, X, (PATH > 0) | np.eye(4, dtype=bool))
 
 
+@pytest.mark.build
 def test_glued_theorem_example():
     assert glued("n_people") == 4 and glued("n_edges") == 16
     assert glued("w_ana_carla") == pytest.approx(W_ATT[ANA, C], rel=1e-12)
@@ -363,6 +364,7 @@ def test_glued_theorem_example():
     assert glued("mp_diff") < 1e-15
 
 
+@pytest.mark.build
 def test_glued_model_weights():
     G = ref_gcn(PATH)
     assert glued("gcn_row_carla") == pytest.approx(G[C].sum(), rel=1e-12)
@@ -379,6 +381,7 @@ def test_glued_model_weights():
         assert glued(key) == pytest.approx(W_ATT[i, j], rel=1e-12), key
 
 
+@pytest.mark.build
 def test_prose_claims_about_the_five_models():
     G, M = ref_gcn(PATH), ref_mean(PATH)
     # GCN: symmetric, rows not summing to 1, Bruno's first coordinate larger than any input's.
@@ -402,6 +405,7 @@ def test_prose_claims_about_the_five_models():
     assert glued("att_diego_ana") > glued("att_diego_bruno")
 
 
+@pytest.mark.build
 def test_glued_gat_and_its_same_ranking_for_every_node():
     seed = int(glued("gat_seed"))
     assert glued("gat_slope") == 0.2
@@ -429,6 +433,7 @@ def test_glued_gat_and_its_same_ranking_for_every_node():
                             assert al[k, j1] >= al[k, j2] * (1 - 1e-12)
 
 
+@pytest.mark.build
 def test_glued_product_mask_counterexample():
     allowed = (PATH > 0) | np.eye(4, dtype=bool)
     S = X @ X.T / np.sqrt(2)
@@ -444,10 +449,12 @@ def test_glued_product_mask_counterexample():
     assert glued_masking("score_diego_carla") < 0
 
 
+@pytest.mark.build
 def test_glued_causal_example():
     assert bt.glued_float(PATTERNS, "causal_first") == 1.0
 
 
+@pytest.mark.build
 def test_glued_permutation_example():
     assert glued("perm_y_diff") < 1e-15 and glued("perm_w_diff") < 1e-15
 
@@ -460,6 +467,7 @@ def test_prose_claim_the_mask_cannot_tell_the_ends_of_the_path_apart():
     np.testing.assert_allclose(Y_traded, R @ Y, rtol=1e-14, atol=1e-15)
 
 
+@pytest.mark.build
 def test_glued_minus_1e9_leak():
     """Scores of size 1e9, neighbours only: -1e9 leaks 2/3, 1/2 and all of the weight; -inf none."""
     allowed = PATH > 0
@@ -478,6 +486,7 @@ def test_glued_minus_1e9_leak():
     assert glued_masking("leak_exact_max") == 0.0
 
 
+@pytest.mark.build
 def test_glued_empty_row_with_minus_1e9_is_the_unmasked_row():
     assert glued_masking("cut_diff") < 1e-6
     A_cut = PATH.copy()
@@ -487,6 +496,7 @@ def test_glued_empty_row_with_minus_1e9_is_the_unmasked_row():
     np.testing.assert_allclose(W_fill[D], W_ATT[D], atol=1e-6)
 
 
+@pytest.mark.build
 def test_page_prints_the_refusal_naming_diego():
     nb = json.loads((paths.EXECUTED / "book" / f"{MASKING}.ipynb").read_text())
     outputs = [o for cell in nb["cells"] if cell["cell_type"] == "code" for o in cell.get("outputs", [])]
@@ -495,6 +505,7 @@ def test_page_prints_the_refusal_naming_diego():
     assert not any(o.get("output_type") == "error" for o in outputs)
 
 
+@pytest.mark.build
 def test_glued_table_is_the_five_models_outputs():
     table = bt.glue_data(PAGE)["table-outputs"]["data"]["text/markdown"]
     rows = [r.strip("|").split("|") for r in table.splitlines()[2:]]
@@ -509,6 +520,7 @@ def test_glued_table_is_the_five_models_outputs():
             np.testing.assert_allclose(shown, Y[i], atol=5e-4, err_msg=f"{name}, {PEOPLE[i]}")
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("page, key", [(PAGE, "fig-five-models"), (PATTERNS, "fig-causal")])
 def test_figures_are_glued_as_images(page, key):
     assert "image/svg+xml" in bt.glue_data(page)[key]["data"]
@@ -524,6 +536,7 @@ def _leaky(x, slope=0.2):
     return np.where(x >= 0, x, slope * x)
 
 
+@pytest.mark.build
 def test_exercise_gatv2_ranks_keys_per_query():
     rng = np.random.default_rng(int(bt.glued_float(PAGE, "ex_gat_seed")))
     Theta, a = graph.gat_parameters(2, 2, rng)
@@ -544,12 +557,14 @@ def test_gatv2_scores_refuses_mismatched_parameters():
         graph.gatv2_scores(X, np.ones((4, 4)), np.ones(3))
 
 
+@pytest.mark.build
 def test_exercise_mean_weights_follow_the_receivers_degree():
     deg = PATH.sum(axis=1) + 1  # neighbours and self
     assert bt.glued_float(PAGE, "ex_mean_ana_carla") == pytest.approx(1 / deg[1], abs=1e-15)
     assert bt.glued_float(PAGE, "ex_mean_bruno_diego") == pytest.approx(1 / deg[2], abs=1e-15)
 
 
+@pytest.mark.build
 def test_exercise_path_and_causal_masks_intersect():
     M = ((PATH + np.eye(4)) > 0) & np.tri(4, dtype=bool)
     _, W = oracles.attention(X, X, X, M)
@@ -633,6 +648,7 @@ def test_fixed_to_computed_is_its_formula(t):
     assert (g.W[~M] == 0).all() == (t <= 1.0)
 
 
+@pytest.mark.build
 def test_the_page_glues_the_explorables_states_as_the_package_computes_them():
     from attention_graph.worked_example import embeddings, path_adjacency
 
@@ -648,6 +664,7 @@ def test_the_page_glues_the_explorables_states_as_the_package_computes_them():
         assert np.array_equal(state["models"][name], g.W)
 
 
+@pytest.mark.build
 def test_exercise_attention_graph_is_directed():
     """The pair whose weights differ most, from the oracle's weights; GCN's Â is symmetric."""
     _, W = oracles.attention(X, X, X)

@@ -223,6 +223,7 @@ def test_attention_rollout_by_hand():
 
 # --- The theorems, on random cases ------------------------------------------------------------------
 
+@pytest.mark.build
 def test_thm_in_strength_sums_to_n():
     for seed in range(5):
         W = random_stochastic(np.random.default_rng(seed), 3 + seed, 0.5)
@@ -293,6 +294,7 @@ def test_thm_rollout_exact():
 
 # --- What the page shows ------------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_glued_strengths():
     W = worked_W()
     s_in = W.sum(axis=0)
@@ -303,6 +305,7 @@ def test_glued_strengths():
     assert bt.glued_float(PAGE, "s_out_max_dev") < 1e-12
 
 
+@pytest.mark.build
 def test_glued_stationary_distribution_is_the_closed_form():
     d = np.exp(X_WORKED @ X_WORKED.T / np.sqrt(2)).sum(axis=1)
     pi = d / d.sum()
@@ -313,6 +316,7 @@ def test_glued_stationary_distribution_is_the_closed_form():
     assert bt.glued_float(PAGE, "pi_closed_form_dev") < 1e-12
 
 
+@pytest.mark.build
 def test_glued_pagerank_and_the_claims_about_it():
     W = worked_W()
     alpha = bt.glued_float(PAGE, "damping")
@@ -331,6 +335,7 @@ def test_glued_pagerank_and_the_claims_about_it():
     assert orders[0][0] == 2 and orders[0][-1] == 0
 
 
+@pytest.mark.build
 def test_glued_laplacian_spectrum():
     lam = np.sort(sl.eigvals(np.eye(4) - worked_W()).real)
     assert np.abs(sl.eigvals(np.eye(4) - worked_W()).imag).max() < 1e-12  # "real"
@@ -348,6 +353,7 @@ def test_glued_laplacian_spectrum():
     assert dev < 2 * gamma**t  # "roughly like γ^t"
 
 
+@pytest.mark.build
 def test_glued_communities_of_the_worked_example():
     W = worked_W()
     A_s = (W + W.T) / 2
@@ -363,6 +369,7 @@ def test_glued_communities_of_the_worked_example():
     assert np.argmin(np.abs(u)) == 1  # "Ana sits nearest the boundary"
 
 
+@pytest.mark.build
 def test_glued_heads_of_the_worked_example():
     heads = [softmax_rows(np.outer(X_WORKED[:, h], X_WORKED[:, h])) for h in range(2)]  # d_h = 1
     assert bt.glued_float(PAGE, "n_heads") == 2
@@ -381,6 +388,7 @@ def test_glued_heads_of_the_worked_example():
     assert bt.glued_float(PAGE, "mean_vs_single") == pytest.approx(np.abs(mean - worked_W()).max(), abs=1e-12)
 
 
+@pytest.mark.build
 def test_glued_rollout_of_the_worked_example():
     L = int(bt.glued_float(PAGE, "n_layers"))
     X, Ws = X_WORKED.copy(), []
@@ -415,6 +423,7 @@ def _worked_weights(mask=None):
     return oracles.attention(X_WORKED, X_WORKED, X_WORKED, mask)[1]
 
 
+@pytest.mark.build
 def test_exercise_causal_pagerank_and_its_sink():
     W = _worked_weights(np.tril(np.ones((4, 4), dtype=bool)))
     r = _pagerank_by_power(W, 0.85)
@@ -426,6 +435,7 @@ def test_exercise_causal_pagerank_and_its_sink():
     assert pi[0] == pytest.approx(1.0)
 
 
+@pytest.mark.build
 def test_exercise_damping_moves_pagerank_between_uniform_and_stationary():
     W = _worked_weights()
     pi = np.linalg.matrix_power(W, 200)[0]
@@ -438,6 +448,7 @@ def test_exercise_damping_moves_pagerank_between_uniform_and_stationary():
     assert bt.glued_float("graph_tools", "ex_damp_uniform_gap") == pytest.approx(np.abs(pi - 1 / 4).max())
 
 
+@pytest.mark.build
 def test_exercise_doubly_stochastic_gives_uniform_pagerank():
     W = (np.eye(4) + np.roll(np.eye(4), 1, axis=1)) / 2
     for alpha in (0.1, 0.5, 0.85, 0.99):

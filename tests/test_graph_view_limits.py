@@ -9,6 +9,7 @@ from attention_graph import bench
 PAGE = "graph_view_limits"
 
 
+@pytest.mark.build
 def test_sink_counts_are_the_records():
     runs = bench.record("sinks")["results"]["runs"]
     for variant, key in (("plain", "lim_sink_at_0"), ("sink token", "lim_token_at_0")):
@@ -17,6 +18,7 @@ def test_sink_counts_are_the_records():
     assert bt.glued_float(PAGE, "lim_sink_seeds") == len(runs["plain"])
 
 
+@pytest.mark.build
 def test_induction_numbers_are_the_records():
     curves = bench.record("induction")["results"]["curves"]
     assert bt.glued_float(PAGE, "lim_ind_seeds") == len(curves) >= 5
@@ -24,6 +26,7 @@ def test_induction_numbers_are_the_records():
     assert bt.glued_float(PAGE, "lim_ind_induction_min") == min(c["induction"][-1] for c in curves)
 
 
+@pytest.mark.build
 def test_exercise_sink_excess_over_the_uniform_prediction():
     """The prediction is H_n, written out; the trained median is read from the record."""
     plain = bench.record("sinks")["results"]["runs"]["plain"]

@@ -23,6 +23,7 @@ def ideal(n, m):
     return W1, W2, f1, f2
 
 
+@pytest.mark.build
 def test_thm_induction_composition():
     assert bt.verified("thm-induction-composition") >= 1
     for n in range(3, 20):
@@ -70,6 +71,7 @@ def test_forward_matches_an_independent_forward():
             np.testing.assert_allclose(c["W"], W, atol=1e-12)
 
 
+@pytest.mark.build
 def test_gradients_match_central_differences():
     rng = np.random.default_rng(4)  # the page's small batch
     params = induction.init_induction_model(6, 8, 4, rng)
@@ -108,6 +110,7 @@ def _first(steps, acc, level):
     return next((s for s, a in zip(steps, acc) if a >= level), -1)
 
 
+@pytest.mark.build
 def test_glued_summary_is_recomputed_from_the_record():
     curves = STUDY["curves"]
     assert len(curves) >= 5  # "at least five seeds"
@@ -136,6 +139,7 @@ def test_glued_summary_is_recomputed_from_the_record():
     assert bt.glued_plain(PAGE, "ind_every") == str(int(curves[0]["steps"][1]))  # an int in the prose
 
 
+@pytest.mark.build
 def test_the_example_graphs_are_read_independently():
     ex = STUDY["example"]
     W1, W2, m = np.array(ex["W1"]), np.array(ex["W2"]), ex["period"]
@@ -146,6 +150,7 @@ def test_the_example_graphs_are_read_independently():
     assert bt.glued_float(PAGE, "ex_period") == m == STUDY["T"]
 
 
+@pytest.mark.build
 def test_circuits_have_dominant_diagonals():
     ex = STUDY["example"]
     for key in ("qk", "ov"):
@@ -158,6 +163,7 @@ def test_circuits_have_dominant_diagonals():
 
 # --- Exercises ----------------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_exercises():
     assert bt.glued_float(PAGE, "ex_early_count") == 4  # rows 0..m − 1 for m = 4
     T = STUDY["T"]

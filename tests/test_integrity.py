@@ -126,6 +126,7 @@ def test_every_registration_names_its_strength_and_scope():
     assert sum(counts.values()) == len(registry.labels())
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
 def test_every_result_shows_its_strength_on_its_page(page):
     """The badge under each equation and theorem (book/_ext/check_strength.py) is in the HTML: the
@@ -142,6 +143,7 @@ def test_every_result_shows_its_strength_on_its_page(page):
         assert badge.group(2) == __import__("html").escape(registry.badge(label), quote=False), label
 
 
+@pytest.mark.build
 def test_the_index_and_the_intro_count_the_strengths():
     counts = registry.strength_counts()
     for page in ("intro", "derivations"):
@@ -149,6 +151,7 @@ def test_the_index_and_the_intro_count_the_strengths():
             assert bt.glued_float(page, f"n_{kind}") == count, (page, kind)
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
 def test_glued_equations_are_the_registered_sympy_objects(page):
     for label, kind, key in bt.labeled_equations(page.read_text()):
@@ -196,6 +199,7 @@ def test_no_typed_numbers_in_prose(page):
 
 # --- Rule 3: glued values are what the package computes (per chapter) and plain Python numbers ----
 
+@pytest.mark.build
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
 def test_glued_numbers_are_python_numbers_not_numpy_scalars(page):
     if not bt.glue_keys_used(page.read_text()):
@@ -205,6 +209,7 @@ def test_glued_numbers_are_python_numbers_not_numpy_scalars(page):
         assert not plain.startswith("np."), f"{page.stem}:{key} glued as {plain}"
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
 def test_every_pasted_key_was_glued(page):
     used = bt.glue_keys_used(page.read_text())

@@ -154,6 +154,7 @@ def test_thm_ari_random_zero():
 
 # --- What the page shows ------------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_glued_club_facts():
     G, A, club = nx_club()
     assert bt.glued_float(PAGE, "n_members") == G.number_of_nodes() == N
@@ -164,6 +165,7 @@ def test_glued_club_facts():
     assert G.nodes[int(bt.glued_float(PAGE, "leader_officer"))]["club"] == "Officer"
 
 
+@pytest.mark.build
 def test_glued_layer_facts():
     _, A, _ = nx_club()
     seed = int(bt.glued_float(PAGE, "seed"))
@@ -188,6 +190,7 @@ def test_glued_layer_facts():
     assert dev_unscaled < 0.02 < 0.2 < np.abs(W - uniform).max()
 
 
+@pytest.mark.build
 def test_glued_pagerank_claims():
     G, A, _ = nx_club()
     _, _, W = independent_layer(int(bt.glued_float(PAGE, "seed")))
@@ -207,6 +210,7 @@ def test_glued_pagerank_claims():
     assert 0.3 < rho < 0.9  # correlated, "well short of 1"
 
 
+@pytest.mark.build
 def test_glued_spectrum_claims():
     _, A, _ = nx_club()
     _, Ws, W = independent_layer(int(bt.glued_float(PAGE, "seed")))
@@ -229,6 +233,7 @@ def test_glued_spectrum_claims():
     assert lam_att < 0.15 and lam_uni < 0.15  # "small in both"
 
 
+@pytest.mark.build
 def test_glued_agreement_with_the_recorded_split():
     _, A, club = nx_club()
     _, _, W = independent_layer(int(bt.glued_float(PAGE, "seed")))
@@ -258,6 +263,7 @@ def test_glued_agreement_with_the_recorded_split():
     assert ari_pe >= ari - 1e-12  # "the positional encoding alone does as well"
 
 
+@pytest.mark.build
 def test_glued_random_split_baseline():
     _, A, club = nx_club()
     _, _, W = independent_layer(int(bt.glued_float(PAGE, "seed")))
@@ -279,6 +285,7 @@ def test_glued_random_split_baseline():
     assert bt.glued_float(PAGE, "ari") > aris.max()  # "far beyond chance"
 
 
+@pytest.mark.build
 def test_glued_seed_sweep():
     _, A, club = nx_club()
     n_seeds = int(bt.glued_float(PAGE, "n_seeds"))
@@ -307,6 +314,7 @@ def _club():
     return A, club
 
 
+@pytest.mark.build
 def test_exercise_the_two_hubs_lead_the_two_sides():
     A, club = _club()
     deg = A.sum(axis=1)
@@ -321,6 +329,7 @@ def test_exercise_the_two_hubs_lead_the_two_sides():
     assert data["ex_deg_second_side"]["data"]["text/markdown"] == club[second]
 
 
+@pytest.mark.build
 def test_exercise_ari_ignores_names_and_drops_when_a_member_moves():
     from math import comb
 
@@ -339,6 +348,7 @@ def test_exercise_ari_ignores_names_and_drops_when_a_member_moves():
     assert bt.glued_float("karate", "ex_ari_moved") == pytest.approx(adjusted_rand_score(truth, moved), abs=1e-12)
 
 
+@pytest.mark.build
 def test_exercise_pagerank_of_friendships_follows_degree():
     A, _ = _club()
     n = len(A)
@@ -352,6 +362,7 @@ def test_exercise_pagerank_of_friendships_follows_degree():
     assert bt.glued_plain("karate", "ex_top_degree").strip("'") == by_degree
 
 
+@pytest.mark.build
 def test_caption_claim_uniform_attention_on_the_mask_has_a_real_spectrum():
     """fig-karate-spectrum: W = D̃⁻¹(A + I) is similar to the symmetric D̃^{-1/2}(A + I)D̃^{-1/2}."""
     A = nx.to_numpy_array(nx.karate_club_graph(), nodelist=sorted(nx.karate_club_graph()), weight=None)

@@ -63,6 +63,7 @@ def equal_ranges(page_html: str) -> list[str]:
     return found
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("doc", DOCS)
 def test_no_glued_range_has_equal_ends(doc):
     html = (HTML / f"{doc}.html").read_text()

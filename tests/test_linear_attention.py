@@ -109,6 +109,7 @@ def test_linear_attention_keeps_no_quadratic_matrix():
 
 # --- What the page shows ------------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_page_linear_numbers():
     assert bt.glued_float(PAGE, "lin_gap") < 1e-12
     assert bt.glued_float(PAGE, "lin_rank") == bt.glued_float(PAGE, "lin_F") == 8
@@ -116,6 +117,7 @@ def test_page_linear_numbers():
     assert bt.glued_float(PAGE, "ex_lin_gap") < 1e-12
 
 
+@pytest.mark.build
 def test_page_random_feature_errors():
     n, d, seeds = (int(bt.glued_float(PAGE, k)) for k in ("rf_n", "rf_d", "rf_seeds"))
     rng = np.random.default_rng(3)
@@ -139,6 +141,7 @@ def test_page_random_feature_errors():
     assert bt.glued_float(PAGE, "rf_err_elu") == pytest.approx(elu, rel=1e-9)
 
 
+@pytest.mark.build
 def test_benchmark_record_meets_its_targets_and_the_page_says_so():
     from attention_graph import bench
     from attention_graph.bench.linear import DENSE_CAP, TARGETS
@@ -176,6 +179,7 @@ def test_benchmark_cli_runs_quick(tmp_path):
     assert {c["method"] for c in record["results"]["cases"]} == {"linear", "dense"}
 
 
+@pytest.mark.build
 def test_exercise_rank_equals_the_number_of_features():
     """The solution's ranks are the bound F, recomputed from W = D⁻¹ φ(Q) φ(K)ᵀ written out."""
     Fs = [int(f) for f in bt.glued_plain(PAGE, "ex_lin_Fs").strip("'").split(", ")]

@@ -88,6 +88,7 @@ W_O_PAGE = np.array([[1.0, 1.0], [0.0, 1.0]])
 Z_PAGE = np.array([[1.0, 1.0], [-1.0, 0.0]])
 
 
+@pytest.mark.build
 def test_page_messages_add_up_to_anas_output():
     Y, W = oracles.multi_head(X_WORKED, X_WORKED, I2, I2, I2, W_O_PAGE, 2)
     ana = PEOPLE.index("Ana")
@@ -100,12 +101,14 @@ def test_page_messages_add_up_to_anas_output():
     assert m1 + m2 == pytest.approx(Y[ana, 1], abs=1e-12)
 
 
+@pytest.mark.build
 def test_page_multigraph_counts():
     assert bt.glued_float(PAGE, "n_multi_edges") == 2 * 4 * 4
     assert bt.glued_float(PAGE, "n_tokens") == 4
     assert bt.glued_float(PAGE, "ex_multi_three") == 3 * 4 * 4
 
 
+@pytest.mark.build
 def test_page_cross_attention():
     W = oracles.softmax(Z_PAGE @ X_WORKED.T / np.sqrt(2))  # (2, 4)
     assert bt.glued_float(PAGE, "cross_z1_bruno") == pytest.approx(W[0, 2], abs=1e-12)
@@ -115,6 +118,7 @@ def test_page_cross_attention():
     assert bt.glued_float(PAGE, "cross_nodes") == 6 and bt.glued_float(PAGE, "cross_edges") == 8
 
 
+@pytest.mark.build
 def test_page_exercises():
     mask = np.array([[True, True, True, True], [True, True, False, False]])
     W = oracles.softmax(Z_PAGE @ X_WORKED.T / np.sqrt(2), mask)

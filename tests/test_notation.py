@@ -4,6 +4,7 @@ import collections
 import re
 
 import numpy as np
+import pytest
 
 import booktools as bt
 from attention_graph import notation as table
@@ -29,6 +30,7 @@ def _size(statement: str, symbol: str) -> int:
     return int(re.search(re.escape(symbol) + r" = (\d+)\$", statement).group(1))
 
 
+@pytest.mark.build
 def test_exercise_shapes_name_queries_keys_and_value_width():
     statement = _exercise("ex-notation-shapes")  # "Two decoder queries attend to the four people ..."
     n_q, n_k, d_v = COUNTS[statement.split()[0]], len(we.PEOPLE), _size(statement, "d_v")
@@ -36,6 +38,7 @@ def test_exercise_shapes_name_queries_keys_and_value_width():
     assert _plain("ex_shape_W") == str((n_q, n_k))
 
 
+@pytest.mark.build
 def test_exercise_orientation_columns_say_whom_a_value_reaches():
     W3 = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.2, 0.3, 0.5]])  # the exercise's weights
     reached = (W3 > 0).sum(axis=0)  # (3,): outputs each value reaches, by column
@@ -44,6 +47,7 @@ def test_exercise_orientation_columns_say_whom_a_value_reaches():
     assert bt.glued_float(PAGE, "ex_or_edges") == (W3 > 0).sum()
 
 
+@pytest.mark.build
 def test_exercise_heads_width_and_weight_shape():
     statement = _exercise("ex-notation-heads")
     d_model, H, n = _size(statement, r"d_{\text{model}}"), _size(statement, "H"), len(we.PEOPLE)

@@ -198,6 +198,7 @@ def test_stale_package_data_is_reported(tmp_path):
     assert set(package_data.stale(data=tmp_path / "data")) == {"results.json", "CITATION.cff", "checks.json"}
 
 
+@pytest.mark.build
 def test_the_badges_are_the_registry_s():
     """What book/_ext/check_strength.py shows under each result is registry.badge, via data/checks.json."""
     from attention_graph import registry
@@ -250,6 +251,7 @@ def test_installed_versions_are_the_locked_ones():
 
 # --- Licenses, site -----------------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_code_and_text_licenses_are_stated():
     assert (bt.ROOT / "LICENSE").read_text().startswith("MIT License")
     text = (bt.ROOT / "LICENSE-text").read_text()
@@ -264,8 +266,10 @@ def test_code_and_text_licenses_are_stated():
 PLACEHOLDERS = re.compile(r"REPLACE-WITH|PLACEHOLDER|executablebooks/jupyter-book|TODO|FIXME|XXX")
 
 
+@pytest.mark.build
 def test_no_placeholder_reaches_the_site():
     hits = []
+    assert (paths.HTML / "book" / "softmax.html").exists(), "no built site to read: make book"
     for path in sorted((paths.BUILD / "html").rglob("*")):
         if path.suffix in {".html", ".ipynb", ".md", ".txt", ".js"} and "_static" not in path.parts:
             for m in PLACEHOLDERS.finditer(path.read_text(errors="replace")):
@@ -281,6 +285,7 @@ def test_config_has_no_repository_until_one_is_set():
 
 # --- How to run a page ---------------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_every_downloadable_notebook_says_how_to_run_it_in_its_first_cell():
     notebooks = sorted((paths.BUILD / "html" / "_sources").rglob("*.ipynb"))
     assert len(notebooks) >= 10
@@ -290,6 +295,7 @@ def test_every_downloadable_notebook_says_how_to_run_it_in_its_first_cell():
         assert first["cell_type"] == "markdown" and "make lab" in text and 'pip install ".[book]"' in text, path
 
 
+@pytest.mark.build
 def test_the_first_page_says_how_to_run_the_book():
     html = re.sub(r"<[^>]+>", "", (paths.HTML / "book" / "intro.html").read_text())
     assert "make lab" in html and 'pip install ".[book]"'.replace('"', "&quot;") in html

@@ -114,6 +114,7 @@ def _table_by_networkx(ns=(16, 64, 256)):
     return out
 
 
+@pytest.mark.build
 def test_page_table_against_networkx():
     md = bt.glue_data(PAGE)["tab-patterns"]["data"]["text/markdown"]
     expected = _table_by_networkx()
@@ -127,6 +128,7 @@ def test_page_table_against_networkx():
     assert {k: {n: (v["edges"], v["max_path"]) for n, v in d.items()} for k, d in comp.items()} == expected
 
 
+@pytest.mark.build
 def test_page_numbers():
     n = 256
     assert bt.glued_float(PAGE, "complete_edges_big") == n * n
@@ -142,6 +144,7 @@ def test_page_numbers():
     assert bt.glued_float(PAGE, "w_carla_diego_biased") < bt.glued_float(PAGE, "w_carla_diego")
 
 
+@pytest.mark.build
 def test_page_exercises():
     assert bt.glued_float(PAGE, "ex_layers_window") == oracles.max_path_length(window_edges(256, 2), 256)
     assert bt.glued_float(PAGE, "ex_stacks_window") == math.ceil(255 / 8)

@@ -122,6 +122,7 @@ def test_fourier_fit_helpers():
 
 # --- What the page shows ------------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_glued_path_eigenvalues():
     lam = np.linalg.eigvalsh(_laplacian(path_adjacency()))
     for r in range(4):
@@ -140,6 +141,7 @@ def test_page_claims_about_the_path_encoding():
     assert changes == [1, 2, 3]
 
 
+@pytest.mark.build
 def test_page_sign_flip_claims():
     """Swapping Ana and Carla's numbers changes nothing; reading the path backwards flips columns 1
     and 3 (by twice their largest entry) and keeps column 2."""
@@ -159,6 +161,7 @@ def test_page_sign_flip_claims():
     assert bt.glued_float(PAGE, "swap_gap") < 1e-12
 
 
+@pytest.mark.build
 def test_page_cycle_numbers():
     n, k = int(bt.glued_float(PAGE, "cycle_n")), int(bt.glued_float(PAGE, "cycle_k"))
     idx = np.arange(n)
@@ -205,6 +208,7 @@ def _sym_normalized_laplacian(A):
     return np.eye(len(A)) - A / np.sqrt(np.outer(d, d))
 
 
+@pytest.mark.build
 def test_exercise_path_spectrum_runs_from_zero_to_two():
     A = np.diag(np.ones(3), 1) + np.diag(np.ones(3), -1)  # the path of four
     lam = np.linalg.eigvalsh(_sym_normalized_laplacian(A))
@@ -215,6 +219,7 @@ def test_exercise_path_spectrum_runs_from_zero_to_two():
     np.testing.assert_allclose(_sym_normalized_laplacian(A) @ v, 2 * v, atol=1e-12)
 
 
+@pytest.mark.build
 def test_exercise_cycle_frequencies_come_in_pairs():
     n = 12
     A = np.roll(np.eye(n), 1, axis=1) + np.roll(np.eye(n), -1, axis=1)
@@ -224,6 +229,7 @@ def test_exercise_cycle_frequencies_come_in_pairs():
     assert freqs == [1, 1, 2, 2]
 
 
+@pytest.mark.build
 def test_exercise_star_has_a_repeated_eigenvalue():
     n = 5
     A = np.zeros((n, n))
@@ -235,6 +241,7 @@ def test_exercise_star_has_a_repeated_eigenvalue():
     v = np.array([0, 1, -1, 0, 0.0])  # zero on the centre, summing to zero over the leaves
     np.testing.assert_allclose(_sym_normalized_laplacian(A) @ v, v, atol=1e-12)
 
+@pytest.mark.build
 def test_thm_path_cosines():
     assert bt.verified("thm-path-cosines") >= 1
     # Independently: the cosines √d_k cos(π m k/(n − 1)) are eigenvectors of I − D^-1/2 A D^-1/2.

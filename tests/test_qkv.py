@@ -135,10 +135,12 @@ def _page_projections(seed, d_model=2, d=3, d_v=2):
 _layer = oracles.attention
 
 
+@pytest.mark.build
 def test_glued_shapes():
     assert [bt.glued_float(PAGE, k) for k in ("qkv_n", "qkv_dmodel", "qkv_d", "qkv_dv")] == [4, 2, 3, 2]
 
 
+@pytest.mark.build
 def test_value_projection_changes_outputs_not_weights():
     seed = int(bt.glued_float(PAGE, "qkv_seed"))
     W_Q, W_K, W_V = _page_projections(seed)
@@ -150,6 +152,7 @@ def test_value_projection_changes_outputs_not_weights():
     assert bt.glued_float(PAGE, "qkv_wv_output_change") > 0.1
 
 
+@pytest.mark.build
 def test_identity_case_scores_symmetric_weights_not():
     _, W = _layer(X4, X4, X4)
     assert bt.glued_float(PAGE, "qkv_id_score_asym") == 0.0
@@ -157,6 +160,7 @@ def test_identity_case_scores_symmetric_weights_not():
     assert bt.glued_float(PAGE, "qkv_id_weight_asym") > 0.05
 
 
+@pytest.mark.build
 def test_exercise_1_shapes():
     expected = {"Q": (4, 3), "K": (4, 3), "V": (4, 5), "W": (4, 4), "Y": (4, 5)}
     for name, (rows, cols) in expected.items():
@@ -164,6 +168,7 @@ def test_exercise_1_shapes():
         assert bt.glued_float(PAGE, f"ex1_{name}_cols") == cols
 
 
+@pytest.mark.build
 def test_exercise_2_rotation_leaves_scores_unchanged():
     theta = bt.glued_float(PAGE, "ex2_theta")
     R = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
@@ -172,6 +177,7 @@ def test_exercise_2_rotation_leaves_scores_unchanged():
     assert bt.glued_float(PAGE, "ex2_rot_change") < 1e-12
 
 
+@pytest.mark.build
 def test_exercise_3_symmetry_depends_on_the_product():
     swap, shift = np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([[0.0, 1.0], [0.0, 0.0]])
     S_shift = X4 @ (X4 @ shift).T / np.sqrt(2)
@@ -181,6 +187,7 @@ def test_exercise_3_symmetry_depends_on_the_product():
     assert bt.glued_float(PAGE, "ex3_shift_asym") > 0
 
 
+@pytest.mark.build
 def test_the_qkv_figure_prints_the_query_meeting_every_key():
     """fig-qkv: Ana's three vectors and her scores against every key, the numbers of the projections."""
     from attention_graph.plots import plot_qkv

@@ -152,6 +152,7 @@ def test_the_stacks_respect_the_bound(study):
         assert (b["product"] <= b["bound"] + 1e-12).all()
 
 
+@pytest.mark.build
 def test_page_numbers(study):
     n, k = study["n"], study["k"]
     assert bt.glued_float(PAGE, "rc_n") == n and bt.glued_float(PAGE, "rc_k") == k
@@ -188,11 +189,13 @@ def test_page_numbers(study):
     assert g("rc_complete_collapsed_at") < 10 and g("rc_causal_first_row") == 1.0
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("key", ["fig-collapse-graphs", "fig-collapse-bound", "fig-collapse-depth"])
 def test_figures_are_glued_as_images(key):
     assert "image/svg+xml" in bt.glue_data(PAGE)[key]["data"]
 
 
+@pytest.mark.build
 def test_exercises():
     i = np.arange(8)
     W = np.where(i[None, :] <= i[:, None], 1.0 / (i[:, None] + 1), 0.0)  # (8, 8)

@@ -56,6 +56,7 @@ def _independent_moments(seed, n, dims):
     return out
 
 
+@pytest.mark.build
 def test_glued_simulation_matches_an_independent_computation():
     seed, n, d = (int(bt.glued_float(PAGE, k)) for k in ("sim_seed", "sim_n", "sim_d"))
     dims = [1, 4, 16, 64, 256]  # the dimensions the page simulates, in order
@@ -66,6 +67,7 @@ def test_glued_simulation_matches_an_independent_computation():
     assert bt.glued_float(PAGE, "sim_var_scaled") == pytest.approx(var_scaled, rel=1e-12)
 
 
+@pytest.mark.build
 def test_prose_claims_of_the_simulation():
     """The page says: variance close to d unscaled, close to 1 scaled, mean close to 0."""
     d = bt.glued_float(PAGE, "sim_d")
@@ -74,6 +76,7 @@ def test_prose_claims_of_the_simulation():
     assert abs(bt.glued_float(PAGE, "sim_mean")) < 0.2
 
 
+@pytest.mark.build
 def test_demo_shapes_glued_are_those_of_the_matrix_shown():
     """The prose's sizes (glued) are the shown score matrix's: n_q rows of n_k scores each."""
     n_q, n_k, d = (bt.glued_float(PAGE, k) for k in ("demo_nq", "demo_nk", "demo_d"))
@@ -96,6 +99,7 @@ def _rows(E):
     return E / E.sum(axis=1, keepdims=True)
 
 
+@pytest.mark.build
 def test_scale_outside_the_exponential_box():
     X = _worked_X()
     G = X @ X.T  # (4, 4), unscaled dot products
@@ -121,6 +125,7 @@ def test_self_score_margins_match_a_direct_computation():
 
 # --- Exercises -------------------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_exercise_self_scores_have_mean_sqrt_d():
     seed, d, n = (int(bt.glued_float("scores", k)) for k in ("ex_seed", "ex_d", "ex_n"))
     Q = np.random.default_rng(seed).standard_normal((n, d))
@@ -130,6 +135,7 @@ def test_exercise_self_scores_have_mean_sqrt_d():
     assert abs(mean - np.sqrt(d)) < 0.05 * np.sqrt(d)
 
 
+@pytest.mark.build
 def test_exercise_uniform_entries_keep_unit_variance():
     seed, d, n = (int(bt.glued_float("scores", k)) for k in ("ex_seed", "ex_d", "ex_n"))
     rng = np.random.default_rng(seed)
@@ -140,6 +146,7 @@ def test_exercise_uniform_entries_keep_unit_variance():
     assert abs(var - 1) < 0.05  # "close to one": 20 000 samples give a standard error near 0.01
 
 
+@pytest.mark.build
 def test_exercise_sigma_scale():
     sigma, d = bt.glued_float("scores", "ex_sigma"), int(bt.glued_float("scores", "ex_d_sigma"))
     seed, n = int(bt.glued_float("scores", "ex_seed")), int(bt.glued_float("scores", "ex_n"))

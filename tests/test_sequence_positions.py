@@ -144,6 +144,7 @@ def test_eq_sinusoidal_and_eq_alibi_checks_hold():
 
 # --- What the page shows ------------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_page_sinusoidal_numbers():
     n, d = int(bt.glued_float(PAGE, "pos_n")), int(bt.glued_float(PAGE, "pos_d"))
     P = sinusoidal(n, d)
@@ -155,6 +156,7 @@ def test_page_sinusoidal_numbers():
     assert abs(G[0, 1] - G[0, n - 1]) > 0.5  # the prose: the kernel does not wrap around
 
 
+@pytest.mark.build
 def test_page_rope_and_alibi_numbers():
     assert bt.glued_float(PAGE, "rope_shift_gap") < 1e-12
     assert bt.glued_float(PAGE, "rope_norm_gap") < 1e-14
@@ -166,6 +168,7 @@ def test_page_rope_and_alibi_numbers():
     assert bt.glued_float(PAGE, "alibi_first") == pytest.approx(W[-1, 0], rel=1e-12)
 
 
+@pytest.mark.build
 def test_page_graphormer_numbers_on_the_club():
     from attention_graph import karate, laplacian_pe
 
@@ -185,12 +188,14 @@ def test_page_graphormer_numbers_on_the_club():
     assert W_bias[q, friends].sum() > W_plain[q, friends].sum()  # the prose: the bias concentrates
 
 
+@pytest.mark.build
 def test_exercise_alibi_closed_form():
     closed = np.exp(-7.0) / np.exp(-np.arange(8.0)).sum()
     assert bt.glued_float(PAGE, "ex_alibi_first") == pytest.approx(closed, rel=1e-12)
     assert bt.glued_float(PAGE, "ex_alibi_closed") == pytest.approx(closed, rel=1e-15)
 
 
+@pytest.mark.build
 def test_exercise_alibi_reach():
     """The nearest n_half tokens hold 1 − e^{−ζ n_half} of a long sequence's last row, from the closed form."""
     zeta, n = 0.5, 64

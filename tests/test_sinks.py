@@ -36,6 +36,7 @@ def causal_softmax(S):
 
 # --- The causal graph -------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_thm_causal_first_token():
     assert bt.verified("thm-causal-first-token") >= 1
     for n in range(1, 15):
@@ -47,6 +48,7 @@ def test_thm_causal_first_token():
     assert bt.glued_float(PAGE, "reach_deg_second") == n - 1
 
 
+@pytest.mark.build
 def test_thm_uniform_causal_sink():
     assert bt.verified("thm-uniform-causal-sink") >= 1
     n = int(bt.glued_float(PAGE, "reach_n"))
@@ -61,6 +63,7 @@ def test_thm_uniform_causal_sink():
     assert r[0] == r.max()  # "the first token still ranks highest"
 
 
+@pytest.mark.build
 def test_thm_causal_walk_absorbed():
     assert bt.verified("thm-causal-walk-absorbed") >= 1
     n = int(bt.glued_float(PAGE, "reach_n"))
@@ -110,6 +113,7 @@ def test_sink_forward_matches_an_independent_forward():
         np.testing.assert_allclose(c["W"], want_W, atol=1e-12)
 
 
+@pytest.mark.build
 def test_sink_model_gradients_match_central_differences():
     rng = np.random.default_rng(3)  # the page's small batch
     params = sinks.init_sink_model(5, 6, 4, rng)
@@ -161,6 +165,7 @@ def _summary(runs):
             "accuracy_min": float(min(r["accuracy"] for r in last))}
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("variant, key", [("plain", "plain"), ("sink token", "token")])
 def test_glued_summary_is_recomputed_from_the_record(variant, key):
     want = _summary(STUDY["runs"][variant])
@@ -169,6 +174,7 @@ def test_glued_summary_is_recomputed_from_the_record(variant, key):
     assert bt.glued_float(PAGE, f"sink_{key}_missed") == len(STUDY["seeds"]) - want["sink_at_0"]
 
 
+@pytest.mark.build
 def test_prose_claims_about_the_sink():
     plain, token = _summary(STUDY["runs"]["plain"]), _summary(STUDY["runs"]["sink token"])
     n = STUDY["n"]
@@ -190,6 +196,7 @@ def test_prose_claims_about_the_sink():
 
 # --- Exercises ----------------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_exercises():
     gamma = 0.5772156649015329
     for n, key in ((10, "ex_harmonic_gap_10"), (1000, "ex_harmonic_gap_1000")):

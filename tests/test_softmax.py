@@ -193,6 +193,7 @@ def test_the_temperature_limits_check_fails_when_tau_is_ignored(monkeypatch):
 
 # --- What the page shows, recomputed independently --------------------------------------------------
 
+@pytest.mark.build
 @pytest.mark.parametrize("dtype, suffix", [(np.float64, "64"), (np.float32, "32")])
 def test_glued_overflow_point_is_where_exp_overflows(dtype, suffix):
     x = dtype(bt.glued_float(PAGE, "naive_over_" + suffix))
@@ -201,6 +202,7 @@ def test_glued_overflow_point_is_where_exp_overflows(dtype, suffix):
     assert float(x) == pytest.approx(np.log(float(np.finfo(dtype).max)), abs=1e-4)
 
 
+@pytest.mark.build
 def test_glued_underflow_point_is_where_exp_underflows():
     x = bt.glued_float(PAGE, "naive_under_64")
     with np.errstate(under="ignore"):
@@ -232,6 +234,7 @@ def _page_peakedness():
     return n_k, dims, _independent_peakedness(seed, n_k, n_rows, dims)
 
 
+@pytest.mark.build
 def test_glued_peakedness_matches_an_independent_computation():
     n_k, dims, got = _page_peakedness()
     assert int(bt.glued_float(PAGE, "pk_dmax")) == max(dims) == dims[-1]
@@ -241,6 +244,7 @@ def test_glued_peakedness_matches_an_independent_computation():
     assert bt.glued_float(PAGE, "pk_uniform") == 1 / n_k
 
 
+@pytest.mark.build
 def test_prose_claims_about_the_scale():
     """The page: unscaled rows sharpen toward one-hot and the Jacobian shrinks; scaled rows look alike."""
     n_k, _dims, got = _page_peakedness()
@@ -252,6 +256,7 @@ def test_prose_claims_about_the_scale():
     assert bt.glued_float(PAGE, "pk_max_raw") > bt.glued_float(PAGE, "pk_max_scaled")
 
 
+@pytest.mark.build
 def test_exercise_1_largest_weight_falls_with_temperature():
     s = np.array([1.0, 2.0, 3.0])
     tops = [bt.glued_float(PAGE, f"ex1_top_{k}") for k in ("half", "one", "two")]
@@ -260,6 +265,7 @@ def test_exercise_1_largest_weight_falls_with_temperature():
     assert tops[0] > tops[1] > tops[2] > 1 / 3
 
 
+@pytest.mark.build
 def test_exercise_2_single_precision_points():
     over, under = np.float32(bt.glued_float(PAGE, "ex2_over_32")), np.float32(bt.glued_float(PAGE, "ex2_under_32"))
     with np.errstate(over="ignore", under="ignore"):
@@ -267,6 +273,7 @@ def test_exercise_2_single_precision_points():
         assert np.exp(under) == 0 and np.exp(np.nextafter(under, np.float32(0))) > 0
 
 
+@pytest.mark.build
 def test_exercise_3_uniform_jacobian():
     assert bt.glued_float(PAGE, "ex3_diag") == 1 / 4 - 1 / 16
     assert bt.glued_float(PAGE, "ex3_off") == -1 / 16
@@ -274,6 +281,7 @@ def test_exercise_3_uniform_jacobian():
     assert bt.glued_float(PAGE, "ex3_eig_small") < 1e-12
 
 
+@pytest.mark.build
 def test_glued_overflow_points_of_the_accelerator_formats():
     # ln of the largest finite number; for the NumPy types also the searched breaking point.
     for fmt, dtype in (("float16", np.float16), ("float32", np.float32)):
@@ -321,6 +329,7 @@ def test_raw_score_row_is_one_query_against_its_keys():
     assert row.shape == (7,) and np.allclose(row, [k @ q for k in K], rtol=0, atol=1e-12)
 
 
+@pytest.mark.build
 def test_the_page_glues_the_rows_of_the_softmax_explorable():
     import json
     import re

@@ -244,6 +244,7 @@ def test_cost_counts():
 
 # --- The four people on the page -------------------------------------------------------------------
 
+@pytest.mark.build
 def test_page_four_people_agree_with_masked_attention():
     assert bt.glued_float(PAGE, "four_E") == 10  # 4 self-loops and 3 path edges both ways
     assert bt.glued_float(PAGE, "four_pairs") == 16
@@ -251,6 +252,7 @@ def test_page_four_people_agree_with_masked_attention():
     assert bt.glued_float(PAGE, "four_w_gap") < 1e-15
 
 
+@pytest.mark.build
 def test_page_chunk_is_the_package_constant():
     assert bt.glued_float(PAGE, "chunk") == sparse.CHUNK
 
@@ -273,6 +275,7 @@ def test_the_committed_record_is_a_full_run_with_its_machine():
     assert all(r["E"] == res["degree"] * r["n"] for r in res["sizes"])
 
 
+@pytest.mark.build
 def test_glued_costs_recomputed_by_hand():
     n, E, d = (int(bt.glued_float(PAGE, k)) for k in ("cost_n", "cost_E", "cost_d"))
     assert (n, E, d) == (100_000, 1_000_000, 64)
@@ -283,6 +286,7 @@ def test_glued_costs_recomputed_by_hand():
     assert bt.glued_float(PAGE, "cost_sparse_mb") == pytest.approx((16 * E + 8 * (n + 1)) / 2**20)  # MiB
 
 
+@pytest.mark.build
 def test_glued_benchmark_figures_are_the_records():
     res = _record()["results"]
     top = res["sizes"][-1]
@@ -313,6 +317,7 @@ def test_glued_benchmark_figures_are_the_records():
         dense["dense_seconds"] / dense["sparse_seconds"])
 
 
+@pytest.mark.build
 def test_the_targets_the_page_reports_met_are_met():
     """The page says the record shows each target: slope ≤ 1.15, peak < 1 GB, ratio ≤ 2."""
     res = _record()["results"]
@@ -327,6 +332,7 @@ def test_the_targets_the_page_reports_met_are_met():
     assert flag["finite"]
 
 
+@pytest.mark.build
 def test_page_prose_claims_about_the_record():
     """Dense is many times slower at its largest n; the sorted input is the faster path; the
     gathering of rows is a real share of the time; a dense W at n = 1e5 would be 8·10¹⁰ bytes; the
@@ -364,12 +370,14 @@ def test_the_benchmark_runs_from_the_command_line(tmp_path):
 
 # --- Exercises -------------------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_exercise_path_count():
     n = int(bt.glued_float("sparse", "ex_path_n"))
     assert bt.glued_float("sparse", "ex_path_E") == 3 * n - 2
     assert bt.glued_float("sparse", "ex_path_factor") == pytest.approx(n**2 / (3 * n - 2))
 
 
+@pytest.mark.build
 def test_exercise_cross_attention_is_bipartite_edge_attention():
     X = oracles.X_WORKED
     Qc = np.eye(2)
@@ -379,6 +387,7 @@ def test_exercise_cross_attention_is_bipartite_edge_attention():
     assert bt.glued_float("sparse", "ex_cross_second") == pytest.approx(y[1], abs=1e-15)
 
 
+@pytest.mark.build
 def test_exercise_isolated_query_is_refused():
     msg = bt.glued_plain("sparse", "ex_isolated_message")
     assert "every query must attend to at least one key" in msg and "[3]" in msg

@@ -81,6 +81,7 @@ def _expected_share(run):
     return float(np.mean(shares))
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("task", ["previous", "reverse"])
 def test_experiment_a_share_is_recomputed(task):
     run = training.train_sequence_model(task)
@@ -93,6 +94,7 @@ def test_experiment_a_share_is_recomputed(task):
     assert bt.glued_plain(PAGE, "accuracy_words").strip("'") == "both accuracies 1.000"  # equal, said once
 
 
+@pytest.mark.build
 def test_sequence_gradients_glued_are_small():
     assert 0 < bt.glued_float(PAGE, "seq_grad_gap") < 1e-7
 
@@ -136,6 +138,7 @@ def club_runs():
                   for kind in training.CLUB_MODELS for s in range(20)}
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("kind, key", [("GCN", "gcn"), ("GAT", "gat"),
                                        ("masked attention", "gt"), ("uniform attention", "uniform")])
 def test_experiment_b_accuracy_table_is_recomputed(club_runs, kind, key):
@@ -152,6 +155,7 @@ def test_experiment_b_accuracy_table_is_recomputed(club_runs, kind, key):
     assert f"| {kind} | {np.mean(acc):.3f} | {np.std(acc):.3f} |" in table
 
 
+@pytest.mark.build
 def test_experiment_b_claims():
     """What the chapter (and the karate chapter) say about the accuracies and the readouts."""
     g = lambda key: bt.glued_float(PAGE, key)  # noqa: E731
@@ -177,6 +181,7 @@ def test_experiment_b_claims():
     assert g("gat_l1_after_ari") < g("gat_l1_before_ari")
 
 
+@pytest.mark.build
 def test_experiment_b_readouts_are_recomputed(club_runs):
     """Masked attention's own-faction mass, from the trained weights, by independent code."""
     data, runs = club_runs
@@ -197,6 +202,7 @@ def test_untrained_communities_are_those_of_uniform_attention(club_runs):
             assert np.array_equal(spectral_bipartition(runs[(kind, s)]["W_before"][0]), uniform)
 
 
+@pytest.mark.build
 def test_exercises():
     assert bt.glued_float(PAGE, "ex_seeds_min") > 0.95
     assert abs(bt.glued_float(PAGE, "ex_blind_share") - 1 / 8) < 0.01
@@ -221,6 +227,7 @@ def _cross_entropy(logits, truth):
     return float(np.mean(np.log(np.exp(z).sum(axis=1)) - z[np.arange(len(truth)), truth]))
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("kind, key", [("GCN", "gcn"), ("GAT", "gat"),
                                        ("masked attention", "gt"), ("uniform attention", "uniform")])
 def test_experiment_b_early_stopping_is_recomputed(club_runs, kind, key):

@@ -56,6 +56,7 @@ def test_package_data_is_the_recovered_example():
 
 # --- The article's claims, one test each ----------------------------------------------------------
 
+@pytest.mark.build
 def test_claim_bruno_and_diego_have_the_two_largest_scores():
     assert glued("s_bb") == pytest.approx(S[B, B], abs=1e-15)
     assert glued("s_dd") == pytest.approx(S[D, D], abs=1e-15)
@@ -68,6 +69,7 @@ def test_claim_bruno_and_diego_have_the_two_largest_scores():
     assert glued("s_top_count") == 2
 
 
+@pytest.mark.build
 def test_the_next_score_down_ties_the_other_diagonal_entries():
     second = S[~np.isclose(S, S.max(), rtol=0, atol=1e-12)].max()
     assert second == pytest.approx(1 / math.sqrt(2), abs=1e-15)
@@ -82,6 +84,7 @@ def test_the_next_score_down_ties_the_other_diagonal_entries():
         assert (np.sum(np.isclose(S[i], S[i, i], rtol=0, atol=1e-12)) == 1) == (i in (B, D))
 
 
+@pytest.mark.build
 def test_claim_weight_ana_gives_carla():
     assert X_README[A] @ X_README[C] == 0  # Ana's query and Carla's key: dot product exactly zero
     exact = 1 / (1 + 3 * math.exp(1 / math.sqrt(2)))
@@ -90,6 +93,7 @@ def test_claim_weight_ana_gives_carla():
     assert round(glued("w_ac"), 3) == 0.141  # the article
 
 
+@pytest.mark.build
 def test_claim_ana_splits_the_rest_in_equal_thirds():
     rest = W[A, [A, B, D]]
     np.testing.assert_allclose(rest, rest[0], rtol=0, atol=1e-15)
@@ -97,6 +101,7 @@ def test_claim_ana_splits_the_rest_in_equal_thirds():
     assert glued("w_ana_rest_count") == 3
 
 
+@pytest.mark.build
 def test_claim_bruno_attends_most_to_himself():
     assert glued("w_bb") == pytest.approx(W[B, B], abs=1e-15)
     assert round(glued("w_bb"), 3) == 0.449  # the article
@@ -106,6 +111,7 @@ def test_claim_bruno_attends_most_to_himself():
     assert W[B, C] == pytest.approx(W[B, A], abs=1e-15) == others.max()  # "his weight for Carla and for Ana"
 
 
+@pytest.mark.build
 def test_claim_diego_attends_to_himself():
     assert glued("w_dd") == pytest.approx(W[D, D], abs=1e-15)
     assert round(glued("w_dd"), 3) == 0.539  # the article
@@ -114,6 +120,7 @@ def test_claim_diego_attends_to_himself():
     assert np.unravel_index(W.argmin(), W.shape) == (D, C) and W.min() > 0
 
 
+@pytest.mark.build
 def test_claim_the_weight_matrix_is_not_symmetric():
     np.testing.assert_allclose(S, S.T, rtol=0, atol=0)  # the scores are
     gap = np.abs(W - W.T)
@@ -126,6 +133,7 @@ def test_claim_the_weight_matrix_is_not_symmetric():
     assert glued("n_pairs") == 6
 
 
+@pytest.mark.build
 def test_eq_worked_asymmetry_row_normalisers():
     Z = np.exp(S).sum(axis=1)
     np.testing.assert_allclose(W / W.T, Z[None, :] / Z[:, None], rtol=1e-13)
@@ -137,6 +145,7 @@ def test_eq_worked_asymmetry_row_normalisers():
     assert {*np.unravel_index(ratio.argmax(), ratio.shape)} == {C, B}
 
 
+@pytest.mark.build
 def test_claim_carla_and_ana_spread_their_attention_and_where_it_fails():
     rowmax = W.max(axis=1)
     for name, k in [("carla", C), ("ana", A), ("bruno", B), ("diego", D)]:
@@ -150,6 +159,7 @@ def test_claim_carla_and_ana_spread_their_attention_and_where_it_fails():
     assert H[C] < H[B]  # the page's caveat: by entropy Carla is a little less spread than Bruno
 
 
+@pytest.mark.build
 def test_claim_carla_and_diego_start_farthest_and_move_most():
     far = np.linalg.norm(X_README - X_README.mean(axis=0), axis=1)
     moved = np.linalg.norm(Y - X_README, axis=1)
@@ -161,6 +171,7 @@ def test_claim_carla_and_diego_start_farthest_and_move_most():
     assert far.argmax() == D and moved.argmax() == C  # "the order is swapped"
 
 
+@pytest.mark.build
 def test_claim_ana_starts_central_and_barely_moves():
     far = np.linalg.norm(X_README - X_README.mean(axis=0), axis=1)
     moved = np.linalg.norm(Y - X_README, axis=1)
@@ -170,6 +181,7 @@ def test_claim_ana_starts_central_and_barely_moves():
     assert moved[A] < 0.5 * np.sort(moved)[1]  # less than half the next smallest move
 
 
+@pytest.mark.build
 def test_everybody_ends_nearer_the_mean_inside_the_hull():
     mean = X_README.mean(axis=0)
     glued_mean = (glued("mean_x1"), glued("mean_x2"))
@@ -181,6 +193,7 @@ def test_everybody_ends_nearer_the_mean_inside_the_hull():
     np.testing.assert_allclose(W.sum(axis=1), 1, rtol=0, atol=1e-15)
 
 
+@pytest.mark.build
 def test_the_attention_graph_is_complete_with_self_loops():
     assert glued("n_edges") == 16 and glued("n_loops") == 4
     received = W.sum(axis=0)
@@ -188,6 +201,7 @@ def test_the_attention_graph_is_complete_with_self_loops():
     assert glued("in_carla") == pytest.approx(received[C]) and received.argmin() == C
 
 
+@pytest.mark.build
 def test_path_graph_paragraph():
     A_path = we.path_adjacency()
     assert glued("n_path_edges") == 3
@@ -208,6 +222,7 @@ def _table_numbers(md):
             for r in rows]
 
 
+@pytest.mark.build
 def test_tables_show_the_arrays():
     np.testing.assert_allclose(_table_numbers(_markdown("tab-scores")), S, atol=5e-4)
     np.testing.assert_allclose(_table_numbers(_markdown("tab-weights")), W, atol=5e-4)
@@ -219,6 +234,7 @@ def test_tables_show_the_arrays():
         assert f"{np.linalg.norm(Y[k] - X_README[k]):.3f}" in row
 
 
+@pytest.mark.build
 def test_claims_table_has_exact_form_decimal_and_the_article():
     md = _markdown("tab-claims")
     rows = [r for r in md.splitlines() if r.startswith("| score") or r.startswith("| weight")]
@@ -233,6 +249,7 @@ def test_claims_table_has_exact_form_decimal_and_the_article():
     assert r"\frac{1}{1 + 3 e^{\frac{\sqrt{2}}{2}}}" in md  # 1/(1 + 3e^{1/√2})
 
 
+@pytest.mark.build
 def test_asymmetry_table_is_sorted_by_gap():
     md = _markdown("tab-asymmetry")
     gaps = [abs(float(r.split("|")[5])) for r in md.splitlines()[2:]]
@@ -247,6 +264,7 @@ def _random_orthogonal(rng):
     return Q * np.sign(np.diag(R))
 
 
+@pytest.mark.build
 def test_thm_worked_rotation_invariance():
     rng = np.random.default_rng(123)
     for _ in range(5):
@@ -281,6 +299,7 @@ def test_eq_worked_gram_plane_matches_coordinates():
         np.testing.assert_allclose(Xc @ Xc.T, _gram(g, g + beta**2, beta * c), rtol=1e-12)
 
 
+@pytest.mark.build
 def test_thm_worked_gram_recovered():
     half = 0.0005  # the article rounds to three decimals
     w_ac, w_bb, w_dd, s = (0.141 + np.array([-half, half]), 0.449 + np.array([-half, half]),
@@ -353,6 +372,7 @@ def _independent_search(values):
     return np.array(found)
 
 
+@pytest.mark.build
 def test_integer_search_finds_one_gram_matrix():
     mine = _independent_search(range(-2, 3))
     pkg = we.integer_search(range(-2, 3))
@@ -384,6 +404,7 @@ def test_exact_weights_agree_with_numpy():
 
 # --- Figures --------------------------------------------------------------------------------------
 
+@pytest.mark.build
 @pytest.mark.parametrize("name", ["fig-worked-heatmap", "fig-worked-graph", "fig-worked-plane"])
 def test_figures_render_with_alt_text_caption_and_reference(name):
     html = (paths.HTML / "book" / f"{PAGE}.html").read_text()
@@ -461,6 +482,7 @@ def test_plot_attention_graph_arrows_run_from_j_to_i_labelled_near_i():
 
 # --- "Other sources say": a token's score with itself is always the highest ------------------------
 
+@pytest.mark.build
 def test_other_sources_self_score_box():
     X = oracles.X_WORKED  # Carla, Ana, Bruno, Diego
     S = X @ X.T / np.sqrt(2)
@@ -481,6 +503,7 @@ def test_other_sources_self_score_box():
 
 # --- Exercises -------------------------------------------------------------------------------------
 
+@pytest.mark.build
 def test_exercise_twins_share_their_weights():
     X2 = X_README.copy()
     X2[D] = X_README[B]
@@ -492,6 +515,7 @@ def test_exercise_twins_share_their_weights():
     assert glued("w_bb") != glued("w_dd")
 
 
+@pytest.mark.build
 def test_exercise_temperature_raises_anas_weight_on_carla():
     S = X_README @ X_README.T / math.sqrt(2)
     got = [glued(f"ex_tau_{k}") for k in ("half", "one", "two")]
@@ -502,6 +526,7 @@ def test_exercise_temperature_raises_anas_weight_on_carla():
     assert got[0] < got[1] < got[2] < 1 / 4  # rises toward a quarter
 
 
+@pytest.mark.build
 def test_exercise_entropy_of_the_rows():
     _, W, _ = independent_layer(X_README)
     H = -(W * np.log(W)).sum(axis=1)
@@ -522,6 +547,7 @@ def test_the_explorables_state_is_exact_json():
     assert "</" not in tables.explorable_data("x", {"s": "</script>"})[:-len("</script>")]
 
 
+@pytest.mark.build
 def test_the_page_glues_the_worked_explorables_state():
     import json
 
