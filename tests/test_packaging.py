@@ -299,3 +299,15 @@ def test_every_downloadable_notebook_says_how_to_run_it_in_its_first_cell():
 def test_the_first_page_says_how_to_run_the_book():
     html = re.sub(r"<[^>]+>", "", (paths.HTML / "book" / "intro.html").read_text())
     assert "make lab" in html and 'pip install ".[book]"'.replace('"', "&quot;") in html
+
+
+def test_a_run_with_the_build_hidden_finds_no_build():
+    """`make test-unbuilt` sets BOOK_UNBUILT=1: a test reading what the build glued fails, saying to mark it."""
+    code = ("import booktools, buildpaths\n"
+            "assert not buildpaths.BUILD.exists()\n"
+            "try:\n    booktools.glue_record('book/softmax')\n"
+            "except FileNotFoundError as e:\n    print(e)\n")
+    env = {"PATH": "/usr/bin:/bin", "BOOK_UNBUILT": "1", "PYTHONPATH": f"{bt.ROOT / 'tests'}:{bt.ROOT / 'tools'}"}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    assert "is missing" in run.stdout and "marked `build`" in run.stdout
