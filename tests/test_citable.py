@@ -182,6 +182,17 @@ def test_bib_entries_carry_an_identifier(key):
     assert re.search(r"\b(doi|eprint|url)\s*=", entry) or key == "grafosml10", key
 
 
+@pytest.mark.parametrize("key", sorted(_bib_entries()))
+def test_bib_venue_year_agrees_with_year(key):
+    """A year named in the venue (booktitle, e.g. "DLG-AAAI 2021") is the entry's year."""
+    entry = _bib_entries()[key]
+    year = re.search(r"\byear\s*=\s*\{(\d{4})\}", entry)
+    venue = re.search(r"\b(?:booktitle|journal)\s*=\s*\{(.*)\},?\n", entry)
+    assert year or key == "grafosml10", key
+    if year and venue:
+        assert set(re.findall(r"\b(?:19|20)\d\d\b", venue.group(1))) <= {year.group(1)}, key
+
+
 def test_required_sources_are_present():
     required = ["vaswani2017attention", "kipf2017semi", "velickovic2018graph", "dwivedi2020generalization",
                 "joshi2020transformers", "page1999pagerank", "milakov2018online", "dao2022flashattention",

@@ -87,7 +87,7 @@ def book_bibtex(cff_text: str | None = None) -> str:
         "year": str(pref.get("year", str(cff.get("date-released", ""))[:4])),
         "version": str(cff.get("version", "")),
         "url": pref.get("url", cff.get("url", "")),
-        "note": "Every formula checked by SymPy; every number computed by its package",
+        "note": "Every numbered formula checked by SymPy; every number computed by its package",
     }
     body = ",\n".join(f"  {k:<7} = {{{v}}}" for k, v in fields.items() if v)
     return f"@book{{attention_is_a_graph,\n{body}\n}}"

@@ -9,6 +9,7 @@ example is determined up to a rotation or a reflection of the plane.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import sympy as sp
@@ -253,7 +254,7 @@ def exact_weights(in_u: bool = False) -> sp.Matrix:
 
 # The recovery of the Gram matrix from the published numbers. In the plane (d = 2), turn and reflect
 # so that x_Ana = (√g, 0); Ana ⟂ Carla puts x_Carla = (0, c); Ana's equal weights put x_Bruno and
-# x_Diego on the line x = √g, at heights ±β with β² = η − g. t = x_Bruno · x_Carla.
+# x_Diego on the line x = √g, at heights ±κ with κ² = η − g. t = x_Bruno · x_Carla.
 g, eta, t = sp.symbols(r"g \eta t", real=True)
 w_AC, w_BB, w_DD = sp.symbols(r"W_{\text{Ana}\,\text{Carla}} W_{\text{Bruno}\,\text{Bruno}} "
                               r"W_{\text{Diego}\,\text{Diego}}", positive=True)
@@ -296,7 +297,8 @@ def recovery_intervals(decimals: int = PUBLISHED_DECIMALS) -> dict[str, tuple[fl
     Each published number is known to ± half a unit of its last decimal; interval arithmetic
     (``mpmath.iv``, outward rounding) carries those ranges through the formulas of the chapter
     (eq-worked-recover-g, eq-worked-recover-t-bruno, eq-worked-recover-t-diego). Returns
-    ``{"g": (lo, hi), "h": ..., "t_bruno": ..., "t_diego": ...}`` as floats rounded outward.
+    ``{"g": (lo, hi), "h": ..., "t_bruno": ..., "t_diego": ...}`` as floats rounded outward
+    (each float bound lies outside, or on, the interval's exact bound).
     """
     decimals = as_int(decimals, "decimals")
     iv.dps = 30
@@ -319,7 +321,17 @@ def recovery_intervals(decimals: int = PUBLISHED_DECIMALS) -> dict[str, tuple[fl
         return iv.exp(h_ / r2) * (1 - w) / w - iv.exp(g_ / r2) - iv.exp((2 * g_ - h_) / r2)
 
     found = {"g": g_, "h": h_, "t_bruno": r2 * iv.log(rest(wb)), "t_diego": -r2 * iv.log(rest(wd))}
-    return {k: (float(v.a), float(v.b)) for k, v in found.items()}
+    return {k: _outward(v) for k, v in found.items()}
+
+
+def _outward(v) -> tuple[float, float]:
+    """The float bounds of an ``iv.mpf`` interval, rounded outward: lo ≤ v.a and hi ≥ v.b."""
+    lo, hi = float(v.a), float(v.b)  # rounded to nearest, so possibly inside the interval
+    if mpf(lo) > v.a:
+        lo = math.nextafter(lo, -math.inf)
+    if mpf(hi) < v.b:
+        hi = math.nextafter(hi, math.inf)
+    return lo, hi
 
 
 def recovery_point() -> dict[str, float]:
@@ -443,25 +455,25 @@ def _check_rotation_invariance():
 
 
 @derivation("eq-worked-gram-plane", display=lambda: sp.Eq(_X * _XT, gram_in_plane(), evaluate=False),
-            strength="verified", scope="for symbolic lengths, both signs of δ")
+            strength="verified", scope="for symbolic lengths, with Diego's second coordinate of either sign")
 def _check_gram_plane():
     # Coordinates after a rotation and a reflection: x_Ana = (√g, 0), x_Carla = (0, c),
-    # x_Bruno = (√g, β), x_Diego = (√g, δ) with δ = ±β (equal lengths).
-    beta, c, gp = sp.symbols("beta c g", positive=True)
-    for delta in (beta, -beta):
-        xs = sp.Matrix([[0, c], [sp.sqrt(gp), 0], [sp.sqrt(gp), beta], [sp.sqrt(gp), delta]])
+    # x_Bruno = (√g, κ), x_Diego = (√g, ±κ) (equal lengths).
+    kappa, c, gp = sp.symbols("kappa c g", positive=True)
+    for diego in (kappa, -kappa):
+        xs = sp.Matrix([[0, c], [sp.sqrt(gp), 0], [sp.sqrt(gp), kappa], [sp.sqrt(gp), diego]])
         G = xs * xs.T  # (4, 4)
         # The article's exact statements hold in both cases: Ana ⟂ Carla, Ana's row equal, ‖B‖ = ‖D‖.
         yield sp.Eq(G[1, 0], 0)
         yield sp.Eq(G[1, 1], G[1, 2])
         yield sp.Eq(G[1, 2], G[1, 3])
         yield sp.Eq(G[2, 2], G[3, 3])
-        if delta == beta:
+        if diego == kappa:
             # Bruno = Diego: their self-weights would be equal, but the article prints two values.
             yield sp.Eq(_weight_formula(G, 2, 2), _weight_formula(G, 3, 3))
             yield PUBLISHED[3][3] != PUBLISHED[4][3]
         else:
-            yield sp.Eq(G, gram_in_plane().subs({g: gp, eta: gp + beta**2, t: beta * c}))
+            yield sp.Eq(G, gram_in_plane().subs({g: gp, eta: gp + kappa**2, t: kappa * c}))
 
 
 @derivation("eq-worked-recover-g", display=lambda: sp.Eq(g, g_from_ana(), evaluate=False),
@@ -505,7 +517,7 @@ def _check_recover_t_diego():
 
 
 @derivation("thm-worked-gram-recovered",
-            strength="verified", scope="from the article's printed numbers, in exact interval arithmetic")
+            strength="verified", scope="from the article's printed numbers, in outward-rounded interval arithmetic")
 def _check_gram_recovered():
     box = recovery_intervals()
     lo_t = max(box["t_bruno"][0], box["t_diego"][0])
@@ -514,7 +526,8 @@ def _check_gram_recovered():
     integers = {}
     for name, (lo, hi) in ranges.items():
         inside = list(range(int(np.ceil(lo)), int(np.floor(hi)) + 1))
-        yield len(inside) == 1  # exactly one integer in each interval
+        yield hi - lo < 1  # each interval is shorter than one ...
+        yield len(inside) == 1  # ... and holds exactly one integer
         integers[name] = inside[0]
     G = gram_in_plane().subs({g: integers["g"], eta: integers["h"], t: integers["t"]})
     yield sp.Eq(G, exact_gram())  # ... and they give the Gram matrix of the book's embeddings
