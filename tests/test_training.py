@@ -191,6 +191,12 @@ def test_experiment_b_readouts_are_recomputed(club_runs):
 
 def test_untrained_communities_are_those_of_uniform_attention(club_runs):
     data, runs = club_runs
+    A = nx.to_numpy_array(nx.karate_club_graph(), nodelist=sorted(nx.karate_club_graph()), weight=None)
+    A_loops = A + np.eye(34)  # friends and oneself
+    mean = A_loops / A_loops.sum(axis=1, keepdims=True)
+    dev = max(np.abs(runs[(kind, s)]["W_before"][0] - mean).max()
+              for kind in ("GAT", "masked attention") for s in range(20))
+    assert bt.glued_float(PAGE, "untrained_dev") == pytest.approx(dev, abs=1e-12)
     uniform = spectral_bipartition(data["mean"])
     for kind in ("GAT", "masked attention"):
         for s in range(20):
