@@ -266,6 +266,11 @@ def test_experiment_b_along_training_claims(club_runs):
                             for s in range(20)], axis=0) for kind in training.CLUB_MODELS}
     for fixed in ("GCN", "uniform attention"):
         assert curve[fixed][-1] == pytest.approx(curve[fixed].max(), abs=1e-12)
+    # The caption: the untrained models' accuracies at step 0, below the panel's floor of 0.85
+    start = [curve[kind][0] for kind in training.CLUB_MODELS]
+    assert bt.glued_float(PAGE, "es_start_min") == pytest.approx(min(start), abs=1e-12)
+    assert bt.glued_float(PAGE, "es_start_max") == pytest.approx(max(start), abs=1e-12)
+    assert max(start) < 0.85
     best_fixed = np.maximum(curve["GCN"], curve["uniform attention"])
     one = 1 / len(test)
     for learned in ("GAT", "masked attention"):
