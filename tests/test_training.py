@@ -196,6 +196,12 @@ def test_experiment_b_readouts_are_recomputed(club_runs):
 
 def test_untrained_communities_are_those_of_uniform_attention(club_runs):
     data, runs = club_runs
+    A = nx.to_numpy_array(nx.karate_club_graph(), nodelist=sorted(nx.karate_club_graph()), weight=None)
+    A_loops = A + np.eye(34)  # friends and oneself
+    mean = A_loops / A_loops.sum(axis=1, keepdims=True)
+    dev = max(np.abs(runs[(kind, s)]["W_before"][0] - mean).max()
+              for kind in ("GAT", "masked attention") for s in range(20))
+    assert bt.glued_float(PAGE, "untrained_dev") == pytest.approx(dev, abs=1e-12)
     uniform = spectral_bipartition(data["mean"])
     for kind in ("GAT", "masked attention"):
         for s in range(20):
@@ -267,6 +273,11 @@ def test_experiment_b_along_training_claims(club_runs):
                             for s in range(20)], axis=0) for kind in training.CLUB_MODELS}
     for fixed in ("GCN", "uniform attention"):
         assert curve[fixed][-1] == pytest.approx(curve[fixed].max(), abs=1e-12)
+    # The caption: the untrained models' accuracies at step 0, below the panel's floor of 0.85
+    start = [curve[kind][0] for kind in training.CLUB_MODELS]
+    assert bt.glued_float(PAGE, "es_start_min") == pytest.approx(min(start), abs=1e-12)
+    assert bt.glued_float(PAGE, "es_start_max") == pytest.approx(max(start), abs=1e-12)
+    assert max(start) < 0.85
     best_fixed = np.maximum(curve["GCN"], curve["uniform attention"])
     one = 1 / len(test)
     for learned in ("GAT", "masked attention"):

@@ -14,7 +14,8 @@ import math
 import numpy as np
 import sympy as sp
 
-from .registry import clearly_nonzero, derivation, sample_point
+from . import registry
+from .registry import clearly_nonzero, derivation, evaluate, sample_point
 from .scores import scaled_scores
 from .softmax import softmax
 from .validation import as_mask, as_matrix, as_qkv, check_same
@@ -212,6 +213,9 @@ _n_k, _d = sp.symbols("n_k d", positive=True)
 def _check_grad_v():
     Q, K, V, G, W, L = _layer()
     yield from _zero(_grad(L, V) - _formulas(Q, K, V, G, W)[0])
+    # The formula checked is the one displayed: the glued equation, computed on the same symbols.
+    shown = evaluate(registry.display("eq-grad-v").rhs, {_M["W"]: W, _dM["Y"]: G})
+    yield from _zero(shown - grad_v(W, G))
 
 
 @derivation("eq-grad-w", display=lambda: sp.Eq(_dM["W"], _dM["Y"] * _M["V"].T, evaluate=False),
@@ -222,6 +226,8 @@ def _check_grad_w():
     Wf = _sym("w", N_Q, N_K)
     L = sum(G[i, c] * (Wf * V)[i, c] for i in range(N_Q) for c in range(D_V))
     yield from _zero(_grad(L, Wf) - grad_w(G, V))
+    shown = evaluate(registry.display("eq-grad-w").rhs, {_dM["Y"]: G, _M["V"]: V})
+    yield from _zero(shown - grad_w(G, V))
 
 
 def _display_grad_s():
@@ -239,6 +245,20 @@ def _check_grad_s():
     W = sym_softmax(S)
     L = sum(G[i, c] * (W * V)[i, c] for i in range(N_Q) for c in range(D_V))
     yield from _zero(_grad(L, S) - grad_s(W, grad_w(G, V)))
+    yield from _zero(_grad_s_shown(W, grad_w(G, V)) - grad_s(W, grad_w(G, V)))
+
+
+def _grad_s_shown(W: sp.Matrix, dW: sp.Matrix) -> sp.Matrix:
+    """The displayed eq-grad-s, summed out for W's n_k and read entry by entry (indices from 1)."""
+    rhs = _display_grad_s().rhs.subs(_n_k, W.cols).doit()
+    values = {r"\mathrm{d}W": dW, "W": W}
+
+    def entry(r, c):
+        e = rhs.subs({_i: r + 1, _j: c + 1})
+        return e.replace(lambda x: isinstance(x, sp.Indexed),
+                         lambda x: values[str(x.base)][int(x.indices[0]) - 1, int(x.indices[1]) - 1])
+
+    return sp.Matrix(W.rows, W.cols, entry)
 
 
 def _display_grad_q():
@@ -249,7 +269,10 @@ def _display_grad_q():
 @derivation("eq-grad-q", display=_display_grad_q, strength="verified", scope=_SIZES)
 def _check_grad_q():
     Q, K, V, G, W, L = _layer()
+    dS = _formulas(Q, K, V, G, W)[2]
     yield from _zero(_grad(L, Q) - _formulas(Q, K, V, G, W)[3])
+    shown = evaluate(_display_grad_q().rhs, {_dM["S"]: dS, _M["K"]: K, _d: D})
+    yield from _zero(shown - grad_q(dS, K))
     yield from _package_agrees(Q, K, V, G, L)
 
 
@@ -261,7 +284,10 @@ def _display_grad_k():
 @derivation("eq-grad-k", display=_display_grad_k, strength="verified", scope=_SIZES)
 def _check_grad_k():
     Q, K, V, G, W, L = _layer()
+    dS = _formulas(Q, K, V, G, W)[2]
     yield from _zero(_grad(L, K) - _formulas(Q, K, V, G, W)[4])
+    shown = evaluate(_display_grad_k().rhs, {_dM["S"]: dS, _M["Q"]: Q, _d: D})
+    yield from _zero(shown - grad_k(dS, Q))
 
 
 _ALLOWED = [[True, False, True], [True, True, False]]  # query 0 may not see key 1, query 1 not key 2

@@ -951,12 +951,13 @@ def plot_block_graph(W, labels):
 def plot_backward_graph():
     """The computation graph of attention: forward arrows (black) and the gradients flowing back (red).
 
-    Nodes Q, K, V, S, W, Y and the loss L; each backward arrow is labelled with the equation of
+    Nodes Q, K, V, S, W, Y and the loss 𝒥; each backward arrow is labelled with the equation of
     ``book/backward.md`` that carries the gradient along it.
     """
     pos = {"Q": (0.0, 2.3), "K": (0.0, 0.3), "S": (2.3, 1.3), "W": (4.3, 1.3), "V": (4.3, -0.7),
            "Y": (6.2, 0.3), "L": (7.9, 0.3)}
-    names = {"Q": "$Q$", "K": "$K$", "V": "$V$", "S": "$S$", "W": "$W$", "Y": "$Y$", "L": "loss $L$"}
+    names = {"Q": "$Q$", "K": "$K$", "V": "$V$", "S": "$S$", "W": "$W$", "Y": "$Y$",
+             "L": r"loss $\mathcal{J}$"}
     forward = [("Q", "S"), ("K", "S"), ("S", "W"), ("W", "Y"), ("V", "Y"), ("Y", "L")]
     backward = [("L", "Y", r"$\mathrm{d}Y$"), ("Y", "W", r"$\mathrm{d}W = \mathrm{d}Y\,V^\top$"),
                 ("Y", "V", r"$\mathrm{d}V = W^\top \mathrm{d}Y$"), ("W", "S", r"$\mathrm{d}S$"),
