@@ -573,7 +573,8 @@ def _check_message_passing():
 
 
 @derivation("thm-attention-is-message-passing",
-            strength="verified", scope="for symbolic Q, K, V with n = 3, d = 2, d_v = 1")
+            strength="verified",
+            scope="for symbolic Q and K with n = 3, d = 2; (3) and (4) on the worked example")
 def _check_attention_is_message_passing():
     # General Q, K (n = 3, d = 2), real symbols.
     Q, K = _real("q", 3, 2), _real("k", 3, 2)
