@@ -163,7 +163,7 @@ def block_weights(X, params: BlockParams, *, norm_first: bool = True, mask=None)
 def wire_block(X, mha, ln_1, ln_2, ffn, norm_first: bool):
     """The block's wiring, shared by the package, the exact check and the display."""
     if norm_first:
-        X_prime = X + mha(ln_1(X))  # (n, d): X', the residual bypasses LN and attention
+        X_prime = X + mha(ln_1(X))  # (n, d): X'; the residual bypasses LN, attention
         return X_prime + ffn(ln_2(X_prime))  # (n, d): Y
     X_prime = ln_1(X + mha(X))  # (n, d): X'
     return ln_2(X_prime + ffn(X_prime))  # (n, d): Y
