@@ -295,7 +295,7 @@ def masked_attention(Q, K, V, A, labels=None, *,
                      self_loops: bool = True) -> tuple[np.ndarray, AttentionGraph]:
     """Y = softmax(Q Kᵀ/√d, mask = A (+ I)) V: attention restricted to the graph  (eq-neighbour-softmax).
 
-    The attention of a Graph Transformer layer (Dwivedi & Bresson 2020): node i attends only to its
+    The attention of a Graph Transformer layer (Dwivedi & Bresson 2021): node i attends only to its
     neighbours in ``A`` (and to itself unless ``self_loops=False``). A node with nothing to attend to
     is refused with a ``ValueError``. Returns (Y, graph of W).
     """
