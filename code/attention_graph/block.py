@@ -163,10 +163,10 @@ def block_weights(X, params: BlockParams, *, norm_first: bool = True, mask=None)
 def wire_block(X, mha, ln_1, ln_2, ffn, norm_first: bool):
     """The block's wiring, shared by the package, the exact check and the display."""
     if norm_first:
-        H = X + mha(ln_1(X))  # (n, d): the residual bypasses LN and attention
-        return H + ffn(ln_2(H))  # (n, d)
-    H = ln_1(X + mha(X))  # (n, d)
-    return ln_2(H + ffn(H))  # (n, d)
+        X_prime = X + mha(ln_1(X))  # (n, d): X'; the residual bypasses LN, attention
+        return X_prime + ffn(ln_2(X_prime))  # (n, d): Y
+    X_prime = ln_1(X + mha(X))  # (n, d): X'
+    return ln_2(X_prime + ffn(X_prime))  # (n, d): Y
 
 
 def init_block_params(d: int, d_ff: int, n_heads: int, rng: np.random.Generator) -> BlockParams:
@@ -469,7 +469,8 @@ def _check_ffn():
 
 @derivation("thm-node-wise-update", strength="verified",
             scope=("for three tokens with d = d_ff = 2 and symbolic weights, gains, biases and ε (the displayed "
-                   "LN); the package's LN and FFN on seeded inputs, bit for bit"))
+                   "LN); the package's LN and FFN on seeded inputs, bit for bit; with identity projections, one row "
+                   "of attention holds every token's entries"))
 def _check_node_wise_update():
     # Symbolic rows x_1, x_2, x_3 (d = 2), symbolic γ, β, W_1 (2 × 2), b_1, W_2, b_2 and ε: row i of
     # FFN(LN(X)), LN as displayed in eq-layer-norm with μ and σ² over the row, holds no entry of any

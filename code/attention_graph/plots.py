@@ -899,9 +899,10 @@ def plot_qkv(X, W_Q, W_K, W_V, labels, i: int):
 def plot_block_graph(W, labels):
     """The Transformer block as one graph layer, for n tokens (one head's weights ``W``, (n, n)).
 
-    Bottom row: the inputs x_j. Middle row: h_i = x_i + Σ_j W_ij (x_j W_V W_O), attention arrows
-    from every j to i (width by W_ij) and the residual as a straight dashed self-loop x_i → h_i.
-    Top row: y_i = h_i + FFN(h_i), the same small network on every node, with its own residual.
+    Bottom row: the inputs x_j. Middle row: x'_i = x_i + Σ_j W_ij (x_j W_V W_O), the rows of the
+    page's X' (drawn "x'", not "h", the head index), attention arrows from every j to i (width by
+    W_ij) and the residual as a straight dashed self-loop x_i → x'_i. Top row:
+    y_i = x'_i + FFN(x'_i), the same small network on every node, with its own residual.
     """
     W = np.asarray(W, dtype=float)  # (n, n)
     n = W.shape[0]
@@ -934,7 +935,8 @@ def plot_block_graph(W, labels):
                                     connectionstyle="arc3,rad=-0.3", shrinkA=0, shrinkB=0))
         for key, y in rows.items():
             ax.add_patch(Circle((xs[i], y), 0.28, fc="white", ec="black", zorder=3))
-            ax.text(xs[i], y, f"${key}$", ha="center", va="center", fontsize=11, zorder=4)
+            ax.text(xs[i], y, {"h": "$x'$"}.get(key, f"${key}$"), ha="center", va="center", fontsize=11,
+                    zorder=4)
         ax.text(xs[i], -0.55, labels[i], ha="center", va="top", fontsize=10)
     ax.text(xs[-1] + 0.95, 1.1, "attention:\nmessages\nfrom j to i", fontsize=9, va="center", color="tab:blue")
     ax.text(xs[-1] + 0.95, 3.1, "node-wise\nupdate", fontsize=9, va="center", color="tab:green")
