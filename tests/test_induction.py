@@ -129,6 +129,15 @@ def test_glued_summary_is_recomputed_from_the_record():
     assert bt.glued_float(PAGE, "ind_rise_width_median") == float(np.median(width))
     assert bt.glued_float(PAGE, "ind_rise_width_min") == min(width)
     assert bt.glued_float(PAGE, "ind_rise_width_max") == max(width)
+    # "stays flat through the first gains ... then rises with it": on the median curves, the masses
+    # move by less than 0.1 up to the median step where the accuracy passes the lower level, while
+    # the accuracy has gained more than 0.15 by then; they gain more than 0.3 by the end.
+    at = list(curves[0]["steps"]).index(np.median(start))
+    med = {key: np.median([c[key] for c in curves], axis=0) for key in ("accuracy", "previous", "induction",
+                                                                        "composed")}
+    assert med["accuracy"][at] - med["accuracy"][0] > 0.15
+    for key in ("previous", "induction", "composed"):
+        assert abs(med[key][at] - med[key][0]) < 0.1 and med[key][-1] - med[key][0] > 0.3, key
     # "a rise steep next to the whole run": the median width is under a third of the run
     assert np.median(width) < STUDY["steps"] / 3
     assert bt.glued_float(PAGE, "ind_acc_start") == pytest.approx(
@@ -174,6 +183,9 @@ def test_exercises():
     share = sum(hits) / total
     assert bt.glued_float(PAGE, "ex_offset_share") == pytest.approx(share, abs=1e-12)
     assert share < STUDY["curves"][0]["accuracy"][-1]  # the offset rule is worse than the model
+    # "never by luck": a hit is exactly a period that divides T (the tokens of a period are distinct)
+    rule = sum(T % int(m) == 0 for m in periods for i in range(int(m), 2 * T - 1) if i - T + 1 >= 0)
+    assert sum(hits) == rule and any(T % int(m) == 0 and m < T for m in periods)
     ex = STUDY["example"]
     W1, W2, m = np.array(ex["W1"]), np.array(ex["W2"]), ex["period"]
     n = len(W1)

@@ -181,8 +181,16 @@ def test_page_numbers(study):
             key = name.replace(" + ", "_").replace(" ", "_").lower()
             assert bt.glued_float(PAGE, f"rc_res_{graph}_{key}") == pytest.approx(np.median(finals), rel=1e-5,
                                                                                    abs=1e-14)
+    # Residual + LayerNorm on the complete graph halfway up: slower, not stopped (still falling).
+    half = study["n_layers"] // 2
+    halves = [_stack(np.random.default_rng(seed).standard_normal((n, study["d"])), study["n_layers"], seed + 1000,
+                     None, True, True)[0][half] for seed in study["seeds"]]
+    assert bt.glued_float(PAGE, "rc_depth_half") == half
+    assert bt.glued_float(PAGE, "rc_res_complete_residual_layernorm_half") == pytest.approx(np.median(halves),
+                                                                                            rel=1e-5)
     # What the prose says of them.
     g = lambda key: bt.glued_float(PAGE, key)  # noqa: E731
+    assert g("rc_res_complete_residual_layernorm_half") > g("rc_res_complete_residual_layernorm")
     assert g("rc_res_complete_residual_layernorm") > 0.1 and g("rc_res_causal_residual_layernorm") > 0.1
     assert g("rc_res_complete_residual") < 1e-3 < g("rc_res_complete_residual_layernorm")
     assert g("rc_res_causal_layernorm") < 1e-9 and g("rc_res_causal_attention_only") < 1e-9

@@ -267,11 +267,16 @@ def induction_study(seeds: int = 5, steps: int = 300, **kwargs) -> dict:
 def _check_induction_composition():
     # With the ideal heads, row i ≥ m of W⁽²⁾W⁽¹⁾ is e_{i−m}: the composed graph joins each token
     # of the repeat to its earlier occurrence, the key the induction head matched through layer 1.
-    # Exact rationals: the ideal heads are 0/1 matrices, their product computed in SymPy.
+    # The heads are built in SymPy from the theorem's own definitions, not from the package's.
     for n in range(3, 17):
-        W1 = sp.Matrix(previous_token_graph(n).astype(int))
+        # W⁽¹⁾_{j,j−1} = 1 for j ≥ 1; the first token, with no previous one, keeps a self-loop.
+        W1 = sp.Matrix(n, n, lambda j, k: 1 if k == max(j - 1, 0) else 0)
+        yield bool(np.array_equal(previous_token_graph(n), np.array(W1, dtype=float)))
         for m in range(1, n - 1):
-            C = sp.Matrix(induction_graph(n, m).astype(int)) * W1
+            # W⁽²⁾_{i,i−m+1} = 1 for i ≥ m, a self-loop otherwise.
+            W2 = sp.Matrix(n, n, lambda i, k, m=m: 1 if k == (i - m + 1 if i >= m else i) else 0)
+            yield bool(np.array_equal(induction_graph(n, m), np.array(W2, dtype=float)))
+            C = W2 * W1
             yield all(C[i, k] == (1 if k == i - m else 0) for i in range(m, n) for k in range(n))
             # and the package's composed_graph is that product
             yield bool(np.array_equal(composed_graph(previous_token_graph(n), induction_graph(n, m)),
