@@ -142,7 +142,7 @@ def linear_attention(Q, K, V, feature_map=None, causal: bool = False) -> np.ndar
 
     ``feature_map`` maps an (n, d) array to its (n, F) non-negative features; the default is
     :func:`elu_feature_map`. The product is read from the right, so memory and time grow like
-    n F d_v and no n × n matrix is formed (thm-linear-equals-quadratic). With ``causal`` (n_q = n_k),
+    n F d_v and no n × n matrix is formed (the remark after thm-linear-equals-quadratic). With ``causal`` (n_q = n_k),
     query i sees keys j ≤ i through a running sum (thm-causal-running-sum).
     """
     Q, K, V = as_qkv(Q, K, V)  # (n_q, d), (n_k, d), (n_k, d_v)
