@@ -270,7 +270,9 @@ def _check_linear_equals_quadratic():
 
 
 @derivation("thm-causal-running-sum",
-            strength="proved", scope="for every position i (a split finite sum); the package measured to 1e-12")
+            strength="proved",
+            scope="for every position i and any F (a split finite sum, an exchange of finite sums); "
+                  "the package measured to 1e-12")
 def _check_causal_running_sum():
     i, j = sp.symbols("i j", integer=True, positive=True)
     x = sp.IndexedBase("x")  # x_j stands for φ(k_j) v_jᵀ (or φ(k_j) for the normaliser)
