@@ -139,6 +139,10 @@ def test_page_random_feature_errors():
     assert -0.6 < slope < -0.4  # the prose: close to the Monte Carlo rate
     elu = np.sqrt(np.mean((linear_attention_loop(Q, K, V, elu_plus_one) - Y_soft) ** 2))
     assert bt.glued_float(PAGE, "rf_err_elu") == pytest.approx(elu, rel=1e-9)
+    uniform = np.sqrt(np.mean((np.ones((n, n)) / n @ V - Y_soft) ** 2))  # every query: the mean value
+    assert bt.glued_float(PAGE, "rf_err_uniform") == pytest.approx(uniform, rel=1e-9)
+    # the prose: elu + 1 beats the fewest random features here, and errs about as much as uniform weights
+    assert elu < errs[0] and abs(elu - uniform) < 0.2 * uniform
 
 
 @pytest.mark.build

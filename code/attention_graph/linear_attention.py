@@ -142,7 +142,7 @@ def linear_attention(Q, K, V, feature_map=None, causal: bool = False) -> np.ndar
 
     ``feature_map`` maps an (n, d) array to its (n, F) non-negative features; the default is
     :func:`elu_feature_map`. The product is read from the right, so memory and time grow like
-    n F d_v and no n × n matrix is formed (thm-linear-equals-quadratic). With ``causal`` (n_q = n_k),
+    n F d_v and no n × n matrix is formed (the remark after thm-linear-equals-quadratic). With ``causal`` (n_q = n_k),
     query i sees keys j ≤ i through a running sum (thm-causal-running-sum).
     """
     Q, K, V = as_qkv(Q, K, V)  # (n_q, d), (n_k, d), (n_k, d_v)
@@ -239,11 +239,9 @@ def _check_linear_attention():
     yield bool(np.allclose(got, np.array(want.evalf(30).tolist(), dtype=float), rtol=1e-15, atol=0))
 
 
-@derivation("thm-linear-equals-quadratic",
-            strength="proved", scope="for any n_k and F (exchange of finite sums); the package measured to 1e-12")
-def _check_linear_equals_quadratic():
-    i, j, r, c = sp.symbols("i j r c", integer=True, positive=True)
-    n, F = sp.symbols("n F", integer=True, positive=True)
+def _sums_exchanged(i, n, F):
+    """Entry (i, c) of (φ(Q)φ(K)ᵀ)V over the keys j = 1..n, turned into φ(q_i)ᵀ(φ(K)ᵀV): each step in SymPy."""
+    j, r, c = sp.symbols("j r c", integer=True, positive=True)
     P, G, V = sp.IndexedBase("P"), sp.IndexedBase("G"), sp.IndexedBase("V")  # φ(Q), φ(K), V entries
     quadratic = sp.Sum(sp.Sum(P[i, r] * G[j, r], (r, 1, F)) * V[j, c], (j, 1, n))  # (φ(Q)φ(K)ᵀ) V
     linear = sp.Sum(P[i, r] * sp.Sum(G[j, r] * V[j, c], (j, 1, n)), (r, 1, F))  # φ(Q)(φ(K)ᵀ V)
@@ -258,16 +256,23 @@ def _check_linear_equals_quadratic():
     # The normaliser is the same identity with every v_jc = 1.
     yield sp.Eq(sp.Sum(sp.factor_terms(sp.Sum(P[i, r] * G[j, r], (j, 1, n))), (r, 1, F)),
                 sp.Sum(P[i, r] * sp.Sum(G[j, r], (j, 1, n)), (r, 1, F)), evaluate=False)
-    # The package: the linear form equals the weights formed explicitly, and they have rank <= F.
+
+
+@derivation("thm-linear-equals-quadratic",
+            strength="proved", scope="for any n_k and F (exchange of finite sums); the package measured to 1e-12")
+def _check_linear_equals_quadratic():
+    i, n, F = sp.symbols("i n F", integer=True, positive=True)
+    yield from _sums_exchanged(i, n, F)  # the keys j = 1, ..., n
+    # The package: the linear form equals the weights formed explicitly.
     rng = np.random.default_rng(3)
     Q, K, Vn = rng.standard_normal((9, 4)), rng.standard_normal((9, 4)), rng.standard_normal((9, 3))
     yield bool(np.allclose(linear_attention(Q, K, Vn), linear_weights(Q, K) @ Vn, rtol=0, atol=1e-12))
-    phi = random_features(4, 3, rng)  # F = 3 < n = 9
-    yield int(np.linalg.matrix_rank(linear_weights(Q, K, phi))) <= phi.F
 
 
 @derivation("thm-causal-running-sum",
-            strength="proved", scope="for every position i (a split finite sum); the package measured to 1e-12")
+            strength="proved",
+            scope="for every position i and any F (a split finite sum, an exchange of finite sums); "
+                  "the package measured to 1e-12")
 def _check_causal_running_sum():
     i, j = sp.symbols("i j", integer=True, positive=True)
     x = sp.IndexedBase("x")  # x_j stands for φ(k_j) v_jᵀ (or φ(k_j) for the normaliser)
@@ -278,6 +283,9 @@ def _check_causal_running_sum():
     yield sp.Eq(last.doit(), x[i + 1], evaluate=False)
     # S_1 = x_1: the first token starts the state.
     yield sp.Eq(running.subs(i, 1).doit(), x[1])
+    # Row i of the masked quadratic form sums over the keys j = 1, ..., i: the exchange of sums with
+    # n = i turns it into φ(q_i)ᵀ S_i (and its normaliser into φ(q_i)ᵀ z_i).
+    yield from _sums_exchanged(i, i, sp.Symbol("F", integer=True, positive=True))
     # The package: the running sum equals the causally masked weights formed explicitly.
     rng = np.random.default_rng(4)
     Q, K, V = rng.standard_normal((7, 4)), rng.standard_normal((7, 4)), rng.standard_normal((7, 2))
@@ -292,7 +300,7 @@ def standard_normal_density(x):
 
 
 @derivation("thm-random-features-unbiased",
-            strength="proved", scope="for general q, k in one and in two dimensions (Gaussian integrals)")
+            strength="proved", scope="for general q, k in any dimension d and any F (Gaussian integrals)")
 def _check_random_features_unbiased():
     # E_ξ[exp(ξ q − q²/2) exp(ξ k − k²/2)] = exp(q k) for ξ ~ N(0, 1): one Gaussian integral.
     xi, q, k = sp.symbols("xi q k", real=True)
@@ -303,12 +311,25 @@ def _check_random_features_unbiased():
     mgf = sp.integrate(sp.exp(xi * s) * density, (xi, -sp.oo, sp.oo))  # E[exp(ξ s)], Gaussian
     yield sp.Eq(mgf, sp.exp(s**2 / 2))
     yield sp.Eq(mgf.subs(s, q + k) * sp.exp(-(q**2 + k**2) / 2), sp.exp(q * k))
-    # In d dimensions, with ξ ~ N(0, I_d), the integrand is a product over coordinates (here d = 2),
-    # so the expectation is the product of one-dimensional ones: exp(q_1 k_1) exp(q_2 k_2) = exp(q·k).
-    x1, x2 = sp.symbols("xi_1 xi_2", real=True)
-    q1, q2, k1, k2 = sp.symbols("q_1 q_2 k_1 k_2", real=True)
-    f2 = sp.exp(x1 * (q1 + k1) + x2 * (q2 + k2) - (q1**2 + q2**2 + k1**2 + k2**2) / 2)
-    d2 = standard_normal_density(x1) * standard_normal_density(x2)
-    one = features * density
-    yield sp.Eq(f2 * d2, one.subs({xi: x1, q: q1, k: k1}) * one.subs({xi: x2, q: q2, k: k2}))
-    yield sp.Eq(sp.exp(q1 * k1) * sp.exp(q2 * k2), sp.exp(q1 * k1 + q2 * k2))
+    # In d dimensions, ξ ~ N(0, I_d) has independent coordinates, and the exponent of the features'
+    # product, ξ·q − ‖q‖²/2 + ξ·k − ‖k‖²/2, is a sum over the coordinates c of the one-dimensional
+    # exponents; since a product of exponentials is the exponential of the sum, the integrand is a
+    # product over c, and its expectation the product of the one-dimensional ones, exp(q_c k_c).
+    c, d, F, r = sp.symbols("c d F r", integer=True, positive=True)
+    a = sp.IndexedBase("a", real=True)
+    qv, kv, xv = sp.IndexedBase("q", real=True), sp.IndexedBase("k", real=True), sp.IndexedBase(r"\xi", real=True)
+
+    def dot(u, v):
+        return sp.Sum(u[c] * v[c], (c, 1, d))
+
+    one_d = xv[c] * qv[c] - qv[c] ** 2 / 2 + xv[c] * kv[c] - kv[c] ** 2 / 2  # coordinate c's exponent
+    yield sp.Eq(sp.Sum(one_d, (c, 1, d)), dot(xv, qv) - dot(qv, qv) / 2 + dot(xv, kv) - dot(kv, kv) / 2,
+                evaluate=False)
+    yield sp.Eq(sp.Product(sp.exp(a[c]), (c, 1, d)), sp.exp(sp.Sum(a[c], (c, 1, d))), evaluate=False)
+    yield sp.Eq(sp.Product(sp.exp(qv[c] * kv[c]), (c, 1, d)), sp.exp(dot(qv, kv)), evaluate=False)
+    # With q̃ = q/d^(1/4) and k̃ = k/d^(1/4), q̃·k̃ = q·k/√d; F copies, each divided by F (the 1/√F of
+    # each feature, squared), average to the same expectation.
+    yield sp.Eq(sp.Sum(qv[c] / d ** sp.Rational(1, 4) * (kv[c] / d ** sp.Rational(1, 4)), (c, 1, d)),
+                dot(qv, kv) / sp.sqrt(d), evaluate=False)
+    m = sp.Symbol("m", positive=True)  # the expectation of one copy
+    yield sp.Eq(sp.Sum(m / F, (r, 1, F)), m, evaluate=False)
