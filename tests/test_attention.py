@@ -248,6 +248,7 @@ def test_prose_claims_of_the_pull_example():
     dist = np.linalg.norm(off @ V / s[:, None] - V, axis=1)
     moved = np.linalg.norm(Y - V, axis=1)
     assert np.argmin(s) == np.argmax(dist) != np.argmax(moved)
+    assert s.min() < 0.5  # "keeps most of its attention for itself": W_ii > 1/2
     assert np.argmin(moved) == np.argmin(s)
     assert bt.glued_float(PAGE, "pull_least_dist") == pytest.approx(dist.max(), rel=1e-9)
 
