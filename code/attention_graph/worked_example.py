@@ -507,7 +507,8 @@ def _check_recover_t_diego():
 
 
 @derivation("thm-worked-gram-recovered",
-            strength="verified", scope="from the article's printed numbers, in exact interval arithmetic")
+            strength="verified", scope=("from the article's printed numbers, in outward-rounded interval "
+                                        "arithmetic, the whole numbers picking one point in each interval"))
 def _check_gram_recovered():
     box = recovery_intervals()
     lo_t = max(box["t_bruno"][0], box["t_diego"][0])
