@@ -152,6 +152,30 @@ def test_thm_key_value_permutation(mats, data):
 
 @MANY
 @given(qkv(), st.data())
+def test_thm_key_value_permutation_with_a_mask_permuted_alike(mats, data):
+    """The theorem's hypothesis: with a mask, its columns must move with the keys (M ↦ M Pᵀ)."""
+    Q, K, V = mats
+    mask = data.draw(masks((Q.shape[0], K.shape[0])))
+    perm, P = data.draw(permutations(len(K)))
+    Y, W = attention(Q, K, V, mask)
+    Yk, Wk = attention(Q, P @ K, P @ V, mask[:, perm])
+    assert_close(Yk, Y, rtol=1e-10, atol=1e-12 * (1 + np.abs(V).max()))
+    assert_close(Wk, W[:, perm], rtol=1e-10, atol=1e-300)
+
+
+def test_thm_key_value_permutation_needs_the_mask_permuted():
+    """Without permuting the mask, a causal mask sees other keys: the outputs change."""
+    Q = K = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # (3, 2)
+    V = np.array([[0.0], [1.0], [2.0]])  # (3, 1)
+    causal = np.tril(np.ones((3, 3), dtype=bool))  # (3, 3)
+    P = np.eye(3)[[2, 0, 1]]  # (3, 3)
+    Y, _ = attention(Q, K, V, causal)
+    Yk, _ = attention(Q, P @ K, P @ V, causal)
+    assert not np.allclose(Yk, Y)
+
+
+@MANY
+@given(qkv(), st.data())
 def test_attention_matches_plain_numpy_with_masks(mats, data):
     Q, K, V = mats
     mask = data.draw(masks((Q.shape[0], K.shape[0])))
@@ -250,6 +274,7 @@ def test_prose_claims_of_the_pull_example():
     dist = np.linalg.norm(off @ V / s[:, None] - V, axis=1)
     moved = np.linalg.norm(Y - V, axis=1)
     assert np.argmin(s) == np.argmax(dist) != np.argmax(moved)
+    assert s.min() < 0.5  # "keeps most of its attention for itself": W_ii > 1/2
     assert np.argmin(moved) == np.argmin(s)
     assert bt.glued_float(PAGE, "pull_least_dist") == pytest.approx(dist.max(), rel=1e-9)
 

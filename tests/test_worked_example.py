@@ -188,6 +188,17 @@ def test_everybody_ends_nearer_the_mean_inside_the_hull():
     np.testing.assert_allclose(glued_mean, mean)
     ratio = np.linalg.norm(Y - mean, axis=1) / np.linalg.norm(X_README - mean, axis=1)
     assert glued("max_after_ratio") == pytest.approx(ratio.max()) and ratio.max() < 1
+    # "that largest share is kept by the one who starts farthest out"
+    far = np.linalg.norm(X_README - mean, axis=1)
+    assert bt.glued_plain(PAGE, "max_after_who").strip("'") == we.PEOPLE[ratio.argmax()]
+    assert ratio.argmax() == far.argmax()
+    # "The hull is a triangle, Carla, Bruno and Diego at its corners, Ana on its side from Bruno to
+    # Diego; every output strictly inside": barycentric coordinates in the triangle, all positive.
+    np.testing.assert_array_equal(X_README[A], (X_README[B] + X_README[D]) / 2)
+    corners = np.vstack([X_README[[C, B, D]].T, np.ones((1, 3))])  # (3, 3)
+    assert abs(np.linalg.det(corners)) > 0.5  # a proper triangle
+    lam = np.linalg.solve(corners, np.vstack([Y.T, np.ones((1, 4))]))  # (3, n)
+    assert (lam > 1e-3).all()
     # Each y_i is a convex combination of the x_j: positive weights that sum to one.
     assert (W > 0).all()
     np.testing.assert_allclose(W.sum(axis=1), 1, rtol=0, atol=1e-15)

@@ -314,9 +314,26 @@ def _check_convex_combination():
 
 
 @derivation("thm-pull-toward-centre",
-            strength="verified", scope="for three values with symbolic weights; the norm bound measured "
-                                         "to 1e-12 on seeded layers")
+            strength="proved", scope=("for any number of values (symbolic sums; the norm bound given the "
+                                      "triangle inequality) and exactly for three; the bound also measured "
+                                      "to 1e-12 on seeded layers"))
 def _check_pull():
+    # For any number n of values, coordinate by coordinate: with Σ_j w_j = 1 (row i of W),
+    # Σ_j w_j (v_j − v_i) = Σ_j w_j v_j − v_i = y_i − v_i (the term j = i is zero).
+    n, jj = sp.Symbol("n", integer=True, positive=True), sp.Symbol("j", integer=True, positive=True)
+    w, v = sp.IndexedBase("w", nonnegative=True), sp.IndexedBase("v", real=True)
+    v_own = sp.Symbol("v_i", real=True)
+    total_weight = sp.Sum(w[jj], (jj, 1, n))
+    moved = sp.Sum(w[jj] * (v[jj] - v_own), (jj, 1, n)).expand()
+    moved = moved.replace(lambda e: isinstance(e, sp.Sum), lambda e: sp.factor_terms(e))
+    yield sp.Eq(moved.subs(total_weight, 1), sp.Sum(w[jj] * v[jj], (jj, 1, n)) - v_own, evaluate=False)
+    # The bound: by the triangle inequality ‖y_i − v_i‖ <= Σ_{j≠i} w_j r_j with r_j = ‖v_j − v_i‖, and
+    # with r_j = r_max − g_j (g_j >= 0), (Σ_j w_j) r_max − Σ_j w_j r_j = Σ_j w_j g_j >= 0.
+    r_max, g = sp.Symbol("r_max", nonnegative=True), sp.IndexedBase("g", nonnegative=True)
+    yield sp.Eq(sp.Sum(w[jj] * r_max, (jj, 1, n)) - sp.Sum(w[jj] * (r_max - g[jj]), (jj, 1, n)),
+                sp.Sum(w[jj] * g[jj], (jj, 1, n)), evaluate=False)
+    yield bool(sp.Sum(w[jj] * g[jj], (jj, 1, n)).is_nonnegative)
+    # Exactly, for three values:
     w2, w3 = sp.symbols("w_2 w_3", positive=True)
     v1, v2, v3 = sp.symbols("v_1 v_2 v_3", real=True)
     w1 = 1 - w2 - w3  # row 1 of W sums to 1

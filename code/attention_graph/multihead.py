@@ -9,6 +9,8 @@ its labels are registered here.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import sympy as sp
 
@@ -204,8 +206,8 @@ def _check_multihead():
             scope=("for block matrices of symbolic sizes with two, three and four heads, and entry "
                    "by entry for three heads of width two"))
 def _check_heads_add():
-    # Proved for block matrices of symbolic sizes: n_q × d_h head outputs and d_h × d_out row blocks
-    # of W_O, for H = 2, 3 and 4 heads: concatenation times W_O is the sum of Y_h W_O^(h).
+    # For block matrices of symbolic sizes (n_q × d_h head outputs, d_h × d_out row blocks of W_O) but
+    # a fixed number of heads, H = 2, 3 and 4: concatenation times W_O is the sum of Y_h W_O^(h).
     n_q, d_h, d_out = sp.symbols("n_q d_h d_out", integer=True, positive=True)
     for H in (2, 3, 4):
         Ys = [sp.MatrixSymbol(f"Y_{h}", n_q, d_h) for h in range(H)]
@@ -245,9 +247,17 @@ def _check_one_head():
     yield bool(np.array_equal(Y, Y_ref) and np.array_equal(W[0], W_ref))
 
 
-@derivation("eq-bipartite", display=_display_bipartite, strength="verified",
-            scope="for a symbolic 2 × 3 weight matrix")
+@derivation("eq-bipartite", display=_display_bipartite, strength="proved",
+            scope=("for W of any shape n_q × n_k (the displayed blocks); exactly for a symbolic 2 × 3 W "
+                   "and on the package"))
 def _check_bipartite():
+    # The displayed B, squared block by block, for a matrix symbol W of symbolic shape: every block of
+    # B² = Σ_k B_rk B_kc is a sum of products with a zero factor, so B² = 0 at every size.
+    blocks = _display_bipartite().rhs.blocks  # 2 × 2 blocks: [[0, W], [0, 0]]
+    for r, c in itertools.product(range(2), repeat=2):
+        square = sp.MatAdd(*[sp.MatMul(blocks[r, k], blocks[k, c], evaluate=False) for k in range(2)],
+                           evaluate=False)
+        yield sp.Eq(square, sp.ZeroMatrix(*blocks[r, c].shape), evaluate=False)
     # For symbolic W (2 × 3): B² = 0, so no message crosses two edges in one layer; the query rows
     # of B sum to 1 when W's rows do, and the key rows are empty.
     W = symbol_matrix("w", 2, 3)

@@ -1,9 +1,10 @@
 """The worked example of the source article: Carla, Ana, Bruno and Diego, Q = K = V = X, d = 2.
 
 The article's embeddings were images and are lost; these integer vectors reproduce every number it
-publishes. The chapter ``book/worked_example.md`` shows, with the SymPy checks registered here, that
-any choice doing so has the same Gram matrix X Xᵀ, so the same scores, weights and movements: the
-example is determined up to a rotation or a reflection of the plane.
+publishes. The appendix ``book/recovery.md`` shows, with the SymPy checks registered here, that the
+published numbers confine the Gram matrix X Xᵀ to narrow intervals holding one whole-number point, so
+any choice with whole-number dot products that reproduces them has the same scores, weights and
+movements: the example is then determined up to a rotation or a reflection of the plane.
 """
 
 from __future__ import annotations
@@ -215,7 +216,7 @@ def asymmetry_pairs(W) -> list[tuple[int, int, float, float]]:
 
 
 def row_entropy(W) -> np.ndarray:
-    """H_i = −Σ_j W_ij ln W_ij (in nats), the spread of row i: ln n for a uniform row. Shape (n,)."""
+    """𝓗_i = −Σ_j W_ij ln W_ij (in nats), the spread of row i: ln n for a uniform row. Shape (n,)."""
     W = as_matrix(W, "W", shape_doc="(n, n)")  # (n, n)
     if (W < 0).any():
         raise ValueError("W must be non-negative to have an entropy per row")
@@ -402,7 +403,8 @@ def _display_asymmetry():
 
 @derivation("eq-worked-asymmetry",
             display=lambda: _display_asymmetry(),
-            strength="verified", scope="for a symbolic symmetric positive 4 × 4 matrix")
+            strength="verified", scope=("for a symmetric 4 × 4 score matrix, its exponentials positive "
+                                        "symbols, and on the example"))
 def _check_asymmetry():
     # For a symmetric S (here Q = K), e^{S_ij} = e^{S_ji}; call it e_ij > 0. Then W_ij = e_ij / Z_i
     # and W_ij / W_ji = Z_j / Z_i, checked for a general symmetric 4 × 4 matrix ...
@@ -517,7 +519,8 @@ def _check_recover_t_diego():
 
 
 @derivation("thm-worked-gram-recovered",
-            strength="verified", scope="from the article's printed numbers, in outward-rounded interval arithmetic")
+            strength="verified", scope=("from the article's printed numbers, in outward-rounded interval "
+                                        "arithmetic, the whole numbers picking one point in each interval"))
 def _check_gram_recovered():
     box = recovery_intervals()
     lo_t = max(box["t_bruno"][0], box["t_diego"][0])
