@@ -233,8 +233,16 @@ def _check_normalized_laplacian():
 
 @derivation("eq-laplacian-kernel",
             display=lambda: _laplacian_kernel_display(),
-            strength="verified", scope="for a symbolic weighted triangle")
+            strength="proved", scope=("for every n, D and A of symbolic shape with A 1 = D 1 (the degrees; "
+                                      "no isolated node); also on a symbolic weighted triangle"))
 def _check_laplacian_kernel():
+    # In general: put the displayed L = I − D^{-1/2} A D^{-1/2} into the displayed L D^{1/2} 1; it is
+    # D^{1/2} 1 − D^{-1/2} A 1, and A 1 = D 1 (the degrees) makes it D^{1/2} 1 − D^{1/2} 1 = 0.
+    shown = _laplacian_kernel_display()
+    L_shown = _display_normalized_laplacian().rhs.subs(_I, sp.Identity(_n))  # I: the identity
+    expanded = sp.expand(shown.lhs.subs(_L, L_shown)).doit()
+    with_degrees = expanded.subs(sp.MatMul(_A, _ONE), sp.MatMul(_D, _ONE))
+    yield sp.Eq(with_degrees, shown.rhs, evaluate=False)
     # L D^{1/2} 1 = D^{1/2} 1 − D^{-1/2} A 1 = D^{1/2} 1 − D^{-1/2} d = 0, on the symbolic triangle.
     A, deg, L = _symbolic_graph()
     shown = _laplacian_kernel_display()
