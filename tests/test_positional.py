@@ -151,6 +151,11 @@ def test_page_sign_flip_claims():
     P_rev = laplacian_pe(A[np.ix_(rev, rev)], 3)
     np.testing.assert_allclose(P_rev[:, [0, 2]], -P[rev][:, [0, 2]], atol=1e-12)
     np.testing.assert_allclose(P_rev[:, 1], P[rev][:, 1], atol=1e-12)
+    # The flipped columns' largest entries tie, with opposite signs, at mirror-image people:
+    # Carla and Diego in column 1, Ana and Bruno in column 3.
+    for c, pair in ((0, [0, 3]), (2, [1, 2])):
+        big = np.flatnonzero(np.isclose(np.abs(P[:, c]), np.abs(P[:, c]).max(), rtol=0, atol=1e-12))
+        assert big.tolist() == pair and P[pair[0], c] == pytest.approx(-P[pair[1], c], abs=1e-12)
     assert bt.glued_plain(PAGE, "reverse_flipped").strip("'") == "1 and 3"
     assert bt.glued_float(PAGE, "reverse_kept") == 2
     assert bt.glued_float(PAGE, "reverse_gap") == pytest.approx(2 * np.abs(P[:, 0]).max(), abs=1e-12)

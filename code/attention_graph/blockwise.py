@@ -128,7 +128,7 @@ def blockwise_attention(Q, K, V, block_size: int, *, return_lse: bool = False):
     keys are read at a time. Returns Y, (n_q, d_v): the same as
     ``attention(Q, K, V)[0]``, without ever holding more than an
     (n_q, block_size) slice of the scores, so the extra memory is
-    O(n_q · block_size). Input checks and dtypes follow :func:`attention`.
+    O(n_q · (block_size + d_v)). Input checks and dtypes follow :func:`attention`.
 
     With ``return_lse=True`` it returns (Y, lse): lse (n_q,) is each query's log-sum-exp of
     scores, m + log ℓ of the final state (eq-lse-weights), all the backward pass needs to rebuild
@@ -173,7 +173,7 @@ def blockwise_attention_backward(Q, K, V, dY, block_size: int):
     blockwise for Y and the log-sum-exp lse; each block of weights is then
     W_b = exp(S_b − lse) (eq-lse-weights), and D = rowsum(dY ∘ Y) stands in
     for rowsum(dW ∘ W) (eq-flash-delta). No (n_q, n_k) array is ever made:
-    the extra memory is O(n_q · block_size).
+    the extra memory is O(n_q · (block_size + d_v)).
 
     >>> dQ, dK, dV = blockwise_attention_backward([[0.0]], [[0.0], [0.0]], [[1.0], [3.0]],
     ...                                           [[1.0]], block_size=1)
@@ -318,8 +318,17 @@ def _check_block_normaliser():
     yield sp.Eq(ell_m * sp.exp(t), sum(sp.exp(sj) for sj in s))
     for sj in s:
         yield sp.Eq(sp.exp(sj - t) / ell_m, sp.exp(sj) / sum(sp.exp(x) for x in s))
-    # With m the maximum, each term is at most 1 and the largest is exactly 1: 1 <= ℓ <= n.
-    yield sp.Eq(sp.exp(s[0] - sp.Max(*s)).subs({s[1]: s[0] - 1, s[2]: s[0] - 2}), 1)
+    # With m the maximum, each term is at most 1 and the largest is exactly 1: 1 <= ℓ <= n. Whichever
+    # key has the largest score, the other two lie below it by gaps a, b >= 0: the normaliser is
+    # 1 + e^{−a} + e^{−b}, and e^{−x} <= 1 for every x >= 0 (SymPy finds no x >= 0 with e^{−x} > 1).
+    a, b, x = sp.Symbol("a", nonnegative=True), sp.Symbol("b", nonnegative=True), sp.Symbol("x", real=True)
+    for top in range(3):
+        low = [k for k in range(3) if k != top]
+        below = {s[low[0]]: s[top] - a, s[low[1]]: s[top] - b}
+        terms = [sp.exp(sj - sp.Max(*s)).subs(below) for sj in s]
+        yield sp.Eq(terms[top], 1)
+        yield sp.Eq(sum(terms), 1 + sp.exp(-a) + sp.exp(-b))
+    yield sp.solveset(sp.exp(-x) > 1, x, sp.Interval(0, sp.oo)) == sp.S.EmptySet
     yield bool(np.isclose(float(block_state([[3.0, 1.0, -2.0]], np.eye(3)).ell[0, 0]),
                           float(sum(sp.exp(x - 3) for x in (3, 1, -2))), rtol=1e-15))
 

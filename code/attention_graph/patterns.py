@@ -222,13 +222,13 @@ def _check_window_edges():
 
 
 @derivation("eq-window-diameter", display=_display_window_diameter, strength="verified",
-            scope="for every n ≤ 24 and w < n, and for stacks of up to four layers")
+            scope="for every n ≤ 24 and w < n, and for stacks of up to four layers (n ≤ 16, w ≤ 3)")
 def _check_window_diameter():
     # Verified for every n ≤ 24 and 1 ≤ w < n: the package's BFS gives ⌈(n − 1)/w⌉ (a message moves
     # at most w positions per layer, and w per layer is reached).
     got = {(n, w): max_path_length(window_edges(n, w), n) for n in range(2, 25) for w in range(1, n)}
     yield all(v == _display_window_diameter().rhs.subs({_n: n, _w: w}) for (n, w), v in got.items())
-    # L stacked layers: the diameter of the L-th power of the path-like window graph is ⌈(n − 1)/(kL)⌉.
+    # L stacked layers: the diameter of the L-th power of the path-like window graph is ⌈(n − 1)/(wL)⌉.
     yield all(max_path_length(window_edges(n, w), n, L) == -(-(n - 1) // (w * L))
               for n in range(2, 17) for w in range(1, 4) for L in range(1, 5))
     # Identities used in the chapter: the RNN path is the window w = 1 made one-sided, and its
@@ -247,6 +247,8 @@ def _check_causal_dag():
     for n in range(1, 13):
         E = causal_edges(n)
         yield bool((E[:, 1] <= E[:, 0]).all()) and len(E) == n * (n + 1) // 2
-    # One layer reaches every earlier token and no later one: D[i, j] = 1 for j < i, −1 for j > i.
-    D = hop_distances(causal_edges(6), 6)
-    yield bool((D[np.tril_indices(6, -1)] == 1).all() and (D[np.triu_indices(6, 1)] == -1).all())
+    # One layer carries every token's message to every later token and none to an earlier one:
+    # D[i, j] = 1 for j < i and −1 (never) for j > i, for every n ≤ 12.
+    for n in range(2, 13):
+        D = hop_distances(causal_edges(n), n)
+        yield bool((D[np.tril_indices(n, -1)] == 1).all() and (D[np.triu_indices(n, 1)] == -1).all())

@@ -233,8 +233,16 @@ def _check_normalized_laplacian():
 
 @derivation("eq-laplacian-kernel",
             display=lambda: _laplacian_kernel_display(),
-            strength="verified", scope="for a symbolic weighted triangle")
+            strength="proved", scope=("for every n, D and A of symbolic shape with A 1 = D 1 (the degrees; "
+                                      "no isolated node); also on a symbolic weighted triangle"))
 def _check_laplacian_kernel():
+    # In general: put the displayed L = I − D^{-1/2} A D^{-1/2} into the displayed L D^{1/2} 1; it is
+    # D^{1/2} 1 − D^{-1/2} A 1, and A 1 = D 1 (the degrees) makes it D^{1/2} 1 − D^{1/2} 1 = 0.
+    shown = _laplacian_kernel_display()
+    L_shown = _display_normalized_laplacian().rhs.subs(_I, sp.Identity(_n))  # I: the identity
+    expanded = sp.expand(shown.lhs.subs(_L, L_shown)).doit()
+    with_degrees = expanded.subs(sp.MatMul(_A, _ONE), sp.MatMul(_D, _ONE))
+    yield sp.Eq(with_degrees, shown.rhs, evaluate=False)
     # L D^{1/2} 1 = D^{1/2} 1 − D^{-1/2} A 1 = D^{1/2} 1 − D^{-1/2} d = 0, on the symbolic triangle.
     A, deg, L = _symbolic_graph()
     shown = _laplacian_kernel_display()
@@ -282,8 +290,13 @@ def _check_path_cosines():
     # sin θ, is positive on (0, π) (SymPy finds no point of (0, π) where it is <= 0), so they are distinct.
     x = sp.Symbol("x", real=True)
     yield sp.solveset(sp.diff(1 - sp.cos(x), x) <= 0, x, sp.Interval.open(0, sp.pi)) == sp.S.EmptySet
-    # So L_rw û = λ û; the normalised L = D^{1/2} L_rw D^{-1/2} then has u = D^{1/2} û: exactly on
-    # the paths of 4 and 5 nodes, for every m, with L from its definition.
+    # So L_rw û = λ û. The proof's first step, for a general n × n degree matrix D and adjacency A:
+    # D^{1/2} (I − D⁻¹A) D^{-1/2} is the normalised Laplacian, so L u = λ u for u = D^{1/2} û.
+    D_half, D_inv_half = sp.MatPow(_D, sp.Rational(1, 2)), sp.MatPow(_D, sp.Rational(-1, 2))
+    L_rw = sp.MatAdd(sp.Identity(_n), -sp.MatMul(sp.MatPow(_D, -1), _A))
+    yield sp.Eq(sp.MatMul(D_half, L_rw, D_inv_half),
+                sp.MatAdd(sp.Identity(_n), -sp.MatMul(D_inv_half, _A, D_inv_half)), evaluate=False)
+    # Then exactly on the paths of 4 and 5 nodes, for every m, with L from its definition.
     for n in (4, 5):
         A = sp.Matrix(n, n, lambda r, c: 1 if abs(r - c) == 1 else 0)
         deg = [sum(A.row(r)) for r in range(n)]
@@ -297,13 +310,14 @@ def _check_path_cosines():
 
 
 @derivation("thm-cycle-fourier",
-            strength="proved", scope="for every n and every mode m (row by row, symbolic j)")
+            strength="proved", scope="for every n ≥ 3 and every integer m (row by row, symbolic j)")
 def _check_cycle_fourier():
     yield from _check_cycle_rows()
     # Exactly, on C_6: L c = λ c and L s = λ s for every m, with L from the definition.
     n = 6
     A = sp.Matrix(n, n, lambda r, c: 1 if (r - c) % n in (1, n - 1) else 0)
-    L = sp.eye(n) - A / 2  # every degree is 2, so D^{-1/2} A D^{-1/2} = A / 2
+    D_inv_half = sp.diag(*[1 / sp.sqrt(sum(A.row(r))) for r in range(n)])
+    L = sp.eye(n) - D_inv_half * A * D_inv_half  # the definition; every degree is 2, so it is I − A/2
     for m in range(n):
         lam = 1 - sp.cos(2 * sp.pi * m / n)
         for mode in (sp.cos, sp.sin):
