@@ -187,7 +187,9 @@ SYMBOLS = [
         ('$e_j$', '$n$', 'the $j$-th unit vector'),
         ('$W_E$, $W_P$, $W_U$', 'vocabulary $\\times\\, d$, $n \\times d$, $d \\times{}$ vocabulary',
          'learned token embeddings, position embeddings and unembedding of a trained toy model'),
-        ('$m_{\\max}$', '', 'the largest period of a repeated sequence ({doc}`induction`); $m$ a period there'),
+        ('$\\varpi$, $\\varpi_{\\max}$', '',
+         'the period of a repeated sequence ({doc}`induction`), and the largest period'),
+        ('$\\operatorname{tok}_i$', '', 'the token at position $i$ of a sequence ({doc}`induction`)'),
     ]),
     ('Probability and the worked example', [
         ('$G$', '',
@@ -223,6 +225,11 @@ SYMBOLS = [
         ('$\\mu$, $\\sigma$', '', 'the mean and the standard deviation of a row in layer normalisation'),
         ('$\\varepsilon$', '', 'the small constant added to the variance in layer normalisation'),
         ('$\\theta$', '', 'an angle: of a Fourier mode on a path or a cycle, or of a rotation'),
+        ('$\\chi$', '',
+         ('the number of a Fourier mode: $\\theta_\\chi = \\pi \\chi / (n - 1)$ on $P_n$, $2\\pi \\chi / n$ on $C_n$, '
+          'where $u^{\\cos}$, $u^{\\sin}$ are its cosine and sine eigenvectors ({doc}`positional`)')),
+        ('$\\psi_1$, $\\psi_2$', '',
+         'the coefficients of a sinusoid $\\psi_1 \\cos(\\theta j) + \\psi_2 \\sin(\\theta j)$ fitted to a column of an encoding'),
         ('$\\varphi$', '',
          ('the shortest-path distance $\\varphi(i, j)$: the fewest edges a message from $j$ crosses to reach $i$ '
           "(also the index of Graphormer's spatial bias)")),
