@@ -128,7 +128,9 @@ SYMBOLS = [
         ('$\\Theta$, $\\tilde X$', '$d_{\\text{model}} \\times d$, $n \\times d$',
          "GAT's learned transform and the transformed features $\\tilde X = X\\Theta$, rows $\\tilde x_i$"),
         ('$a$, $a_1$, $a_2$', '$2d$, $d$, $d$',
-         "GAT's attention vector and its two halves; $e_{ij}$ GAT's scores"),
+         "GAT's attention vector and its two halves"),
+        ('$S^{\\mathrm{GAT}}$, $S^{\\mathrm{GATv2}}$', '$n \\times n$',
+         "GAT's additive scores {eq}`eq-gat-scores`, in place of $S$, and GATv2's (an exercise of {doc}`graph`)"),
         ('$L$', '$n \\times n$',
          'the combinatorial Laplacian $D - A$ (spectral clustering)'),
         ('$\\mathcal{L}$', '$n \\times n$',
@@ -143,7 +145,7 @@ SYMBOLS = [
         ('$r$, $\\alpha$', '$n$,',
          'PageRank and its damping'),
         ('$A_s$', '$n \\times n$',
-         'symmetrised attention, $(W + W^\\top)/2$; $c_i$ the community of node $i$'),
+         'symmetrised attention, $(W + W^\\top)/2$'),
         ('$\\Phi$, $d_{\\text{pe}}$', '$n \\times d_{\\text{pe}}$',
          'Laplacian positional encodings: the first $d_{\\text{pe}}$ non-trivial eigenvectors as columns'),
         ('$C$', '$d_{\\text{pe}} \\times d_{\\text{model}}$',
@@ -160,7 +162,7 @@ SYMBOLS = [
          'the sinusoidal encoding of position $i$; $\\omega_l = 10000^{-2l/d}$ the frequency of its pair $l$'),
         ('$R(\\theta)$', '$2 \\times 2$', 'the rotation of the plane by the angle $\\theta$ (rotary positions)'),
         ('$B_{ij}$', '$n_q \\times n_k$',
-         'a bias added to the scaled scores ($-\\infty$ masks an entry); the matrix $B$ (a second meaning of $B$)'),
+         'a bias added to the scaled scores ($-\\infty$ masks an entry); the matrix $B$'),
         ('$\\zeta$', '', 'the ALiBi slope, $B_{ij} = -\\zeta\\,(i - j)$ for $j \\le i$'),
         ('$\\operatorname{dist}(i, j)$', '', 'the shortest-path distance (hops) from $i$ to $j$'),
         ('$\\phi$', '', 'a feature map of linear attention, $\\mathbb{R}^d \\to \\mathbb{R}^F$'),
@@ -211,11 +213,11 @@ SYMBOLS = [
         ('$z$', '', ('a real argument of a function, where a proof needs one; in the worked example'
                       ' $z = e^{1/\\sqrt{2}}$,'
                       ' the variable of the rational functions its weights are')),
-        ('$e$', '', "the base of the exponential; with two indices, $e_{ij}$, GAT's scores (a second meaning)"),
-        ('$f$', '', 'a scalar read off each value in a proof, $f_j = u \\cdot v_j$ (attention chapter)'),
+        ('$e$', '', 'the base of the exponential'),
+        ('$f$', '', 'a scalar read off each value in a proof, $f_j = v_{jc}$ (attention chapter)'),
         ('$w$', '', ('the reach of a sliding window: query $i$ attends to the keys $j$ with $|i - j| \\le w$ '
                      '({doc}`patterns`), or $i - w \\le j \\le i$ when it is causal')),
-        ('$B$', '$(n_q + n_k) \\times (n_q + n_k)$', 'the bipartite adjacency of cross-attention'),
+        ('$A_{\\mathrm{cross}}$', '$(n_q + n_k) \\times (n_q + n_k)$', 'the bipartite adjacency of cross-attention'),
         ('$\\mathcal{R}$', '$n \\times n$', 'the attention rollout, $\\mathcal{R}^{(T)}$ after $T$ layers'),
         ('$R$', '$d \\times d$',
          'a rotation, an orthogonal matrix with $R R^\\top = I$ (rotary positions: $R(\\theta)$)'),
@@ -232,7 +234,7 @@ SYMBOLS = [
          'the coefficients of a sinusoid $\\psi_1 \\cos(\\theta j) + \\psi_2 \\sin(\\theta j)$ fitted to a column of an encoding'),
         ('$\\varphi$', '',
          ('the shortest-path distance $\\varphi(i, j)$: the fewest edges a message from $j$ crosses to reach $i$ '
-          "(also the index of Graphormer's spatial bias)")),
+          "(Graphormer's spatial bias is indexed by it)")),
         ('$\\operatorname{diam}$', '',
          'the diameter of a graph, the largest $\\varphi(i, j)$ over the pairs a path connects'),
         ('$W_{VO}$', '$d_{\\text{model}} \\times d_{\\text{model}}$',
@@ -240,7 +242,7 @@ SYMBOLS = [
         ('$\\mathcal{H}_i$', '', 'the entropy of row $i$ of $W$'),
         ("$X'$", '$n \\times d_{\\text{model}}$', "the output of a block's attention sublayer"),
         ('$c$', '',
-         "a value coordinate, as in $Y_{ic}$; Carla's second coordinate in {doc}`recovery` (a second meaning)"),
+         'a value coordinate, as in $Y_{ic}$'),
     ]),
 ]
 
