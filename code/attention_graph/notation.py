@@ -76,6 +76,11 @@ SYMBOLS = [
          "output projection applied to the heads' outputs side by side"),
         ('$d_{\\text{ff}}$', '',
          'width of the hidden layer of the feed-forward block'),
+        ('$W_1$, $W_2$', '$d_{\\text{model}} \\times d_{\\text{ff}}$, $d_{\\text{ff}} \\times d_{\\text{model}}$',
+         'the two weight matrices of the feed-forward block'),
+        ('$b$, $b_1$, $b_2$', '$b_1$: $d_{\\text{ff}}$, $b_2$: $d_{\\text{model}}$',
+         ('a bias (shift) vector added after a linear map; $b_1$, $b_2$ those of the feed-forward block '
+          '(a shift $b$ of the values in an exercise of {doc}`attention`)')),
         ('$\\gamma$, $\\beta$', '$d_{\\text{model}}$',
          'gain and bias of layer normalisation (LN)'),
         ('$T$', '',
@@ -105,7 +110,7 @@ SYMBOLS = [
         ('$\\mathcal{A}$, $\\mathcal{B}$, $\\mathcal{C}$', '',
          ('blocks of keys (disjoint sets of keys); as subscripts, the state of one: $m_{\\mathcal{A}}$, '
           '$\\ell_{\\mathcal{B}}$, $o_{\\mathcal{C}}$')),
-        ('$b$', '', 'the number of keys in a block'),
+        ('$n_b$', '', 'the number of keys in a block (the block size)'),
     ]),
     ('Graphs', [
         ('$A$', '$n \\times n$',
