@@ -164,7 +164,7 @@ SYMBOLS = [
     ]),
     ('Sequences', [
         ('$\\mathrm{PE}_i$, $\\omega_l$', '$d$, ',
-         'the sinusoidal encoding of position $i$; $\\omega_l = 10000^{-2l/d}$ the frequency of its pair $l$'),
+         'the sinusoidal encoding of position $i$; $\\omega_l = 10000^{-2l/d}$ the frequency of its pair $l$ (from 0)'),
         ('$R(\\theta)$', '$2 \\times 2$', 'the rotation of the plane by the angle $\\theta$ (rotary positions)'),
         ('$B_{ij}$', '$n_q \\times n_k$',
          'a bias added to the scaled scores ($-\\infty$ masks an entry); the matrix $B$'),
