@@ -189,6 +189,7 @@ SYMBOLS = [
         ('$\\operatorname{walks}_T(j)$', '',
          'the number of walks of $T$ steps from token $j$ to the last token in the causal graph'),
         ('$\\deg_{\\mathrm{in}}(j)$', '', 'in-degree of key $j$: the number of queries that see it'),
+        ('$s_{\\mathrm{in}}(j)$', '', 'in-strength of key $j$: the total weight $\\sum_i W_{ij}$ the queries give it'),
         ('$H_n$', '',
          'the harmonic number $\\sum_{l=1}^{n} 1/l$ (always with its subscript: $H$ alone is the number of heads)'),
         ('$e_j$', '$n$', 'the $j$-th unit vector'),
@@ -196,7 +197,8 @@ SYMBOLS = [
          'learned token embeddings, position embeddings and unembedding of a trained toy model'),
         ('$\\varpi$, $\\varpi_{\\max}$', '',
          'the period of a repeated sequence ({doc}`induction`), and the largest period'),
-        ('$\\operatorname{tok}_i$', '', 'the token at position $i$ of a sequence ({doc}`induction`)'),
+        ('$\\operatorname{tok}_i$', '',
+         'the token at position $i$ of a sequence ({doc}`induction`); $W_E[\\operatorname{tok}]$ their embeddings'),
     ]),
     ('Probability and the worked example', [
         ('$G$', '',
