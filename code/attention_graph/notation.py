@@ -238,7 +238,8 @@ SYMBOLS = [
          ('the number of a Fourier mode: $\\theta_\\chi = \\pi \\chi / (n - 1)$ on $P_n$, $2\\pi \\chi / n$ on $C_n$, '
           'where $u^{\\cos}$, $u^{\\sin}$ are its cosine and sine eigenvectors ({doc}`positional`)')),
         ('$\\psi_1$, $\\psi_2$', '',
-         'the coefficients of a sinusoid $\\psi_1 \\cos(\\theta j) + \\psi_2 \\sin(\\theta j)$ fitted to a column of an encoding'),
+         ('the coefficients of a sinusoid $\\psi_1 \\cos(\\theta j) + \\psi_2 \\sin(\\theta j)$ fitted to a column '
+          'of an encoding')),
         ('$\\varphi$', '',
          ('the shortest-path distance $\\varphi(i, j)$: the fewest edges a message from $j$ crosses to reach $i$ '
           "(Graphormer's spatial bias is indexed by it)")),
