@@ -108,11 +108,11 @@ sk, ind = _module("sinks"), _module("induction")
 _sk_causal = sk.causal_symbols
 
 
-def _induction_one_back(n, m):
-    """An induction head that attends to the earlier occurrence, i − m, not the token after it."""
+def _induction_one_back(n, varpi):
+    """An induction head that attends to the earlier occurrence, i − ϖ, not the token after it."""
     W = np.zeros((n, n))
     i = np.arange(n)
-    W[i, np.where(i >= m, i - m, i)] = 1.0
+    W[i, np.where(i >= varpi, i - varpi, i)] = 1.0
     return W
 
 
@@ -216,7 +216,7 @@ BROKEN = {
                             "I − A/2 whatever the degrees"),
     "thm-path-cosines": (po, "path_modes", after(po.path_modes, lambda r: (2 * r[0], r[1])),
                          "eigenvalues 2(1 − cos θ)"),
-    "thm-cycle-fourier": (po, "cycle_eigenvalue", lambda n, m: float(1 + np.cos(2 * np.pi * m / n)),
+    "thm-cycle-fourier": (po, "cycle_eigenvalue", lambda n, chi: float(1 + np.cos(2 * np.pi * chi / n)),
                           "1 + cos θ in place of 1 − cos θ"),
     # qkv
     "eq-qkv": (qk, "project", lambda X, W_Q, W_K, W_V: tuple(

@@ -13,10 +13,10 @@ RECORD = bench.record("induction")
 STUDY = RECORD["results"]
 
 
-def ideal(n, m):
-    """The ideal heads as index maps: layer 1 j ↦ j − 1 (0 ↦ 0), layer 2 i ↦ i − m + 1 (i ≥ m)."""
+def ideal(n, varpi):
+    """The ideal heads as index maps: layer 1 j ↦ j − 1 (0 ↦ 0), layer 2 i ↦ i − ϖ + 1 (i ≥ ϖ)."""
     f1 = [max(j - 1, 0) for j in range(n)]
-    f2 = [i - m + 1 if i >= m else i for i in range(n)]
+    f2 = [i - varpi + 1 if i >= varpi else i for i in range(n)]
     W1, W2 = np.zeros((n, n)), np.zeros((n, n))
     W1[range(n), f1] = 1
     W2[range(n), f2] = 1
@@ -27,13 +27,13 @@ def ideal(n, m):
 def test_thm_induction_composition():
     assert bt.verified("thm-induction-composition") >= 1
     for n in range(3, 20):
-        for m in range(1, n - 1):
-            W1, W2, f1, f2 = ideal(n, m)
+        for varpi in range(1, n - 1):
+            W1, W2, f1, f2 = ideal(n, varpi)
             np.testing.assert_array_equal(induction.previous_token_graph(n), W1)
-            np.testing.assert_array_equal(induction.induction_graph(n, m), W2)
+            np.testing.assert_array_equal(induction.induction_graph(n, varpi), W2)
             C = induction.composed_graph(W1, W2)
-            for i in range(m, n):  # two hops: the composition of the index maps
-                assert f1[f2[i]] == i - m and C[i, i - m] == 1 and C[i].sum() == 1
+            for i in range(varpi, n):  # two hops: the composition of the index maps
+                assert f1[f2[i]] == i - varpi and C[i, i - varpi] == 1 and C[i].sum() == 1
     assert bt.glued_float(PAGE, "ideal_scores_min") == 1.0
 
 
@@ -41,9 +41,9 @@ def test_repeat_task_repeats_distinct_tokens():
     tokens, periods = induction.repeat_task(8, 16, 200, np.random.default_rng(0))
     assert tokens.shape == (200, 16) and set(periods) <= set(range(4, 9))
     assert len(set(periods)) > 1  # the period varies
-    for s, m in zip(tokens, periods):
-        assert len(set(s[:m])) == m  # distinct within a period
-        assert all(s[i] == s[i - m] for i in range(m, 16))
+    for s, varpi in zip(tokens, periods):
+        assert len(set(s[:varpi])) == varpi  # distinct within a period
+        assert all(s[i] == s[i - varpi] for i in range(varpi, 16))
 
 
 def _forward(p, s):
@@ -97,13 +97,13 @@ def test_the_record_is_what_the_code_gives():
 
 # --- The record, read independently -----------------------------------------------------------
 
-def _scores(W1, W2, m):
+def _scores(W1, W2, varpi):
     n = len(W1)
-    rows = range(m, n - 1)
+    rows = range(varpi, n - 1)
     C = W2 @ W1
-    return {"previous": np.mean([W1[i - m + 1, i - m] for i in rows]),
-            "induction": np.mean([W2[i, i - m + 1] for i in rows]),
-            "composed": np.mean([C[i, i - m] for i in rows])}
+    return {"previous": np.mean([W1[i - varpi + 1, i - varpi] for i in rows]),
+            "induction": np.mean([W2[i, i - varpi + 1] for i in rows]),
+            "composed": np.mean([C[i, i - varpi] for i in rows])}
 
 
 def _first(steps, acc, level):
@@ -151,12 +151,12 @@ def test_glued_summary_is_recomputed_from_the_record():
 @pytest.mark.build
 def test_the_example_graphs_are_read_independently():
     ex = STUDY["example"]
-    W1, W2, m = np.array(ex["W1"]), np.array(ex["W2"]), ex["period"]
+    W1, W2, varpi = np.array(ex["W1"]), np.array(ex["W2"]), ex["period"]
     s = ex["tokens"]
-    assert all(s[i] == s[i - m] for i in range(m, len(s)))
-    for key, value in _scores(W1, W2, m).items():
+    assert all(s[i] == s[i - varpi] for i in range(varpi, len(s)))
+    for key, value in _scores(W1, W2, varpi).items():
         assert bt.glued_float(PAGE, f"ex_{key}") == pytest.approx(value, abs=1e-12)
-    assert bt.glued_float(PAGE, "ex_period") == m == STUDY["T"]
+    assert bt.glued_float(PAGE, "ex_period") == varpi == STUDY["T"]
 
 
 @pytest.mark.build
@@ -174,12 +174,12 @@ def test_circuits_have_dominant_diagonals():
 
 @pytest.mark.build
 def test_exercises():
-    assert bt.glued_float(PAGE, "ex_early_count") == 4  # rows 0..m − 1 for m = 4
+    assert bt.glued_float(PAGE, "ex_early_count") == 4  # rows 0..ϖ − 1 for ϖ = 4
     T = STUDY["T"]
     tokens, periods = induction.repeat_task(T, STUDY["vocab"], 2000, np.random.default_rng(9))
-    hits = [s[i - T + 1] == s[i + 1] for s, m in zip(tokens, periods) for i in range(m, 2 * T - 1)
+    hits = [s[i - T + 1] == s[i + 1] for s, varpi in zip(tokens, periods) for i in range(varpi, 2 * T - 1)
             if i - T + 1 >= 0]
-    total = sum(2 * T - 1 - int(m) for m in periods)  # every predictable position counts
+    total = sum(2 * T - 1 - int(varpi) for varpi in periods)  # every predictable position counts
     share = sum(hits) / total
     assert bt.glued_float(PAGE, "ex_offset_share") == pytest.approx(share, abs=1e-12)
     assert share < STUDY["curves"][0]["accuracy"][-1]  # the offset rule is worse than the model
@@ -187,14 +187,14 @@ def test_exercises():
     rule = sum(T % int(m) == 0 for m in periods for i in range(int(m), 2 * T - 1) if i - T + 1 >= 0)
     assert sum(hits) == rule and any(T % int(m) == 0 and m < T for m in periods)
     ex = STUDY["example"]
-    W1, W2, m = np.array(ex["W1"]), np.array(ex["W2"]), ex["period"]
+    W1, W2, varpi = np.array(ex["W1"]), np.array(ex["W2"]), ex["period"]
     n = len(W1)
     R = (np.eye(n) + W1 + W2 + W2 @ W1) / 4
-    rows = range(m, n - 1)
+    rows = range(varpi, n - 1)
     assert bt.glued_float(PAGE, "ex_rollout_after") == pytest.approx(
-        np.mean([R[i, i - m + 1] for i in rows]), abs=1e-12)
+        np.mean([R[i, i - varpi + 1] for i in rows]), abs=1e-12)
     assert bt.glued_float(PAGE, "ex_rollout_match") == pytest.approx(
-        np.mean([R[i, i - m] for i in rows]), abs=1e-12)
+        np.mean([R[i, i - varpi] for i in rows]), abs=1e-12)
 
 
 @pytest.mark.slow

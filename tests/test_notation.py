@@ -93,3 +93,10 @@ def test_every_letter_a_page_uses_is_in_the_table():
     missing = {page.stem: sorted(set(_symbols_of(_page_math(page))) - known)
                for page in sorted((bt.ROOT / "book").glob("*.md"))}
     assert {k: v for k, v in missing.items() if v} == {}
+
+
+def test_no_meaning_admits_a_second_meaning():
+    """One symbol, one meaning: no entry of the table may excuse a second meaning of its symbol."""
+    admitted = [symbol for _, rows in table.SYMBOLS for symbol, _, meaning in rows
+                if re.search(r"second meaning|two meanings|also (?:the|a|an) ", meaning)]
+    assert admitted == []

@@ -100,10 +100,10 @@ def test_signed_permutation_keeps_the_spread_and_the_size():
 
 # --- The chapter's stacks, reimplemented ------------------------------------------------------------
 
-def _masks(n, k):
+def _masks(n, w):
     i = np.arange(n)
     return {"complete": None, "causal": i[None, :] <= i[:, None],
-            "window": np.abs(i[:, None] - i[None, :]) <= k}
+            "window": np.abs(i[:, None] - i[None, :]) <= w}
 
 
 def _stack(X, n_layers, seed, mask, residual, norm):
@@ -132,7 +132,7 @@ def study():
 
 def test_the_stacks_against_an_independent_implementation(study):
     X = np.random.default_rng(study["seeds"][0]).standard_normal((study["n"], study["d"]))
-    for graph, mask in _masks(study["n"], study["k"]).items():
+    for graph, mask in _masks(study["n"], study["w"]).items():
         for name, (residual, norm) in rc.VARIANTS.items():
             res, spread, _ = _stack(X, study["n_layers"], study["seeds"][0] + 1000, mask, residual, norm)
             run = study["runs"][graph][name][0]
@@ -154,25 +154,25 @@ def test_the_stacks_respect_the_bound(study):
 
 @pytest.mark.build
 def test_page_numbers(study):
-    n, k = study["n"], study["k"]
-    assert bt.glued_float(PAGE, "rc_n") == n and bt.glued_float(PAGE, "rc_k") == k
+    n, w = study["n"], study["w"]
+    assert bt.glued_float(PAGE, "rc_n") == n and bt.glued_float(PAGE, "rc_k") == w
     for graph in rc.GRAPHS:
         run = study["runs"][graph]["attention only"][0]
         assert bt.glued_float(PAGE, f"rc_tau1_{graph}") == pytest.approx(_tau(run["weights"][0]), abs=1e-12)
     assert bt.glued_float(PAGE, "rc_tau1_window") == 1.0
-    # The window's product contracts first at ⌈(n − 1)/(2k)⌉ layers, where the two ends' walks meet.
+    # The window's product contracts first at ⌈(n − 1)/(2w)⌉ layers, where the two ends' walks meet.
     X = np.random.default_rng(study["seeds"][0]).standard_normal((n, study["d"]))
-    _, _, weights = _stack(X, study["n_layers"], study["seeds"][0] + 1000, _masks(n, k)["window"], False, False)
+    _, _, weights = _stack(X, study["n_layers"], study["seeds"][0] + 1000, _masks(n, w)["window"], False, False)
     P, first = np.eye(n), None
     for depth, W in enumerate(weights, start=1):
         P = W @ P
         if first is None and _tau(P) < 1:
             first = depth
-    assert bt.glued_float(PAGE, "rc_window_first_contracting") == first == math.ceil((n - 1) / (2 * k))
+    assert bt.glued_float(PAGE, "rc_window_first_contracting") == first == math.ceil((n - 1) / (2 * w))
     assert bt.glued_float(PAGE, "rc_window_predicted") == first
     assert bt.glued_float(PAGE, "rc_window_bound_final") == 1.0
     # Medians of the residual at the last layer, from the independent stacks.
-    for graph, mask in _masks(n, k).items():
+    for graph, mask in _masks(n, w).items():
         for name, (residual, norm) in rc.VARIANTS.items():
             finals = []
             for seed in study["seeds"]:

@@ -293,7 +293,7 @@ def _check_convex_combination():
     term = (w[jj] * (f[jj] - f_min)).subs(f[jj], f_min + g[jj])  # f_min is the smallest: f_j = f_min + g_j
     yield bool(sp.Sum(term, (jj, 1, n)).is_nonnegative)
     # The key step: with Σ_j w_j = 1, Σ_j w_j f_j − f_1 = Σ_j w_j (f_j − f_1). If f_1 is the smallest
-    # of the f_j = u·v_j, the right side is a sum of non-negative terms, for any direction u.
+    # of the f_j = v_jc, the right side is a sum of non-negative terms, for any coordinate c.
     w2, w3 = sp.symbols("w_2 w_3", nonnegative=True)
     f1, f2, f3 = sp.symbols("f_1 f_2 f_3", real=True)
     w1 = 1 - w2 - w3

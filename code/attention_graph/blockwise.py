@@ -42,15 +42,15 @@ class BlockState(NamedTuple):
 def block_state(S, V) -> BlockState:
     """m = max_j s_j, ℓ = Σ_j e^{s_j − m}, o = Σ_j e^{s_j − m} v_j / ℓ  (eq-block-output).
 
-    ``S`` is (n_q, b): the scores of every query against the b keys of one
-    block; ``V`` is (b, d_v), the values of those keys. Every exponent is at
+    ``S`` is (n_q, n_b): the scores of every query against the n_b keys of one
+    block; ``V`` is (n_b, d_v), the values of those keys. Every exponent is at
     most 0, so nothing overflows.
 
     >>> block_state([[0.0, 0.0]], [[1.0], [3.0]])
     BlockState(m=array([[0.]]), ell=array([[2.]]), o=array([[2.]]))
     """
-    S = as_matrix(S, "S", shape_doc="(n_q, b)")  # (n_q, b)
-    V = as_matrix(V, "V", shape_doc="(b, d_v)")  # (b, d_v)
+    S = as_matrix(S, "S", shape_doc="(n_q, n_b)")  # (n_q, n_b)
+    V = as_matrix(V, "V", shape_doc="(n_b, d_v)")  # (n_b, d_v)
     check_same(S.shape[1], V.shape[0], "S must have one column per row of V")
     if S.shape[1] == 0:
         raise ValueError("S has no columns: a block needs at least one key")
@@ -61,7 +61,7 @@ def _block_state(S: np.ndarray, V: np.ndarray) -> BlockState:
     """m = max_j s_j, ℓ = Σ_j e^{s_j − m}, o = Σ_j e^{s_j − m} v_j / ℓ  (eq-block-output)."""
     m = S.max(axis=1, keepdims=True)  # (n_q, 1)
     with np.errstate(over="ignore"):  # s_j − m < −1.8e308 gives e^{−inf} = 0
-        P = np.exp(S - m)  # (n_q, b), entries in [0, 1]
+        P = np.exp(S - m)  # (n_q, n_b), entries in [0, 1]
     ell = P.sum(axis=1, keepdims=True)  # (n_q, 1), at least 1
     o = P @ V / ell  # (n_q, d_v)
     return BlockState(m, ell, o)
@@ -138,7 +138,7 @@ def blockwise_attention(Q, K, V, block_size: int, *, return_lse: bool = False):
     >>> blockwise_attention(Q, K, V, block_size=1).round(3)
     array([[1.66]])
     """
-    b = check_block_size(block_size)
+    n_b = check_block_size(block_size)
     Q, K, V = as_qkv(Q, K, V)  # (n_q, d), (n_k, d), (n_k, d_v)
     n_k = K.shape[0]
     if n_k == 0:
@@ -146,16 +146,16 @@ def blockwise_attention(Q, K, V, block_size: int, *, return_lse: bool = False):
             raise ValueError("K has no rows: a query with no key has no softmax")
         Y = np.zeros((0, V.shape[1]), dtype=np.result_type(Q, K, V))  # (0, d_v)
         return (Y, np.zeros(0, dtype=Y.dtype)) if return_lse else Y
-    Y, lse = _blockwise_attention(Q, K, V, b)  # (n_q, d_v), (n_q,)
+    Y, lse = _blockwise_attention(Q, K, V, n_b)  # (n_q, d_v), (n_q,)
     return (Y, lse) if return_lse else Y
 
 
-def _blockwise_attention(Q, K, V, b: int) -> tuple[np.ndarray, np.ndarray]:
-    """Y = softmax(Q Kᵀ / √d) V, one block of b keys at a time, and lse  (thm-merge-is-union)."""
+def _blockwise_attention(Q, K, V, n_b: int) -> tuple[np.ndarray, np.ndarray]:
+    """Y = softmax(Q Kᵀ / √d) V, one block of n_b keys at a time, and lse  (thm-merge-is-union)."""
     state = None
-    for start in range(0, K.shape[0], b):
-        S = scaled_scores(Q, K[start:start + b])  # (n_q, b)
-        block = _block_state(S, V[start:start + b])  # state of keys start..start+b-1
+    for start in range(0, K.shape[0], n_b):
+        S = scaled_scores(Q, K[start:start + n_b])  # (n_q, n_b)
+        block = _block_state(S, V[start:start + n_b])  # the state of these keys
         state = block if state is None else _merge(state, block)
     return state.o, (state.m + np.log(state.ell))[:, 0]  # (n_q, d_v), (n_q,)
 
@@ -181,7 +181,7 @@ def blockwise_attention_backward(Q, K, V, dY, block_size: int):
     array([[0.5],
            [0.5]])
     """
-    b = check_block_size(block_size)
+    n_b = check_block_size(block_size)
     Q, K, V = as_qkv(Q, K, V)  # (n_q, d), (n_k, d), (n_k, d_v)
     dY = as_matrix(dY, "dY", shape_doc="(n_q, d_v)")  # (n_q, d_v)
     check_same(dY.shape, (Q.shape[0], V.shape[1]),
@@ -192,24 +192,24 @@ def blockwise_attention_backward(Q, K, V, dY, block_size: int):
         if Q.shape[0] > 0:
             raise ValueError("K has no rows: a query with no key has no softmax")
         return np.zeros_like(Q), np.zeros_like(K), np.zeros_like(V)  # (0, d), (0, d), (0, d_v)
-    return _blockwise_attention_backward(Q, K, V, dY, b)
+    return _blockwise_attention_backward(Q, K, V, dY, n_b)
 
 
-def _blockwise_attention_backward(Q, K, V, dY, b: int):
+def _blockwise_attention_backward(Q, K, V, dY, n_b: int):
     """dQ, dK, dV of attention, a block of keys at a time, W rebuilt  (eq-flash-delta)."""
     dQ = np.zeros_like(Q)  # (n_q, d)
     dK = np.zeros_like(K)  # (n_k, d)
     dV = np.zeros_like(V)  # (n_k, d_v)
-    Y, lse = _blockwise_attention(Q, K, V, b)  # (n_q, d_v), (n_q,)
+    Y, lse = _blockwise_attention(Q, K, V, n_b)  # (n_q, d_v), (n_q,)
     D = delta_rows(dY, Y)  # (n_q, 1)
     scale = math.sqrt(Q.shape[1])  # a Python float keeps float32 float32
-    for start in range(0, K.shape[0], b):
-        keys = slice(start, start + b)
-        W = np.exp(scaled_scores(Q, K[keys]) - lse[:, None])  # (n_q, b): this block
-        dV[keys] = W.T @ dY  # (b, d_v)
-        dS = W * (dY @ V[keys].T - D)  # (n_q, b)
+    for start in range(0, K.shape[0], n_b):
+        keys = slice(start, start + n_b)
+        W = np.exp(scaled_scores(Q, K[keys]) - lse[:, None])  # (n_q, n_b): this block
+        dV[keys] = W.T @ dY  # (n_b, d_v)
+        dS = W * (dY @ V[keys].T - D)  # (n_q, n_b)
         dQ += dS @ K[keys] / scale  # (n_q, d)
-        dK[keys] = dS.T @ Q / scale  # (b, d)
+        dK[keys] = dS.T @ Q / scale  # (n_b, d)
     return dQ, dK, dV
 
 
@@ -223,15 +223,15 @@ def online_trace(q, K, V, block_size: int) -> list[dict]:
     q = as_matrix(np.atleast_2d(q), "q", shape_doc="(1, d)")  # (1, d)
     if q.shape[0] != 1:
         raise ValueError(f"q must be a single query of shape (d,) or (1, d); got shape {q.shape}")
-    b = check_block_size(block_size)
+    n_b = check_block_size(block_size)
     K = as_matrix(K, "K", shape_doc="(n_k, d)")  # (n_k, d)
     V = as_matrix(V, "V", shape_doc="(n_k, d_v)")  # (n_k, d_v)
     check_same(K.shape[0], V.shape[0], "K and V must have the same number of rows (n_k)")
     trace, state = [], None
-    for start in range(0, K.shape[0], b):
-        block = block_state(scaled_scores(q, K[start:start + b]), V[start:start + b])
+    for start in range(0, K.shape[0], n_b):
+        block = block_state(scaled_scores(q, K[start:start + n_b]), V[start:start + n_b])
         state = block if state is None else merge(state, block)
-        trace.append({"keys": list(range(start, min(start + b, K.shape[0]))),
+        trace.append({"keys": list(range(start, min(start + n_b, K.shape[0]))),
                       "m": float(state.m[0, 0]), "ell": float(state.ell[0, 0]),
                       "o": [float(x) for x in state.o[0]]})
     return trace

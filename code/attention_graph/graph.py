@@ -247,7 +247,7 @@ def gat_parameters(d_in: int, d_out: int, rng: np.random.Generator) -> tuple[np.
 
 
 def gat_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.ndarray:
-    """e_ij = LeakyReLU([x̃_i ‖ x̃_j] a) = LeakyReLU(x̃_i a₁ + x̃_j a₂), rows x̃_i of XΘ  (eq-gat-scores).
+    """S^GAT_ij = LeakyReLU([x̃_i ‖ x̃_j] a) = LeakyReLU(x̃_i a₁ + x̃_j a₂), rows x̃_i of XΘ  (eq-gat-scores).
 
     ``X`` is (n, d_in), ``Theta`` (d_in, d_out), ``a`` (2 d_out,). Scores for every pair, shape (n, n).
     """
@@ -262,7 +262,7 @@ def gat_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.nd
 
 def _gat_scores(X, Theta, a,
                 negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.ndarray:
-    """e_ij = LeakyReLU([x̃_i ‖ x̃_j] a) = LeakyReLU(x̃_i a₁ + x̃_j a₂), rows x̃_i of XΘ  (eq-gat-scores)."""
+    """S^GAT_ij = LeakyReLU([x̃_i ‖ x̃_j] a) = LeakyReLU(x̃_i a₁ + x̃_j a₂), rows x̃_i of XΘ  (eq-gat-scores)."""
     H = X @ Theta  # (n, d_out)
     d_out = Theta.shape[1]
     src, dst = H @ a[:d_out], H @ a[d_out:]  # (n,), (n,)
@@ -271,7 +271,7 @@ def _gat_scores(X, Theta, a,
 
 def gat(A, X, Theta, a, labels=None, *,
         negative_slope: float = GAT_NEGATIVE_SLOPE) -> tuple[np.ndarray, AttentionGraph]:
-    """y_i = Σ_{j ∈ N̄(i)} W_ij x̃_j, W the softmax of e over N̄(i) = N(i) ∪ {i}, x̃ = XΘ  (eq-gat-scores).
+    """y_i = Σ_{j ∈ N̄(i)} W_ij x̃_j, W the softmax of S^GAT over N̄(i) = N(i) ∪ {i}, x̃ = XΘ  (eq-gat-scores).
 
     One attention head of a GAT layer (Veličković et al. 2018), without the output nonlinearity.
     Returns (Y, graph of W; the paper's α); Y is (n, d_out), in the space of X̃ = XΘ.
@@ -431,7 +431,7 @@ def fixed_to_computed(X, A, t: float, labels=None) -> tuple[np.ndarray, Attentio
 # --------------------------------------------------------------------------------------------------
 
 def gatv2_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.ndarray:
-    """e_ij = aᵀ LeakyReLU([x_i ‖ x_j] Θ), GATv2 (Brody et al. 2022); shape (n, n).
+    """S^GATv2_ij = aᵀ LeakyReLU([x_i ‖ x_j] Θ), GATv2 (Brody et al. 2022); shape (n, n).
 
     ``X`` is (n, d_in), ``Theta`` (2 d_in, d_out), ``a`` (d_out,): the nonlinearity comes before a.
     """
@@ -445,7 +445,7 @@ def gatv2_scores(X, Theta, a, negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.
 
 def _gatv2_scores(X, Theta, a,
                   negative_slope: float = GAT_NEGATIVE_SLOPE) -> np.ndarray:
-    """e_ij = aᵀ LeakyReLU([x_i ‖ x_j] Θ), GATv2 (Brody et al. 2022); shape (n, n)."""
+    """S^GATv2_ij = aᵀ LeakyReLU([x_i ‖ x_j] Θ), GATv2 (Brody et al. 2022); shape (n, n)."""
     d_in = X.shape[1]
     src, dst = X @ Theta[:d_in], X @ Theta[d_in:]  # (n, d_out), (n, d_out)
     H = leaky_relu(src[:, None, :] + dst[None, :, :], negative_slope)  # (n, n, d_out)
@@ -507,7 +507,7 @@ def _raises(fn, *args, **kwargs) -> bool:
 _i, _j, _l = sp.symbols("i j l", integer=True, positive=True)
 _n, _d = sp.symbols("n d", integer=True, positive=True)
 _A_, _M_, _S_, _W_ = (sp.IndexedBase(x) for x in ("A", "M", "S", "W"))
-_y_, _v_, _e_ = (sp.IndexedBase(x) for x in ("y", "v", "e"))
+_y_, _v_, _e_ = (sp.IndexedBase(x) for x in ("y", "v", r"S^{\mathrm{GAT}}"))
 _z_ = sp.IndexedBase(r"\tilde{x}")  # row i of X Θ, the transformed features of GAT
 _a1, _a2 = sp.IndexedBase("a_{1}"), sp.IndexedBase("a_{2}")
 LeakyReLU = sp.Function(r"\operatorname{LeakyReLU}")

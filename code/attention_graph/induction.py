@@ -41,23 +41,23 @@ LAYERS = (1, 2)
 # --------------------------------------------------------------------------------------------------
 
 def repeat_task(T: int, vocab: int, batch: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """(tokens (batch, 2T), periods (batch,)): each sequence repeats m distinct tokens of [0, vocab).
+    """(tokens (batch, 2T), periods (batch,)): each sequence repeats ϖ distinct tokens of [0, vocab).
 
-    The period m of each sequence is drawn uniformly from T/2 … T, so ``s[i] = a[i mod m]``: the
-    first repeat starts at position m, and no fixed offset finds the answer; only the content does.
+    The period ϖ of each sequence is drawn uniformly from T/2 … T, so ``tok[i] = a[i mod ϖ]``: the
+    first repeat starts at position ϖ, and no fixed offset finds the answer; only the content does.
     """
     T = as_int(T, "T", low=2)
     vocab = as_int(vocab, "vocab", low=T, what=f"an integer >= T = {T} (the tokens are distinct)")
     batch = as_int(batch, "batch")
-    m = rng.integers(T // 2, T + 1, size=batch)  # (batch,): the periods
+    varpi = rng.integers(T // 2, T + 1, size=batch)  # (batch,): the periods
     a = np.argsort(rng.random((batch, vocab)), axis=1)[:, :T]  # (batch, T): distinct tokens
     i = np.arange(2 * T)  # (2T,)
-    return a[np.arange(batch)[:, None], i[None, :] % m[:, None]], m  # (batch, 2T), (batch,)
+    return a[np.arange(batch)[:, None], i[None, :] % varpi[:, None]], varpi  # (batch, 2T), (batch,)
 
 
-def predictable(n: int, m: int) -> np.ndarray:
-    """The positions i whose next token is determined by a period m: i = m … n − 2. (n − 1 − m,)."""
-    return np.arange(m, n - 1)  # (n − 1 − m,)
+def predictable(n: int, varpi: int) -> np.ndarray:
+    """The positions i whose next token is determined by a period ϖ: i = ϖ … n − 2. (n − 1 − ϖ,)."""
+    return np.arange(varpi, n - 1)  # (n − 1 − ϖ,)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -102,10 +102,10 @@ def induction_grads(params: dict, tokens, periods) -> tuple[float, dict]:
     mask = causal_mask(n)  # (n, n)
     grads = {name: np.zeros_like(p) for name, p in params.items()}
     total = 0.0
-    for s, m in zip(tokens, periods):
-        rows = predictable(n, int(m))  # (r,)
-        logits, caches = induction_forward(params, s)
-        L, dz = cross_entropy(logits[rows], s[rows + 1])  # dz (r, vocab)
+    for tok, varpi in zip(tokens, periods):
+        rows = predictable(n, int(varpi))  # (r,)
+        logits, caches = induction_forward(params, tok)
+        L, dz = cross_entropy(logits[rows], tok[rows + 1])  # dz (r, vocab)
         total += L / B
         dlogits = np.zeros_like(logits)  # (n, vocab)
         dlogits[rows] = dz / B
@@ -117,7 +117,7 @@ def induction_grads(params: dict, tokens, periods) -> tuple[float, dict]:
                 grads[f"W_{name}{layer}"] += c["H"].T @ dM
             dH = dH + dQ @ params[f"W_Q{layer}"].T + dK @ params[f"W_K{layer}"].T \
                 + dV @ params[f"W_V{layer}"].T  # (n, d)
-        np.add.at(grads["W_E"], s, dH)
+        np.add.at(grads["W_E"], tok, dH)
         grads["W_P"][:n] += dH
     return total, grads
 
@@ -126,9 +126,9 @@ def accuracy(params: dict, tokens, periods) -> float:
     """The share of predictable positions, over all sequences, whose most likely next token is right."""
     n = np.shape(tokens)[1]
     hits = []
-    for s, m in zip(tokens, periods):
-        rows = predictable(n, int(m))  # (r,)
-        hits.extend(induction_forward(params, s)[0][rows].argmax(axis=1) == s[rows + 1])
+    for tok, varpi in zip(tokens, periods):
+        rows = predictable(n, int(varpi))  # (r,)
+        hits.extend(induction_forward(params, tok)[0][rows].argmax(axis=1) == tok[rows + 1])
     return float(np.mean(hits))
 
 
@@ -140,16 +140,16 @@ def previous_token_graph(n: int) -> np.ndarray:
     return W
 
 
-def induction_graph(n: int, m: int) -> np.ndarray:
-    """W⁽²⁾ of an ideal induction head for period m: W[i, i − m + 1] = 1 for i ≥ m, else W[i, i] = 1.
+def induction_graph(n: int, varpi: int) -> np.ndarray:
+    """W⁽²⁾ of an ideal induction head for period ϖ: W[i, i − ϖ + 1] = 1 for i ≥ ϖ, else W[i, i] = 1.
 
     Query i attends to the token after the earlier occurrence of its own token. (n, n).
     """
     n = as_int(n, "n")
-    m = as_int(m, "m", low=1, high=n - 1, what=f"an integer in 1..{n - 1} (a period shorter than n)")
+    varpi = as_int(varpi, "varpi", low=1, high=n - 1, what=f"an integer in 1..{n - 1} (a period shorter than n)")
     i = np.arange(n)  # (n,)
     W = np.zeros((n, n))  # (n, n)
-    W[i, np.where(i >= m, i - m + 1, i)] = 1.0
+    W[i, np.where(i >= varpi, i - varpi + 1, i)] = 1.0
     return W
 
 
@@ -163,26 +163,26 @@ def composed_graph(W1, W2) -> np.ndarray:
     return W2 @ W1  # (n, n)
 
 
-def head_scores(W1, W2, m: int) -> dict:
-    """The mean weight on the expected edges over the predictable queries i = m … n − 2:
-    ``induction`` W2[i, i − m + 1], ``composed`` (W2 W1)[i, i − m], and ``previous``
-    W1[j, j − 1] at the keys j = i − m + 1 the induction head reads."""
+def head_scores(W1, W2, varpi: int) -> dict:
+    """The mean weight on the expected edges over the predictable queries i = ϖ … n − 2:
+    ``induction`` W2[i, i − ϖ + 1], ``composed`` (W2 W1)[i, i − ϖ], and ``previous``
+    W1[j, j − 1] at the keys j = i − ϖ + 1 the induction head reads."""
     C = composed_graph(W1, W2)  # (n, n)
     n = C.shape[0]
-    m = as_int(m, "m", low=1, high=n - 2, what=f"an integer in 1..{n - 2} (a period shorter than n − 1)")
-    rows = predictable(n, m)  # (r,)
-    j = rows - m + 1  # (r,): the keys read
+    varpi = as_int(varpi, "varpi", low=1, high=n - 2, what=f"an integer in 1..{n - 2} (a period shorter than n − 1)")
+    rows = predictable(n, varpi)  # (r,)
+    j = rows - varpi + 1  # (r,): the keys read
     W1, W2 = np.asarray(W1, float), np.asarray(W2, float)
     return {"previous": float(W1[j, j - 1].mean()), "induction": float(W2[rows, j].mean()),
-            "composed": float(C[rows, rows - m].mean())}
+            "composed": float(C[rows, rows - varpi].mean())}
 
 
 def mean_head_scores(params: dict, tokens, periods) -> dict:
     """:func:`head_scores` of the trained model, averaged over the sequences."""
     scores = []
-    for s, m in zip(tokens, periods):
-        caches = induction_forward(params, s)[1]
-        scores.append(head_scores(caches[0]["W"], caches[1]["W"], int(m)))
+    for tok, varpi in zip(tokens, periods):
+        caches = induction_forward(params, tok)[1]
+        scores.append(head_scores(caches[0]["W"], caches[1]["W"], int(varpi)))
     return {k: float(np.mean([x[k] for x in scores])) for k in scores[0]}
 
 
@@ -263,23 +263,23 @@ def induction_study(seeds: int = 5, steps: int = 300, **kwargs) -> dict:
 # --------------------------------------------------------------------------------------------------
 
 @derivation("thm-induction-composition", strength="verified",
-            scope="for every n ≤ 16 and every period 1 ≤ m ≤ n − 2")
+            scope="for every n ≤ 16 and every period 1 ≤ ϖ ≤ n − 2")
 def _check_induction_composition():
-    # With the ideal heads, row i ≥ m of W⁽²⁾W⁽¹⁾ is e_{i−m}: the composed graph joins each token
+    # With the ideal heads, row i ≥ ϖ of W⁽²⁾W⁽¹⁾ is e_{i−ϖ}: the composed graph joins each token
     # of the repeat to its earlier occurrence, the key the induction head matched through layer 1.
     # The heads are built in SymPy from the theorem's own definitions, not from the package's.
     for n in range(3, 17):
         # W⁽¹⁾_{j,j−1} = 1 for j ≥ 1; the first token, with no previous one, keeps a self-loop.
         W1 = sp.Matrix(n, n, lambda j, k: 1 if k == max(j - 1, 0) else 0)
         yield bool(np.array_equal(previous_token_graph(n), np.array(W1, dtype=float)))
-        for m in range(1, n - 1):
-            # W⁽²⁾_{i,i−m+1} = 1 for i ≥ m, a self-loop otherwise.
-            W2 = sp.Matrix(n, n, lambda i, k, m=m: 1 if k == (i - m + 1 if i >= m else i) else 0)
-            yield bool(np.array_equal(induction_graph(n, m), np.array(W2, dtype=float)))
+        for varpi in range(1, n - 1):
+            # W⁽²⁾_{i,i−ϖ+1} = 1 for i ≥ ϖ, a self-loop otherwise.
+            W2 = sp.Matrix(n, n, lambda i, k, varpi=varpi: 1 if k == (i - varpi + 1 if i >= varpi else i) else 0)
+            yield bool(np.array_equal(induction_graph(n, varpi), np.array(W2, dtype=float)))
             C = W2 * W1
-            yield all(C[i, k] == (1 if k == i - m else 0) for i in range(m, n) for k in range(n))
+            yield all(C[i, k] == (1 if k == i - varpi else 0) for i in range(varpi, n) for k in range(n))
             # and the package's composed_graph is that product
-            yield bool(np.array_equal(composed_graph(previous_token_graph(n), induction_graph(n, m)),
+            yield bool(np.array_equal(composed_graph(previous_token_graph(n), induction_graph(n, varpi)),
                                       np.array(C, dtype=float)))
 
 

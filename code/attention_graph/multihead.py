@@ -109,10 +109,10 @@ def head_messages(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads: int, mask=None) -> np.
 
 
 def bipartite_adjacency(W) -> np.ndarray:
-    """B = [[0, W], [0, 0]]: cross-attention weights W (n_q, n_k) on n_q + n_k nodes  (eq-bipartite).
+    """A_cross = [[0, W], [0, 0]]: cross-attention weights W (n_q, n_k) on n_q + n_k nodes  (eq-bipartite).
 
     Nodes 0..n_q−1 are the queries (decoder tokens), n_q..n_q+n_k−1 the keys (encoder tokens); every
-    edge goes from a query to a key, so B is the adjacency of a bipartite graph, and B² = 0.
+    edge goes from a query to a key, so A_cross is the adjacency of a bipartite graph, and A_cross² = 0.
 
     >>> bipartite_adjacency([[0.25, 0.75]])
     array([[0.  , 0.25, 0.75],
@@ -123,9 +123,9 @@ def bipartite_adjacency(W) -> np.ndarray:
     if (W < 0).any():
         raise ValueError("W must be non-negative (attention weights)")
     n_q, n_k = W.shape
-    B = np.zeros((n_q + n_k, n_q + n_k), dtype=W.dtype)  # (n_q + n_k, n_q + n_k)
-    B[:n_q, n_q:] = W
-    return B
+    A_cross = np.zeros((n_q + n_k, n_q + n_k), dtype=W.dtype)  # (n_q + n_k, n_q + n_k)
+    A_cross[:n_q, n_q:] = W
+    return A_cross
 
 
 # --------------------------------------------------------------------------------------------------
@@ -167,8 +167,8 @@ def _display_heads_add():
 def _display_bipartite():
     W = sp.MatrixSymbol("W", sp.Symbol("n_q"), sp.Symbol("n_k"))
     n_q, n_k = W.shape
-    B = sp.BlockMatrix([[sp.ZeroMatrix(n_q, n_q), W], [sp.ZeroMatrix(n_k, n_q), sp.ZeroMatrix(n_k, n_k)]])
-    return sp.Eq(sp.Symbol("B"), B, evaluate=False)
+    A_cross = sp.BlockMatrix([[sp.ZeroMatrix(n_q, n_q), W], [sp.ZeroMatrix(n_k, n_q), sp.ZeroMatrix(n_k, n_k)]])
+    return sp.Eq(sp.Symbol(r"A_{\mathrm{cross}}"), A_cross, evaluate=False)
 
 
 # A small exact example: three queries and keys, d_model = 4, two heads of width 2.
@@ -251,19 +251,19 @@ def _check_one_head():
             scope=("for W of any shape n_q × n_k (the displayed blocks); exactly for a symbolic 2 × 3 W "
                    "and on the package"))
 def _check_bipartite():
-    # The displayed B, squared block by block, for a matrix symbol W of symbolic shape: every block of
-    # B² = Σ_k B_rk B_kc is a sum of products with a zero factor, so B² = 0 at every size.
+    # The displayed A_cross, squared block by block, for a matrix symbol W of symbolic shape: every block
+    # of A_cross² = Σ_k A_rk A_kc is a sum of products with a zero factor, so A_cross² = 0 at every size.
     blocks = _display_bipartite().rhs.blocks  # 2 × 2 blocks: [[0, W], [0, 0]]
     for r, c in itertools.product(range(2), repeat=2):
         square = sp.MatAdd(*[sp.MatMul(blocks[r, k], blocks[k, c], evaluate=False) for k in range(2)],
                            evaluate=False)
         yield sp.Eq(square, sp.ZeroMatrix(*blocks[r, c].shape), evaluate=False)
-    # For symbolic W (2 × 3): B² = 0, so no message crosses two edges in one layer; the query rows
-    # of B sum to 1 when W's rows do, and the key rows are empty.
+    # For symbolic W (2 × 3): A_cross² = 0, so no message crosses two edges in one layer; the query rows
+    # of A_cross sum to 1 when W's rows do, and the key rows are empty.
     W = symbol_matrix("w", 2, 3)
-    B = sp.Matrix(sp.BlockMatrix([[sp.zeros(2, 2), W], [sp.zeros(3, 2), sp.zeros(3, 3)]]))
-    yield sp.Eq(B * B, sp.zeros(5, 5))
-    yield sp.Eq(B[2:, :], sp.zeros(3, 5))
+    A_cross = sp.Matrix(sp.BlockMatrix([[sp.zeros(2, 2), W], [sp.zeros(3, 2), sp.zeros(3, 3)]]))
+    yield sp.Eq(A_cross * A_cross, sp.zeros(5, 5))
+    yield sp.Eq(A_cross[2:, :], sp.zeros(3, 5))
     got = bipartite_adjacency(np.array([[0.5, 0.25, 0.25], [0.0, 1.0, 0.0]]))
     exact = sp.Matrix(5, 5, lambda a, b: 0)
     exact[:2, 2:] = sp.Matrix([[sp.Rational(1, 2), sp.Rational(1, 4), sp.Rational(1, 4)], [0, 1, 0]])

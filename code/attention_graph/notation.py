@@ -76,6 +76,11 @@ SYMBOLS = [
          "output projection applied to the heads' outputs side by side"),
         ('$d_{\\text{ff}}$', '',
          'width of the hidden layer of the feed-forward block'),
+        ('$W_1$, $W_2$', '$d_{\\text{model}} \\times d_{\\text{ff}}$, $d_{\\text{ff}} \\times d_{\\text{model}}$',
+         'the two weight matrices of the feed-forward block'),
+        ('$b$, $b_1$, $b_2$', '$b_1$: $d_{\\text{ff}}$, $b_2$: $d_{\\text{model}}$',
+         ('a bias (shift) vector added after a linear map; $b_1$, $b_2$ those of the feed-forward block '
+          '(a shift $b$ of the values in an exercise of {doc}`attention`)')),
         ('$\\gamma$, $\\beta$', '$d_{\\text{model}}$',
          'gain and bias of layer normalisation (LN)'),
         ('$T$', '',
@@ -105,7 +110,7 @@ SYMBOLS = [
         ('$\\mathcal{A}$, $\\mathcal{B}$, $\\mathcal{C}$', '',
          ('blocks of keys (disjoint sets of keys); as subscripts, the state of one: $m_{\\mathcal{A}}$, '
           '$\\ell_{\\mathcal{B}}$, $o_{\\mathcal{C}}$')),
-        ('$b$', '', 'the number of keys in a block'),
+        ('$n_b$', '', 'the number of keys in a block (the block size)'),
     ]),
     ('Graphs', [
         ('$A$', '$n \\times n$',
@@ -128,7 +133,9 @@ SYMBOLS = [
         ('$\\Theta$, $\\tilde X$', '$d_{\\text{model}} \\times d$, $n \\times d$',
          "GAT's learned transform and the transformed features $\\tilde X = X\\Theta$, rows $\\tilde x_i$"),
         ('$a$, $a_1$, $a_2$', '$2d$, $d$, $d$',
-         "GAT's attention vector and its two halves; $e_{ij}$ GAT's scores"),
+         "GAT's attention vector and its two halves"),
+        ('$S^{\\mathrm{GAT}}$, $S^{\\mathrm{GATv2}}$', '$n \\times n$',
+         "GAT's additive scores {eq}`eq-gat-scores`, in place of $S$, and GATv2's (an exercise of {doc}`graph`)"),
         ('$L$', '$n \\times n$',
          'the combinatorial Laplacian $D - A$ (spectral clustering)'),
         ('$\\mathcal{L}$', '$n \\times n$',
@@ -143,7 +150,7 @@ SYMBOLS = [
         ('$r$, $\\alpha$', '$n$,',
          'PageRank and its damping'),
         ('$A_s$', '$n \\times n$',
-         'symmetrised attention, $(W + W^\\top)/2$; $c_i$ the community of node $i$'),
+         'symmetrised attention, $(W + W^\\top)/2$'),
         ('$\\Phi$, $d_{\\text{pe}}$', '$n \\times d_{\\text{pe}}$',
          'Laplacian positional encodings: the first $d_{\\text{pe}}$ non-trivial eigenvectors as columns'),
         ('$C$', '$d_{\\text{pe}} \\times d_{\\text{model}}$',
@@ -157,10 +164,10 @@ SYMBOLS = [
     ]),
     ('Sequences', [
         ('$\\mathrm{PE}_i$, $\\omega_l$', '$d$, ',
-         'the sinusoidal encoding of position $i$; $\\omega_l = 10000^{-2l/d}$ the frequency of its pair $l$'),
+         'the sinusoidal encoding of position $i$; $\\omega_l = 10000^{-2l/d}$ the frequency of its pair $l$ (from 0)'),
         ('$R(\\theta)$', '$2 \\times 2$', 'the rotation of the plane by the angle $\\theta$ (rotary positions)'),
         ('$B_{ij}$', '$n_q \\times n_k$',
-         'a bias added to the scaled scores ($-\\infty$ masks an entry); the matrix $B$ (a second meaning of $B$)'),
+         'a bias added to the scaled scores ($-\\infty$ masks an entry); the matrix $B$'),
         ('$\\zeta$', '', 'the ALiBi slope, $B_{ij} = -\\zeta\\,(i - j)$ for $j \\le i$'),
         ('$\\operatorname{dist}(i, j)$', '', 'the shortest-path distance (hops) from $i$ to $j$'),
         ('$\\phi$', '', 'a feature map of linear attention, $\\mathbb{R}^d \\to \\mathbb{R}^F$'),
@@ -182,12 +189,16 @@ SYMBOLS = [
         ('$\\operatorname{walks}_T(j)$', '',
          'the number of walks of $T$ steps from token $j$ to the last token in the causal graph'),
         ('$\\deg_{\\mathrm{in}}(j)$', '', 'in-degree of key $j$: the number of queries that see it'),
+        ('$s_{\\mathrm{in}}(j)$', '', 'in-strength of key $j$: the total weight $\\sum_i W_{ij}$ the queries give it'),
         ('$H_n$', '',
          'the harmonic number $\\sum_{l=1}^{n} 1/l$ (always with its subscript: $H$ alone is the number of heads)'),
         ('$e_j$', '$n$', 'the $j$-th unit vector'),
         ('$W_E$, $W_P$, $W_U$', 'vocabulary $\\times\\, d$, $n \\times d$, $d \\times{}$ vocabulary',
          'learned token embeddings, position embeddings and unembedding of a trained toy model'),
-        ('$m_{\\max}$', '', 'the largest period of a repeated sequence ({doc}`induction`); $m$ a period there'),
+        ('$\\varpi$, $\\varpi_{\\max}$', '',
+         'the period of a repeated sequence ({doc}`induction`), and the largest period'),
+        ('$\\operatorname{tok}_i$', '',
+         'the token at position $i$ of a sequence ({doc}`induction`); $W_E[\\operatorname{tok}]$ their embeddings'),
     ]),
     ('Probability and the worked example', [
         ('$G$', '',
@@ -209,11 +220,11 @@ SYMBOLS = [
         ('$z$', '', ('a real argument of a function, where a proof needs one; in the worked example'
                       ' $z = e^{1/\\sqrt{2}}$,'
                       ' the variable of the rational functions its weights are')),
-        ('$e$', '', "the base of the exponential; with two indices, $e_{ij}$, GAT's scores (a second meaning)"),
-        ('$f$', '', 'a scalar read off each value in a proof, $f_j = u \\cdot v_j$ (attention chapter)'),
+        ('$e$', '', 'the base of the exponential'),
+        ('$f$', '', 'a scalar read off each value in a proof, $f_j = v_{jc}$ (attention chapter)'),
         ('$w$', '', ('the reach of a sliding window: query $i$ attends to the keys $j$ with $|i - j| \\le w$ '
                      '({doc}`patterns`), or $i - w \\le j \\le i$ when it is causal')),
-        ('$B$', '$(n_q + n_k) \\times (n_q + n_k)$', 'the bipartite adjacency of cross-attention'),
+        ('$A_{\\mathrm{cross}}$', '$(n_q + n_k) \\times (n_q + n_k)$', 'the bipartite adjacency of cross-attention'),
         ('$\\mathcal{R}$', '$n \\times n$', 'the attention rollout, $\\mathcal{R}^{(T)}$ after $T$ layers'),
         ('$R$', '$d \\times d$',
          'a rotation, an orthogonal matrix with $R R^\\top = I$ (rotary positions: $R(\\theta)$)'),
@@ -223,9 +234,15 @@ SYMBOLS = [
         ('$\\mu$, $\\sigma$', '', 'the mean and the standard deviation of a row in layer normalisation'),
         ('$\\varepsilon$', '', 'the small constant added to the variance in layer normalisation'),
         ('$\\theta$', '', 'an angle: of a Fourier mode on a path or a cycle, or of a rotation'),
+        ('$\\chi$', '',
+         ('the number of a Fourier mode: $\\theta_\\chi = \\pi \\chi / (n - 1)$ on $P_n$, $2\\pi \\chi / n$ on $C_n$, '
+          'where $u^{\\cos}$, $u^{\\sin}$ are its cosine and sine eigenvectors ({doc}`positional`)')),
+        ('$\\psi_1$, $\\psi_2$', '',
+         ('the coefficients of a sinusoid $\\psi_1 \\cos(\\theta j) + \\psi_2 \\sin(\\theta j)$ fitted to a column '
+          'of an encoding')),
         ('$\\varphi$', '',
          ('the shortest-path distance $\\varphi(i, j)$: the fewest edges a message from $j$ crosses to reach $i$ '
-          "(also the index of Graphormer's spatial bias)")),
+          "(Graphormer's spatial bias is indexed by it)")),
         ('$\\operatorname{diam}$', '',
          'the diameter of a graph, the largest $\\varphi(i, j)$ over the pairs a path connects'),
         ('$W_{VO}$', '$d_{\\text{model}} \\times d_{\\text{model}}$',
@@ -233,7 +250,7 @@ SYMBOLS = [
         ('$\\mathcal{H}_i$', '', 'the entropy of row $i$ of $W$'),
         ("$X'$", '$n \\times d_{\\text{model}}$', "the output of a block's attention sublayer"),
         ('$c$', '',
-         "a value coordinate, as in $Y_{ic}$; Carla's second coordinate in {doc}`recovery` (a second meaning)"),
+         'a value coordinate, as in $Y_{ic}$'),
     ]),
 ]
 

@@ -84,51 +84,51 @@ def cycle_adjacency(n: int) -> np.ndarray:
     return A
 
 
-def fourier_modes(n: int, m: int) -> np.ndarray:
-    """c_j = cos(2π m j / n) and s_j = sin(2π m j / n) for j = 0..n−1, as two columns. Shape (n, 2)."""
-    theta = 2 * np.pi * m * np.arange(n) / n  # (n,)
+def fourier_modes(n: int, chi: int) -> np.ndarray:
+    """u^cos_j = cos(2π χ j / n) and u^sin_j = sin(2π χ j / n) for j = 0..n−1, as two columns. Shape (n, 2)."""
+    theta = 2 * np.pi * chi * np.arange(n) / n  # (n,)
     return np.column_stack([np.cos(theta), np.sin(theta)])  # (n, 2)
 
 
-def cycle_eigenvalue(n: int, m: int) -> float:
-    """λ_m = 1 − cos(2π m / n), the eigenvalue of the m-th Fourier mode on C_n  (thm-cycle-fourier)."""
-    return float(1 - np.cos(2 * np.pi * m / n))
+def cycle_eigenvalue(n: int, chi: int) -> float:
+    """λ_χ = 1 − cos(2π χ / n), the eigenvalue of the χ-th Fourier mode on C_n  (thm-cycle-fourier)."""
+    return float(1 - np.cos(2 * np.pi * chi / n))
 
 
-def fourier_coefficients(v, m: int) -> tuple[float, float]:
-    """(a, b) of the least-squares fit v_j ≈ a cos(2π m j / n) + b sin(2π m j / n), n = len(v)."""
+def fourier_coefficients(v, chi: int) -> tuple[float, float]:
+    """(ψ₁, ψ₂) of the least-squares fit v_j ≈ ψ₁ cos(2π χ j / n) + ψ₂ sin(2π χ j / n), n = len(v)."""
     v = np.asarray(v, dtype=float)  # (n,)
-    B = fourier_modes(v.size, m)  # (n, 2)
-    (a, b), *_ = np.linalg.lstsq(B, v, rcond=None)
-    return float(a), float(b)
+    B = fourier_modes(v.size, chi)  # (n, 2)
+    (psi_1, psi_2), *_ = np.linalg.lstsq(B, v, rcond=None)
+    return float(psi_1), float(psi_2)
 
 
 def fourier_frequency(v) -> int:
-    """The m in 0..n//2 whose two modes cos(2π m k / n), sin(2π m k / n) capture most of v."""
+    """The χ in 0..n//2 whose two modes cos(2π χ j / n), sin(2π χ j / n) capture most of v."""
     v = np.asarray(v, dtype=float)  # (n,)
-    energy = [np.linalg.lstsq(fourier_modes(v.size, m), v, rcond=None)[0] for m in range(v.size // 2 + 1)]
-    captured = [float(np.linalg.norm(fourier_modes(v.size, m) @ ab)) for m, ab in enumerate(energy)]
+    energy = [np.linalg.lstsq(fourier_modes(v.size, chi), v, rcond=None)[0] for chi in range(v.size // 2 + 1)]
+    captured = [float(np.linalg.norm(fourier_modes(v.size, chi) @ ab)) for chi, ab in enumerate(energy)]
     return int(np.argmax(captured))
 
 
 def fit_sinusoids(P) -> tuple[list[int], list[tuple[float, float]], float]:
-    """For each column of P (n, k): its frequency m, its (a, b), and the largest misfit over all.
+    """For each column of P (n, k): its frequency χ, its (ψ₁, ψ₂), and the largest misfit over all.
 
-    Column c is fitted as a cos(2π m k / n) + b sin(2π m k / n) with m = ``fourier_frequency``.
+    Column c is fitted as ψ₁ cos(2π χ j / n) + ψ₂ sin(2π χ j / n) with χ = ``fourier_frequency``.
     """
     P = as_matrix(P, "P", shape_doc="(n, k)")  # (n, k)
     freqs = [fourier_frequency(P[:, c]) for c in range(P.shape[1])]
-    coefs = [fourier_coefficients(P[:, c], m) for c, m in enumerate(freqs)]
-    fits = [fourier_modes(P.shape[0], m) @ np.array(ab) for m, ab in zip(freqs, coefs)]  # k × (n,)
+    coefs = [fourier_coefficients(P[:, c], chi) for c, chi in enumerate(freqs)]
+    fits = [fourier_modes(P.shape[0], chi) @ np.array(ab) for chi, ab in zip(freqs, coefs)]  # k × (n,)
     misfit = max(float(np.abs(P[:, c] - f).max()) for c, f in enumerate(fits))
     return freqs, coefs, misfit
 
 
 def cycle_mode_residual(n: int) -> float:
-    """max over m and k of |L c − λ_m c| and |L s − λ_m s| on C_n, with the package's L."""
+    """max over χ and j of |L u^cos − λ_χ u^cos| and |L u^sin − λ_χ u^sin| on C_n, with the package's L."""
     L = normalized_laplacian(cycle_adjacency(n))  # (n, n)
-    return max(float(np.abs(L @ fourier_modes(n, m) - cycle_eigenvalue(n, m) * fourier_modes(n, m)).max())
-               for m in range(n))
+    return max(float(np.abs(L @ fourier_modes(n, chi) - cycle_eigenvalue(n, chi) * fourier_modes(n, chi)).max())
+               for chi in range(n))
 
 
 def path_adjacency_n(n: int) -> np.ndarray:
@@ -147,18 +147,18 @@ def path_adjacency_n(n: int) -> np.ndarray:
 
 
 def path_modes(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """λ_m = 1 − cos θ_m and the unit vectors v_m ∝ √d_j cos(θ_m j), θ_m = π m/(n − 1)  (thm-path-cosines).
+    """λ_χ = 1 − cos θ_χ and the unit vectors u_χ ∝ √d_j cos(θ_χ j), θ_χ = π χ/(n − 1)  (thm-path-cosines).
 
-    Returns (λ of shape (n,), V of shape (n, n), column m = v_m), m = 0..n−1 by increasing λ.
+    Returns (λ of shape (n,), V of shape (n, n), column χ = u_χ), χ = 0..n−1 by increasing λ.
     """
     A = path_adjacency_n(n)  # (n, n)
-    theta = np.pi * np.arange(n) / (n - 1)  # (n,), one angle per mode m
+    theta = np.pi * np.arange(n) / (n - 1)  # (n,), one angle per mode χ
     V = np.sqrt(A.sum(axis=1))[:, None] * np.cos(np.outer(np.arange(n), theta))  # (n, n)
     return 1 - np.cos(theta), V / np.linalg.norm(V, axis=0)  # (n,), (n, n)
 
 
 def path_mode_residual(n: int) -> float:
-    """max over m of |L v_m − λ_m v_m| on the path P_n, with the package's L  (thm-path-cosines)."""
+    """max over χ of |L u_χ − λ_χ u_χ| on the path P_n, with the package's L  (thm-path-cosines)."""
     lam, V = path_modes(n)  # (n,), (n, n)
     return float(np.abs(normalized_laplacian(path_adjacency_n(n)) @ V - V * lam).max())
 
@@ -258,24 +258,24 @@ def _check_laplacian_kernel():
 
 def _check_cycle_rows():
     """Row j of L on the cycle: (L u)_j = u_j − (u_{j−1} + u_{j+1}) / 2; each mode satisfies it."""
-    j, m = sp.symbols("j m", integer=True)
-    theta = 2 * sp.pi * m / _n
+    j, chi = sp.symbols("j chi", integer=True)
+    theta = 2 * sp.pi * chi / _n
     lam = 1 - sp.cos(theta)
     for mode in (sp.cos, sp.sin):
         u = lambda kk, mode=mode: mode(theta * kk)  # noqa: E731
         yield sp.Eq(sp.expand_trig(u(j) - (u(j - 1) + u(j + 1)) / 2), sp.expand_trig(lam * u(j)))
-        # The wrap-around: with m an integer the mode has period n, so rows 0 and n−1 need no special case.
+        # The wrap-around: with χ an integer the mode has period n, so rows 0 and n−1 need no special case.
         yield sp.Eq(u(j + _n), u(j))
 
 
 @derivation("thm-path-cosines",
-            strength="proved", scope="for every n ≥ 2 and every integer m (rows for symbolic j, both ends)")
+            strength="proved", scope="for every n ≥ 2 and every integer χ (rows for symbolic j, both ends)")
 def _check_path_cosines():
-    # Nodes 0..N of the path (N = n − 1 edges), θ = π m / N, û_j = cos(θ j). Rows of the random-walk
+    # Nodes 0..N of the path (N = n − 1 edges), θ = π χ / N, û_j = cos(θ j). Rows of the random-walk
     # Laplacian I − D⁻¹A: inside, degree 2; at both ends, degree 1.
     N = sp.Symbol("N", integer=True, positive=True)
-    j, m = sp.symbols("j m", integer=True)
-    theta = sp.pi * m / N
+    j, chi = sp.symbols("j chi", integer=True)
+    theta = sp.pi * chi / N
     lam = 1 - sp.cos(theta)
 
     def u_hat(kk):
@@ -286,7 +286,7 @@ def _check_path_cosines():
             "last": (u_hat(N) - u_hat(N - 1), u_hat(N))}
     for got, entry in rows.values():
         yield sp.Eq(sp.expand_trig(got - lam * entry), 0, evaluate=False)  # simplified by the registry
-    # The eigenvalues 1 − cos θ_m increase strictly with θ_m = π m/(n − 1) ∈ [0, π]: their derivative,
+    # The eigenvalues 1 − cos θ_χ increase strictly with θ_χ = π χ/(n − 1) ∈ [0, π]: their derivative,
     # sin θ, is positive on (0, π) (SymPy finds no point of (0, π) where it is <= 0), so they are distinct.
     x = sp.Symbol("x", real=True)
     yield sp.solveset(sp.diff(1 - sp.cos(x), x) <= 0, x, sp.Interval.open(0, sp.pi)) == sp.S.EmptySet
@@ -296,7 +296,7 @@ def _check_path_cosines():
     L_rw = sp.MatAdd(sp.Identity(_n), -sp.MatMul(sp.MatPow(_D, -1), _A))
     yield sp.Eq(sp.MatMul(D_half, L_rw, D_inv_half),
                 sp.MatAdd(sp.Identity(_n), -sp.MatMul(D_inv_half, _A, D_inv_half)), evaluate=False)
-    # Then exactly on the paths of 4 and 5 nodes, for every m, with L from its definition.
+    # Then exactly on the paths of 4 and 5 nodes, for every χ, with L from its definition.
     for n in (4, 5):
         A = sp.Matrix(n, n, lambda r, c: 1 if abs(r - c) == 1 else 0)
         deg = [sum(A.row(r)) for r in range(n)]
@@ -310,18 +310,18 @@ def _check_path_cosines():
 
 
 @derivation("thm-cycle-fourier",
-            strength="proved", scope="for every n ≥ 3 and every integer m (row by row, symbolic j)")
+            strength="proved", scope="for every n ≥ 3 and every integer χ (row by row, symbolic j)")
 def _check_cycle_fourier():
     yield from _check_cycle_rows()
-    # Exactly, on C_6: L c = λ c and L s = λ s for every m, with L from the definition.
+    # Exactly, on C_6: L u^cos = λ u^cos and L u^sin = λ u^sin for every χ, with L from the definition.
     n = 6
     A = sp.Matrix(n, n, lambda r, c: 1 if (r - c) % n in (1, n - 1) else 0)
     D_inv_half = sp.diag(*[1 / sp.sqrt(sum(A.row(r))) for r in range(n)])
     L = sp.eye(n) - D_inv_half * A * D_inv_half  # the definition; every degree is 2, so it is I − A/2
-    for m in range(n):
-        lam = 1 - sp.cos(2 * sp.pi * m / n)
+    for chi in range(n):
+        lam = 1 - sp.cos(2 * sp.pi * chi / n)
         for mode in (sp.cos, sp.sin):
-            v = sp.Matrix([mode(2 * sp.pi * m * kk / n) for kk in range(n)])
+            v = sp.Matrix([mode(2 * sp.pi * chi * kk / n) for kk in range(n)])
             yield sp.Eq(L * v, lam * v, evaluate=False)
     # Numerically, with the package's Laplacian on C_16.
     yield cycle_mode_residual(16) < 1e-12

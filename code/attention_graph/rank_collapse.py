@@ -183,32 +183,32 @@ VARIANTS = {"attention only": (False, False), "LayerNorm": (False, True),
             "residual": (True, False), "residual + LayerNorm": (True, True)}
 
 
-def graph_masks(n: int, k: int) -> dict[str, np.ndarray | None]:
-    """The chapter's three graphs on n tokens: complete (no mask), causal, window of k each side."""
-    n, k = as_int(n, "n"), as_int(k, "k", low=0, what="an integer >= 0")
-    return {"complete": None, "causal": causal_mask(n), "window": edges_to_mask(window_edges(n, k), n, n)}
+def graph_masks(n: int, w: int) -> dict[str, np.ndarray | None]:
+    """The chapter's three graphs on n tokens: complete (no mask), causal, window of reach w (the keys |i − j| ≤ w)."""
+    n, w = as_int(n, "n"), as_int(w, "w", low=0, what="an integer >= 0")
+    return {"complete": None, "causal": causal_mask(n), "window": edges_to_mask(window_edges(n, w), n, n)}
 
 
-def collapse_study(n: int = 16, d: int = 16, n_layers: int = 40, k: int = 2, seeds=(29, 30, 31, 32, 33)) -> dict:
+def collapse_study(n: int = 16, d: int = 16, n_layers: int = 40, w: int = 2, seeds=(29, 30, 31, 32, 33)) -> dict:
     """Every graph × every variant, for each seed from the same input and the same layers.
 
-    Returns {"n", "d", "k", "seeds", "n_layers", "runs": {graph: {variant: [run per seed]}},
+    Returns {"n", "d", "w", "seeds", "n_layers", "runs": {graph: {variant: [run per seed]}},
     "bounds": {graph: product_coefficients of the first seed's stack without skip or norm}}, each
     run as :func:`deep_attention_stack`.
     """
-    n, d, n_layers, k = as_int(n, "n"), as_int(d, "d"), as_int(n_layers, "n_layers"), as_int(k, "k", low=0)
+    n, d, n_layers, w = as_int(n, "n"), as_int(d, "d"), as_int(n_layers, "n_layers"), as_int(w, "w", low=0)
     seeds = [as_int(s, "seeds", low=0, what="a list of integers >= 0") for s in seeds]
     if not seeds:
         raise ValueError("seeds must hold at least one seed")
     runs: dict = {graph: {name: [] for name in VARIANTS} for graph in GRAPHS}
     for seed in seeds:
         X = np.random.default_rng(seed).standard_normal((n, d))  # (n, d)
-        for graph, mask in graph_masks(n, k).items():
+        for graph, mask in graph_masks(n, w).items():
             for name, (res, ln) in VARIANTS.items():
                 runs[graph][name].append(deep_attention_stack(
                     X, n_layers, np.random.default_rng(seed + 1000), mask=mask, residual=res, norm=ln))
     bounds = {graph: product_coefficients(runs[graph]["attention only"][0]["weights"]) for graph in GRAPHS}
-    return {"n": n, "d": d, "k": k, "seeds": seeds, "n_layers": n_layers, "runs": runs, "bounds": bounds}
+    return {"n": n, "d": d, "w": w, "seeds": seeds, "n_layers": n_layers, "runs": runs, "bounds": bounds}
 
 
 def first_below(values, threshold: float) -> int:

@@ -254,7 +254,7 @@ def exact_weights(in_u: bool = False) -> sp.Matrix:
 
 
 # The recovery of the Gram matrix from the published numbers. In the plane (d = 2), turn and reflect
-# so that x_Ana = (√g, 0); Ana ⟂ Carla puts x_Carla = (0, c); Ana's equal weights put x_Bruno and
+# so that x_Ana = (√g, 0); Ana ⟂ Carla puts x_Carla = (0, ‖x_C‖); Ana's equal weights put x_Bruno and
 # x_Diego on the line x = √g, at heights ±κ with κ² = η − g. t = x_Bruno · x_Carla.
 g, eta, t = sp.symbols(r"g \eta t", real=True)
 w_AC, w_BB, w_DD = sp.symbols(r"W_{\text{Ana}\,\text{Carla}} W_{\text{Bruno}\,\text{Bruno}} "
@@ -459,7 +459,7 @@ def _check_rotation_invariance():
 @derivation("eq-worked-gram-plane", display=lambda: sp.Eq(_X * _XT, gram_in_plane(), evaluate=False),
             strength="verified", scope="for symbolic lengths, with Diego's second coordinate of either sign")
 def _check_gram_plane():
-    # Coordinates after a rotation and a reflection: x_Ana = (√g, 0), x_Carla = (0, c),
+    # Coordinates after a rotation and a reflection: x_Ana = (√g, 0), x_Carla = (0, ‖x_C‖),
     # x_Bruno = (√g, κ), x_Diego = (√g, ±κ) (equal lengths).
     kappa, c, gp = sp.symbols("kappa c g", positive=True)
     for diego in (kappa, -kappa):
