@@ -156,6 +156,7 @@ def test_page_exercises():
     assert bt.glued_float(PAGE, "ex_causal_window_path") == oracles.max_path_length(cw, 64) == math.ceil(63 / 4)
 
 
+@pytest.mark.build
 def test_page_box_gives_the_registry_s_line_for_the_causal_mask():
     """The how-checked box says how thm-causal-mask-lower-triangular (checked in graph.py) is
     established with the registry's own line, not a typed one."""

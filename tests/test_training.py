@@ -194,6 +194,7 @@ def test_experiment_b_readouts_are_recomputed(club_runs):
                                                                                  abs=1e-12)
 
 
+@pytest.mark.build
 def test_untrained_communities_are_those_of_uniform_attention(club_runs):
     data, runs = club_runs
     A = nx.to_numpy_array(nx.karate_club_graph(), nodelist=sorted(nx.karate_club_graph()), weight=None)
@@ -263,6 +264,7 @@ def test_experiment_b_early_stopping_is_recomputed(club_runs, kind, key):
     assert bt.glued_float(PAGE, f"es_{key}_best_step") == steps[int(np.argmax(curve))]
 
 
+@pytest.mark.build
 def test_experiment_b_along_training_claims(club_runs):
     """What the chapter says about the curves: the fixed weights end at their best, the learned ones
     never beat both fixed ones, and decline by about one member after their best step."""
