@@ -169,8 +169,9 @@ SYMBOLS = [
           '$\\lVert \\cdot \\rVert_{\\mathrm{F}}$')),
         ('$\\mathcal{N}$', '',
          'the normal (Gaussian) distribution, $\\mathcal{N}(0, I_d)$ the standard one in $d$ dimensions'),
-        ('$\\xi_r$', '$d$', 'the random directions of positive random features, $r = 1, \\dots, F$'),
-        ('$S_i$, $z_i$', '$F \\times d_v$, $F$', 'the running sums of causal linear attention'),
+        ('$\\xi_l$', '$d$',
+         'the random directions of positive random features, one per feature node $l = 1, \\dots, F$'),
+        ('$\\mathcal{S}_i$, $\\mathcal{Z}_i$', '$F \\times d_v$, $F$', 'the running sums of causal linear attention'),
     ]),
     ('What the graph view explains', [
         ('$\\tau_1(W)$', '', "Dobrushin's ergodicity coefficient, $1 - \\min_{i,i'} \\sum_j \\min(W_{ij}, W_{i'j})$"),
