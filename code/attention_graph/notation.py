@@ -222,7 +222,9 @@ SYMBOLS = [
         ('$\\beta_1$, $\\beta_2$', '', "Adam's decay rates of those running means"),
         ('$\\mathcal{T}$', '', 'the set of tied maxima of a row of scores'),
         ('$\\mu$, $\\sigma$', '', 'the mean and the standard deviation of a row in layer normalisation'),
-        ('$\\varepsilon$', '', 'the small constant added to the variance in layer normalisation'),
+        ('$\\varepsilon$', '',
+         ('the small constant that keeps a denominator away from 0: added to the variance in layer '
+          'normalisation, to the root mean square of the gradient in Adam ({doc}`training`)')),
         ('$\\theta$', '', 'an angle: of a Fourier mode on a path or a cycle, or of a rotation'),
         ('$\\varphi$', '',
          ('the shortest-path distance $\\varphi(i, j)$: the fewest edges a message from $j$ crosses to reach $i$ '
