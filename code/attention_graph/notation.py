@@ -221,6 +221,8 @@ SYMBOLS = [
         ('$\\hat m$, $\\hat v$', '', "Adam's bias-corrected running means of the gradient and of its square"),
         ('$\\beta_1$, $\\beta_2$', '', "Adam's decay rates of those running means"),
         ('$\\mathcal{T}$', '', 'the set of tied maxima of a row of scores'),
+        ('$\\Lambda$', '', ('a penalty subtracted from the forbidden scores and sent to $\\infty$: a mask as a '
+                            'limit ({doc}`graph`)')),
         ('$\\mu$, $\\sigma$', '', 'the mean and the standard deviation of a row in layer normalisation'),
         ('$\\varepsilon$', '',
          ('the small constant that keeps a denominator away from 0: added to the variance in layer '
