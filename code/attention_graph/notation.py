@@ -70,6 +70,8 @@ SYMBOLS = [
          'per-head width of queries and keys, $d_h = d_{\\text{model}} / H$'),
         ('$Q_h$, $K_h$, $V_h$', '$n \\times d_h$',
          "head $h$'s block of columns of $Q$, $K$, $V$"),
+        ('$q^{(h)}_i$, $k^{(h)}_j$', '$d_h$',
+         "head $h$'s query of element $i$ and key of element $j$: row $i$ of $Q_h$, row $j$ of $K_h$"),
         ('$W^{(h)}$', '$n \\times n$',
          "head $h$'s attention weights"),
         ('$W_O$', '$H d_h \\times d_{\\text{model}}$',
@@ -202,6 +204,8 @@ SYMBOLS = [
     ('Local to one page or one proof (defined where used)', [
         ('$x_i$, $y_i$', '$d_{\\text{model}}$, $d_v$', 'row $i$ of $X$ and of $Y$'),
         ('$\\bar{x}$', '$d_{\\text{model}}$', 'the mean of the inputs of a group (worked example)'),
+        ('$x^{\\mathrm{dec}}_i$', '$d_{\\text{model}}$',
+         'the input of decoder token $i$, a query of cross-attention ({doc}`multihead`)'),
         ('$\\bar v_i$', '$d_v$', 'the centre of mass of the values other than $v_i$, masses $W_{ij}$'),
         ('$\\tilde x_i$', '$d$', "row $i$ of GAT's $\\tilde X$"),
         ('$\\tilde A$, $\\tilde D$', '$n \\times n$',
