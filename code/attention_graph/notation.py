@@ -164,7 +164,6 @@ SYMBOLS = [
         ('$B_{ij}$', '$n_q \\times n_k$',
          'a bias added to the scaled scores ($-\\infty$ masks an entry); the matrix $B$ (a second meaning of $B$)'),
         ('$\\zeta$', '', 'the ALiBi slope, $B_{ij} = -\\zeta\\,(i - j)$ for $j \\le i$'),
-        ('$\\operatorname{dist}(i, j)$', '', 'the shortest-path distance (hops) from $i$ to $j$'),
         ('$\\phi$', '', 'a feature map of linear attention, $\\mathbb{R}^d \\to \\mathbb{R}^F$'),
         ('$F$', '',
          ('its number of features (feature nodes); the Frobenius norm has an upright subscript, '
