@@ -91,9 +91,6 @@ SYMBOLS = [
          'the gradient of the loss with respect to $Y$, $W$, $S$'),
         ('$dQ$, $dK$, $dV$', 'as $Q$, $K$, $V$',
          'the gradients with respect to the queries, keys and values'),
-        ('$\\Delta_i$', '',
-         ('$\\sum_c (dY \\circ Y)_{ic}$, the row sums of $dY \\circ Y$ (over the value coordinates $c$) used by '
-          'the backward pass of softmax attention')),
         ('$\\mathcal{J}$', '', 'a scalar loss computed from the outputs'),
         ('$\\operatorname{lse}_i$', '',
          'log-sum-exp of row $i$ of the scores, $\\log \\sum_j e^{S_{ij}}$'),
