@@ -207,8 +207,7 @@ SYMBOLS = [
         ('$\\tilde A$, $\\tilde D$', '$n \\times n$',
          ('with self-loops: $\\tilde D$ the degrees of $A + I$; $\\tilde A^{(l)} = \\rho I + (1-\\rho)W^{(l)}$ the '
           'layer of rollout')),
-        ('$z$', '', ('a real argument of a function, where a proof needs one; in the worked example'
-                      ' $z = e^{1/\\sqrt{2}}$,'
+        ('$z$', '', ('$z = e^{1/\\sqrt{2}}$ in the worked example,'
                       ' the variable of the rational functions its weights are')),
         ('$e$', '', "the base of the exponential; with two indices, $e_{ij}$, GAT's scores (a second meaning)"),
         ('$f$', '', 'a scalar read off each value in a proof, $f_j = u \\cdot v_j$ (attention chapter)'),
