@@ -220,8 +220,9 @@ SYMBOLS = [
         ('$\\hat m$, $\\hat v$', '', "Adam's bias-corrected running means of the gradient and of its square"),
         ('$\\beta_1$, $\\beta_2$', '', "Adam's decay rates of those running means"),
         ('$\\mathcal{T}$', '', 'the set of tied maxima of a row of scores'),
-        ('$\\Gamma$, $\\Gamma_i$', '', ('a real constant added to every score of a row (shift invariance, '
-                                     '{doc}`softmax`), $\\Gamma_i$ that of row $i$')),
+        ('$\\Gamma$, $\\Gamma_i$', '', ('a real constant for a row of scores: the shift added to all of them '
+                                     '({doc}`softmax`); $\\Gamma_i$ the one score of the allowed entries of row '
+                                     '$i$ ({doc}`graph`)')),
         ('$\\Lambda$', '', ('a penalty subtracted from the forbidden scores and sent to $\\infty$: a mask as a '
                             'limit ({doc}`graph`)')),
         ('$\\mu$, $\\sigma$', '', 'the mean and the standard deviation of a row in layer normalisation'),
