@@ -113,7 +113,7 @@ def test_page_cross_attention():
     W = oracles.softmax(Z_PAGE @ X_WORKED.T / np.sqrt(2))  # (2, 4)
     assert bt.glued_float(PAGE, "cross_z1_bruno") == pytest.approx(W[0, 2], abs=1e-12)
     assert bt.glued_float(PAGE, "cross_z2_carla") == pytest.approx(W[1, 0], abs=1e-12)
-    # The prose: z1 gives Bruno the largest share, z2 gives Carla the largest share.
+    # The prose: decoder token 1 gives Bruno the largest share, token 2 gives Carla the largest share.
     assert int(np.argmax(W[0])) == PEOPLE.index("Bruno") and int(np.argmax(W[1])) == PEOPLE.index("Carla")
     assert bt.glued_float(PAGE, "cross_nodes") == 6 and bt.glued_float(PAGE, "cross_edges") == 8
 

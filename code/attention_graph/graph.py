@@ -734,13 +734,13 @@ def _check_constant_scores():
             strength="verified", scope="for a row of 3 symbolic scores, and on the path on 4")
 def _check_masked_softmax():
     s = sp.symbols("s_0:3", real=True)
-    t = sp.Symbol("t", positive=True)
+    Lambda = sp.Symbol(r"\Lambda", positive=True)
     allowed = [[True, True, False]]
     exact = _sym_softmax(sp.Matrix([s]), allowed)
-    # Adding -t to the forbidden score and letting t → ∞ gives the neighbour softmax: -∞ is the mask.
-    finite = _sym_softmax(sp.Matrix([[s[0], s[1], s[2] - t]]))
+    # Adding -Λ to the forbidden score and letting Λ → ∞ gives the neighbour softmax: -∞ is the mask.
+    finite = _sym_softmax(sp.Matrix([[s[0], s[1], s[2] - Lambda]]))
     for j in range(3):
-        yield sp.Eq(sp.limit(finite[0, j], t, sp.oo), exact[0, j])
+        yield sp.Eq(sp.limit(finite[0, j], Lambda, sp.oo), exact[0, j])
     # The neighbours' weights do not depend on the forbidden score at all.
     for j in range(3):
         yield sp.Eq(sp.diff(exact[0, j], s[2]), 0)

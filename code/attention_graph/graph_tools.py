@@ -187,11 +187,11 @@ def symmetrised(graph_or_W) -> AttentionGraph:
 
 
 def fiedler_vector(graph_or_W, tol: float = 1e-9) -> tuple[float, np.ndarray]:
-    """(λ₂, u): second-smallest solution of L u = λ D u for A_s = (W + Wᵀ)/2  (eq-spectral-bipartition).
+    """(λ₂, û): second-smallest solution of L û = λ D û for A_s = (W + Wᵀ)/2  (eq-spectral-bipartition).
 
     L = D − A_s and D = diag(A_s 1): the eigenvectors of the random-walk Laplacian I − D⁻¹A_s of the
     symmetrised graph (Shi and Malik's normalised cut; von Luxburg 2007). Computed from the symmetric
-    D^{-1/2} L D^{-1/2}; u is scaled so that u D u = 1 and its largest-magnitude entry is positive.
+    D^{-1/2} L D^{-1/2}; û is scaled so that û D û = 1 and its largest-magnitude entry is positive.
     Refuses a disconnected graph (λ₂ = 0) and a repeated λ₂ (the split would not be determined).
     """
     A_s = symmetrised(graph_or_W).W.astype(float)  # (n, n)
@@ -202,38 +202,38 @@ def fiedler_vector(graph_or_W, tol: float = 1e-9) -> tuple[float, np.ndarray]:
     if (deg <= 0).any():
         lonely = int(np.flatnonzero(deg <= 0)[0])
         raise ValueError(f"node {lonely} has no edge in (W + Wᵀ)/2")
-    lam, u = _fiedler_vector(A_s)  # (n,), (n,)
+    lam, u_hat = _fiedler_vector(A_s)  # (n,), (n,)
     if lam[1] < tol:
         raise ValueError("the symmetrised graph is disconnected (λ₂ = 0): its connected "
                          "components are already its communities")
     if n > 2 and lam[2] - lam[1] < tol:
         raise ValueError(f"λ₂ = {lam[1]:.6g} is repeated: the spectral bipartition is "
                          "not determined")
-    return float(lam[1]), u
+    return float(lam[1]), u_hat
 
 
 def _fiedler_vector(A_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(λ, u): every λ of L u = λ D u, ascending, and u for λ₂, u D u = 1  (eq-spectral-bipartition)."""
+    """(λ, û): every λ of L û = λ D û, ascending, and û for λ₂, û D û = 1  (eq-spectral-bipartition)."""
     inv_sqrt = 1.0 / np.sqrt(A_s.sum(axis=1))  # (n,), D^{-1/2}
     L_sym = normalized_laplacian(A_s)  # (n, n), I − D^{-1/2} A_s D^{-1/2}
-    lam, V = np.linalg.eigh(L_sym)  # (n,), (n, n), ascending
-    u = inv_sqrt * V[:, 1]  # (n,), the generalised eigenvector D^{-1/2} v
-    pivot = int(np.argmax(np.abs(u) > np.abs(u).max() - 1e-12))
-    return lam, u * np.sign(u[pivot])  # (n,), (n,)
+    lam, V = np.linalg.eigh(L_sym)  # (n,), (n, n), ascending; eigenvectors u of 𝓛
+    u_hat = inv_sqrt * V[:, 1]  # (n,), the generalised eigenvector D^{-1/2} u
+    pivot = int(np.argmax(np.abs(u_hat) > np.abs(u_hat).max() - 1e-12))
+    return lam, u_hat * np.sign(u_hat[pivot])  # (n,), (n,)
 
 
 def spectral_bipartition(graph_or_W) -> np.ndarray:
-    """Communities 0/1 by the sign of the Fiedler vector u of A_s = (W + Wᵀ)/2, shape (n,).
+    """Communities 0/1 by the sign of the Fiedler vector û of A_s = (W + Wᵀ)/2, shape (n,).
 
-    Node i goes to community 1 when u_i > 0; the labels are then swapped, if needed, so that node 0
+    Node i goes to community 1 when û_i > 0; the labels are then swapped, if needed, so that node 0
     is in community 0 (a split has no preferred names).
 
     >>> W = [[.5, .5, 0, 0], [.4, .4, .2, 0], [0, .2, .4, .4], [0, 0, .5, .5]]
     >>> spectral_bipartition(W)
     array([0, 0, 1, 1])
     """
-    _, u = fiedler_vector(graph_or_W)  # (n,)
-    groups = (u > 0).astype(int)  # (n,)
+    _, u_hat = fiedler_vector(graph_or_W)  # (n,)
+    groups = (u_hat > 0).astype(int)  # (n,)
     return groups if groups[0] == 0 else 1 - groups
 
 
@@ -370,7 +370,7 @@ _r = sp.IndexedBase("r")
 # Matrix symbols of the displayed equations (glued by book/graph_tools.md, evaluated by the checks).
 _Wm, _Dm, _Im = (sp.MatrixSymbol(x, _n, _n) for x in ("W", "D", "I"))
 _Lm = sp.MatrixSymbol("L", _n, _n)
-_u = sp.MatrixSymbol("u", _n, 1)
+_u = sp.MatrixSymbol(r"\hat{u}", _n, 1)
 _lam = sp.Symbol(r"\lambda")
 _d_h = sp.Symbol("d_h", integer=True, positive=True)
 _Qh, _Kh = sp.MatrixSymbol("Q_h", _n, _d_h), sp.MatrixSymbol("K_h", _n, _d_h)

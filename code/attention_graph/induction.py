@@ -76,20 +76,20 @@ def init_induction_model(vocab: int, n: int, d: int, rng: np.random.Generator) -
 
 
 def induction_forward(params: dict, tokens) -> tuple[np.ndarray, list]:
-    """H⁰ = W_E[s] + W_P; Hˡ = Hˡ⁻¹ + causal attention of Hˡ⁻¹; logits = H² W_U, one sequence.
+    """X⁽⁰⁾ = W_E[tok] + W_P; X⁽ˡ⁾ = X⁽ˡ⁻¹⁾ + causal attention of X⁽ˡ⁻¹⁾; logits = X⁽²⁾ W_U.
 
-    ``tokens`` (n,). Returns logits (n, vocab) and per layer the cache (H, Q, K, V, W).
+    One sequence, ``tokens`` (n,). Returns logits (n, vocab) and per layer the cache (X, Q, K, V, W).
     """
     n = len(tokens)
     mask = causal_mask(n)  # (n, n)
-    H = params["W_E"][tokens] + params["W_P"][:n]  # (n, d)
+    X = params["W_E"][tokens] + params["W_P"][:n]  # (n, d)
     caches = []
     for layer in LAYERS:
-        Q, K, V = (H @ params[f"W_{m}{layer}"] for m in "QKV")  # (n, d) each
+        Q, K, V = (X @ params[f"W_{m}{layer}"] for m in "QKV")  # (n, d) each
         Y, W = attention(Q, K, V, mask)  # (n, d), (n, n)
-        caches.append({"H": H, "Q": Q, "K": K, "V": V, "W": W})
-        H = H + Y  # (n, d): the residual stream
-    return H @ params["W_U"], caches + [{"H": H}]
+        caches.append({"X": X, "Q": Q, "K": K, "V": V, "W": W})
+        X = X + Y  # (n, d): the residual stream
+    return X @ params["W_U"], caches + [{"X": X}]
 
 
 def induction_grads(params: dict, tokens, periods) -> tuple[float, dict]:
@@ -109,12 +109,12 @@ def induction_grads(params: dict, tokens, periods) -> tuple[float, dict]:
         total += L / B
         dlogits = np.zeros_like(logits)  # (n, vocab)
         dlogits[rows] = dz / B
-        grads["W_U"] += caches[-1]["H"].T @ dlogits
+        grads["W_U"] += caches[-1]["X"].T @ dlogits
         dH = dlogits @ params["W_U"].T  # (n, d)
         for layer, c in zip(LAYERS[::-1], caches[-2::-1]):
             dQ, dK, dV = attention_backward(c["Q"], c["K"], c["V"], dH, mask)  # (n, d) each
             for name, dM in zip("QKV", (dQ, dK, dV)):
-                grads[f"W_{name}{layer}"] += c["H"].T @ dM
+                grads[f"W_{name}{layer}"] += c["X"].T @ dM
             dH = dH + dQ @ params[f"W_Q{layer}"].T + dK @ params[f"W_K{layer}"].T \
                 + dV @ params[f"W_V{layer}"].T  # (n, d)
         np.add.at(grads["W_E"], tok, dH)

@@ -46,13 +46,13 @@ def club_graph() -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
 
 
 def standardised_pe(A, k: int) -> np.ndarray:
-    """P = √n · (the k Laplacian eigenvectors of :func:`laplacian_pe`): columns of mean square 1. (n, k).
+    """Φ = √n · (the k Laplacian eigenvectors of :func:`laplacian_pe`): columns of mean square 1. (n, k).
 
     The eigenvectors have unit norm, so their entries are of size 1/√n; scaled by √n they are of
     size 1, like standardised features.
     """
-    P = laplacian_pe(A, k)  # (n, k)
-    return np.sqrt(P.shape[0]) * P  # (n, k)
+    Phi = laplacian_pe(A, k)  # (n, k)
+    return np.sqrt(Phi.shape[0]) * Phi  # (n, k)
 
 
 def init_projections(k: int, d: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -66,9 +66,9 @@ def init_projections(k: int, d: int, rng: np.random.Generator) -> dict[str, np.n
 
 def graph_transformer_layer(A, P, params: dict, n_heads: int,
                             labels=None) -> tuple[np.ndarray, list[AttentionGraph]]:
-    """Y = H + [W⁽¹⁾V₁ … W⁽ʰ⁾Vₕ] W_O, H = P C, W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h) on A + I  (eq-gt-layer).
+    """Y = X + [W⁽¹⁾V₁ … W⁽ʰ⁾Vₕ] W_O, X = Φ C, W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h) on A + I  (eq-gt-layer).
 
-    ``A`` is the graph's symmetric 0/1 adjacency (n, n); ``P`` the positional encodings (n, k), the
+    ``A`` is the graph's symmetric 0/1 adjacency (n, n); ``P`` the positional encodings Φ (n, k), the
     only input; ``params`` as from ``karate.init_projections``. Node i attends to node j only when they
     are neighbours or i = j. Returns Y (n, d) and one :class:`AttentionGraph` per head. Layer norm and
     the feed-forward network of a full Graph Transformer are left out (a pre-LN norm would change the
@@ -89,15 +89,15 @@ def graph_transformer_layer(A, P, params: dict, n_heads: int,
     return _graph_transformer_layer(A, P, params, n_heads, labels)
 
 
-def _graph_transformer_layer(A, P, params: dict, n_heads: int,
+def _graph_transformer_layer(A, Phi, params: dict, n_heads: int,
                              labels) -> tuple[np.ndarray, list[AttentionGraph]]:
-    """Y = H + [W⁽¹⁾V₁ … W⁽ʰ⁾Vₕ] W_O, H = P C, W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h) on A + I  (eq-gt-layer)."""
+    """Y = X + [W⁽¹⁾V₁ … W⁽ʰ⁾Vₕ] W_O, X = Φ C, W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h) on A + I  (eq-gt-layer)."""
     mask = (A + np.eye(A.shape[0])) > 0  # (n, n): friends and oneself
-    H = P @ params["C"]  # (n, d)
+    X = Phi @ params["C"]  # (n, d)
     W_QKVO = (params[name] for name in ("W_Q", "W_K", "W_V", "W_O"))
-    Y_heads, W = multi_head_attention(H, H, *W_QKVO, n_heads,
+    Y_heads, W = multi_head_attention(X, X, *W_QKVO, n_heads,
                                       mask=mask)  # (n, d), (H, n, n)
-    return H + Y_heads, [AttentionGraph(W_h, labels) for W_h in W]  # (n, d)
+    return X + Y_heads, [AttentionGraph(W_h, labels) for W_h in W]  # (n, d)
 
 
 def club_run(seed: int, k: int = 4, d: int = 8, n_heads: int = 2) -> dict:

@@ -37,9 +37,9 @@ def elu_feature_map(X) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class RandomFeatures:
-    """φ(x) = exp(Ξ x̃ − ‖x̃‖²/2) / √F with x̃ = x / d^(1/4): Performer's positive random features.
+    """φ(x) = exp(Ξ x / d^(1/4) − ‖x‖²/(2√d)) / √F: Performer's positive random features.
 
-    ``Xi`` (F, d) holds F Gaussian directions ξ_r ~ N(0, I_d) as rows; with them
+    ``Xi`` (F, d) holds F Gaussian directions ξ_l ~ N(0, I_d) as rows; with them
     E[φ(q)·φ(k)] = exp(q·k/√d), the softmax kernel (thm-random-features-unbiased).
     """
 
@@ -277,14 +277,14 @@ def _check_causal_running_sum():
     i, j = sp.symbols("i j", integer=True, positive=True)
     x = sp.IndexedBase("x")  # x_j stands for φ(k_j) v_jᵀ (or φ(k_j) for the normaliser)
     running = sp.Sum(x[j], (j, 1, i))
-    # S_{i+1} = S_i + x_{i+1}: the state after token i + 1 is the state after i plus one term.
+    # 𝒮_{i+1} = 𝒮_i + x_{i+1}: the state after token i + 1 is the state after i plus one term.
     last = sp.Sum(x[j], (j, i + 1, i + 1))  # the one new term
     yield sp.Eq(sp.simplify(running + last - sp.Sum(x[j], (j, 1, i + 1))), 0, evaluate=False)  # ranges join
     yield sp.Eq(last.doit(), x[i + 1], evaluate=False)
-    # S_1 = x_1: the first token starts the state.
+    # 𝒮_1 = x_1: the first token starts the state.
     yield sp.Eq(running.subs(i, 1).doit(), x[1])
     # Row i of the masked quadratic form sums over the keys j = 1, ..., i: the exchange of sums with
-    # n = i turns it into φ(q_i)ᵀ S_i (and its normaliser into φ(q_i)ᵀ z_i).
+    # n = i turns it into φ(q_i)ᵀ 𝒮_i (and its normaliser into φ(q_i)ᵀ 𝒵_i).
     yield from _sums_exchanged(i, i, sp.Symbol("F", integer=True, positive=True))
     # The package: the running sum equals the causally masked weights formed explicitly.
     rng = np.random.default_rng(4)

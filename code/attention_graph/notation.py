@@ -70,6 +70,8 @@ SYMBOLS = [
          'per-head width of queries and keys, $d_h = d_{\\text{model}} / H$'),
         ('$Q_h$, $K_h$, $V_h$', '$n \\times d_h$',
          "head $h$'s block of columns of $Q$, $K$, $V$"),
+        ('$q^{(h)}_i$, $k^{(h)}_j$', '$d_h$',
+         "head $h$'s query of element $i$ and key of element $j$: row $i$ of $Q_h$, row $j$ of $K_h$"),
         ('$W^{(h)}$', '$n \\times n$',
          "head $h$'s attention weights"),
         ('$W_O$', '$H d_h \\times d_{\\text{model}}$',
@@ -94,9 +96,6 @@ SYMBOLS = [
          'the gradient of the loss with respect to $Y$, $W$, $S$'),
         ('$dQ$, $dK$, $dV$', 'as $Q$, $K$, $V$',
          'the gradients with respect to the queries, keys and values'),
-        ('$\\Delta_i$', '',
-         ('$\\sum_c (dY \\circ Y)_{ic}$, the row sums of $dY \\circ Y$ (over the value coordinates $c$) used by '
-          'the backward pass of softmax attention')),
         ('$\\mathcal{J}$', '', 'a scalar loss computed from the outputs'),
         ('$\\operatorname{lse}_i$', '',
          'log-sum-exp of row $i$ of the scores, $\\log \\sum_j e^{S_{ij}}$'),
@@ -169,15 +168,15 @@ SYMBOLS = [
         ('$B_{ij}$', '$n_q \\times n_k$',
          'a bias added to the scaled scores ($-\\infty$ masks an entry); the matrix $B$'),
         ('$\\zeta$', '', 'the ALiBi slope, $B_{ij} = -\\zeta\\,(i - j)$ for $j \\le i$'),
-        ('$\\operatorname{dist}(i, j)$', '', 'the shortest-path distance (hops) from $i$ to $j$'),
         ('$\\phi$', '', 'a feature map of linear attention, $\\mathbb{R}^d \\to \\mathbb{R}^F$'),
         ('$F$', '',
          ('its number of features (feature nodes); the Frobenius norm has an upright subscript, '
           '$\\lVert \\cdot \\rVert_{\\mathrm{F}}$')),
         ('$\\mathcal{N}$', '',
          'the normal (Gaussian) distribution, $\\mathcal{N}(0, I_d)$ the standard one in $d$ dimensions'),
-        ('$\\xi_r$', '$d$', 'the random directions of positive random features, $r = 1, \\dots, F$'),
-        ('$S_i$, $z_i$', '$F \\times d_v$, $F$', 'the running sums of causal linear attention'),
+        ('$\\xi_l$', '$d$',
+         'the random directions of positive random features, one per feature node $l = 1, \\dots, F$'),
+        ('$\\mathcal{S}_i$, $\\mathcal{Z}_i$', '$F \\times d_v$, $F$', 'the running sums of causal linear attention'),
     ]),
     ('What the graph view explains', [
         ('$\\tau_1(W)$', '', "Dobrushin's ergodicity coefficient, $1 - \\min_{i,i'} \\sum_j \\min(W_{ij}, W_{i'j})$"),
@@ -212,13 +211,14 @@ SYMBOLS = [
     ('Local to one page or one proof (defined where used)', [
         ('$x_i$, $y_i$', '$d_{\\text{model}}$, $d_v$', 'row $i$ of $X$ and of $Y$'),
         ('$\\bar{x}$', '$d_{\\text{model}}$', 'the mean of the inputs of a group (worked example)'),
+        ('$x^{\\mathrm{dec}}_i$', '$d_{\\text{model}}$',
+         'the input of decoder token $i$, a query of cross-attention ({doc}`multihead`)'),
         ('$\\bar v_i$', '$d_v$', 'the centre of mass of the values other than $v_i$, masses $W_{ij}$'),
         ('$\\tilde x_i$', '$d$', "row $i$ of GAT's $\\tilde X$"),
         ('$\\tilde A$, $\\tilde D$', '$n \\times n$',
          ('with self-loops: $\\tilde D$ the degrees of $A + I$; $\\tilde A^{(l)} = \\rho I + (1-\\rho)W^{(l)}$ the '
           'layer of rollout')),
-        ('$z$', '', ('a real argument of a function, where a proof needs one; in the worked example'
-                      ' $z = e^{1/\\sqrt{2}}$,'
+        ('$z$', '', ('$z = e^{1/\\sqrt{2}}$ in the worked example,'
                       ' the variable of the rational functions its weights are')),
         ('$e$', '', 'the base of the exponential'),
         ('$f$', '', 'a scalar read off each value in a proof, $f_j = v_{jc}$ (attention chapter)'),
@@ -231,8 +231,15 @@ SYMBOLS = [
         ('$\\hat m$, $\\hat v$', '', "Adam's bias-corrected running means of the gradient and of its square"),
         ('$\\beta_1$, $\\beta_2$', '', "Adam's decay rates of those running means"),
         ('$\\mathcal{T}$', '', 'the set of tied maxima of a row of scores'),
+        ('$\\Gamma$, $\\Gamma_i$', '', ('a real constant for a row of scores: the shift added to all of them '
+                                     '({doc}`softmax`); $\\Gamma_i$ the one score of the allowed entries of row '
+                                     '$i$ ({doc}`graph`)')),
+        ('$\\Lambda$', '', ('a penalty subtracted from the forbidden scores and sent to $\\infty$: a mask as a '
+                            'limit ({doc}`graph`)')),
         ('$\\mu$, $\\sigma$', '', 'the mean and the standard deviation of a row in layer normalisation'),
-        ('$\\varepsilon$', '', 'the small constant added to the variance in layer normalisation'),
+        ('$\\varepsilon$', '',
+         ('the small constant that keeps a denominator away from 0: added to the variance in layer '
+          'normalisation, to the root mean square of the gradient in Adam ({doc}`training`)')),
         ('$\\theta$', '', 'an angle: of a Fourier mode on a path or a cycle, or of a rotation'),
         ('$\\chi$', '',
          ('the number of a Fourier mode: $\\theta_\\chi = \\pi \\chi / (n - 1)$ on $P_n$, $2\\pi \\chi / n$ on $C_n$, '

@@ -338,7 +338,7 @@ def plot_fiedler_vector(graph, u, groups, ax=None, *, title: str | None = None):
     ax.bar(range(graph.n), u, color=colors)
     ax.axhline(0, color="black", lw=0.8)
     ax.set_xticks(range(graph.n), graph.labels)
-    ax.set_ylabel("Fiedler vector $u_i$")
+    ax.set_ylabel(r"Fiedler vector $\hat u_i$")
     if title:
         ax.set_title(title)
     return _finish(ax.figure, own)

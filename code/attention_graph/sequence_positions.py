@@ -134,7 +134,7 @@ def alibi_bias(n: int, slope: float) -> np.ndarray:
 
 
 def shortest_path_distances(A) -> np.ndarray:
-    """dist(i, j): the fewest edges on a path i → j of the graph A (A_ij > 0 an edge); ∞ if none. (n, n)."""
+    """φ(i, j): the fewest edges on a path i → j of the graph A (A_ij > 0 an edge); ∞ if none. (n, n)."""
     A = as_square(A, "A")  # (n, n)
     if (A < 0).any():
         raise ValueError("A must be non-negative (an adjacency matrix)")
@@ -142,10 +142,10 @@ def shortest_path_distances(A) -> np.ndarray:
 
 
 def distance_bias(A, slope: float) -> np.ndarray:
-    """B_ij = −ζ dist(i, j) on the graph A, −∞ where j cannot be reached: a spatial bias. (n, n).
+    """B_ij = −ζ φ(i, j) on the graph A, −∞ where j cannot be reached: a spatial bias. (n, n).
 
-    Graphormer (Ying et al. 2021) adds to each score a learned scalar B_ij set by dist(i, j); this is
-    the linear choice B_ij = −ζ dist(i, j), which on the path graph, causally masked, is ALiBi.
+    Graphormer (Ying et al. 2021) adds to each score a learned scalar B_ij set by φ(i, j); this is
+    the linear choice B_ij = −ζ φ(i, j), which on the path graph, causally masked, is ALiBi.
     """
     slope = _as_slope(slope)
     dist = shortest_path_distances(A)  # (n, n)

@@ -120,16 +120,16 @@ def init_sink_model(vocab: int, n: int, d: int, rng: np.random.Generator) -> dic
 
 
 def sink_forward(params: dict, tokens) -> tuple[np.ndarray, dict]:
-    """X = W_E[s] + W_P; H = X + softmax(XW_Q (XW_K)ᵀ/√d + causal) X W_V; logits = H W_U.
+    """X = W_E[tok] + W_P; X' = X + softmax(XW_Q (XW_K)ᵀ/√d + causal) X W_V; logits = X' W_U.
 
-    ``tokens`` (n,). Returns logits (n, vocab) and the cache (X, Q, K, V, W, H).
+    ``tokens`` (n,). Returns logits (n, vocab) and the cache (X, Q, K, V, W, X_out), X_out = X'.
     """
     n = len(tokens)
     X = params["W_E"][tokens] + params["W_P"][:n]  # (n, d)
     Q, K, V = (X @ params[f"W_{m}"] for m in "QKV")  # (n, d) each
     Y, W = attention(Q, K, V, causal_mask(n))  # (n, d), (n, n)
-    H = X + Y  # (n, d)
-    return H @ params["W_U"], {"X": X, "Q": Q, "K": K, "V": V, "W": W, "H": H}
+    X_out = X + Y  # (n, d): X', the output of the attention sublayer
+    return X_out @ params["W_U"], {"X": X, "Q": Q, "K": K, "V": V, "W": W, "X_out": X_out}
 
 
 def sink_grads(params: dict, tokens, targets) -> tuple[float, dict]:
@@ -137,23 +137,23 @@ def sink_grads(params: dict, tokens, targets) -> tuple[float, dict]:
     B, n = np.shape(tokens)
     grads = {name: np.zeros_like(p) for name, p in params.items()}
     total = 0.0
-    for s, t in zip(tokens, targets):
-        rows = np.flatnonzero(t >= 0)  # (r,)
-        logits, c = sink_forward(params, s)
-        L, dz = cross_entropy(logits[rows], t[rows])  # dz (r, vocab)
+    for tok, target in zip(tokens, targets):
+        rows = np.flatnonzero(target >= 0)  # (r,)
+        logits, c = sink_forward(params, tok)
+        L, dz = cross_entropy(logits[rows], target[rows])  # dz (r, vocab)
         total += L / B
         dlogits = np.zeros_like(logits)  # (n, vocab)
         dlogits[rows] = dz / B
-        grads["W_U"] += c["H"].T @ dlogits
-        dH = dlogits @ params["W_U"].T  # (n, d)
+        grads["W_U"] += c["X_out"].T @ dlogits
+        dX_out = dlogits @ params["W_U"].T  # (n, d)
         mask = causal_mask(n)  # (n, n)
         Q, K, V = c["Q"], c["K"], c["V"]  # (n, d) each
-        dQ, dK, dV = attention_backward(Q, K, V, dH, mask)  # (n, d) each
-        for m, dM in zip("QKV", (dQ, dK, dV)):
-            grads[f"W_{m}"] += c["X"].T @ dM
+        dQ, dK, dV = attention_backward(Q, K, V, dX_out, mask)  # (n, d) each
+        for name, dM in zip("QKV", (dQ, dK, dV)):
+            grads[f"W_{name}"] += c["X"].T @ dM
         W_Q, W_K, W_V = params["W_Q"], params["W_K"], params["W_V"]
-        dX = dH + dQ @ W_Q.T + dK @ W_K.T + dV @ W_V.T  # (n, d)
-        np.add.at(grads["W_E"], s, dX)
+        dX = dX_out + dQ @ W_Q.T + dK @ W_K.T + dV @ W_V.T  # (n, d)
+        np.add.at(grads["W_E"], tok, dX)
         grads["W_P"][:n] += dX
     return total, grads
 

@@ -407,8 +407,8 @@ def _check_rows_sum_to_one():
 @derivation("thm-shift-invariance",
             strength="proved", scope="for every number of keys n_k and a symbolic shift (symbolic sums)")
 def _check_shift_invariance():
-    c = sp.Symbol("c", real=True)
-    # For every n: e^{s_j + c} / Σ_l e^{s_l + c}, with e^{c} taken out of the sum, is e^{s_j} / Σ_l e^{s_l}.
+    c = sp.Symbol(r"\Gamma", real=True)  # the shift, Γ on the page
+    # For every n: e^{s_j + Γ} / Σ_l e^{s_l + Γ}, with e^{Γ} taken out of the sum, is e^{s_j} / Σ_l e^{s_l}.
     s = sp.IndexedBase("s", real=True)
     shifted = sp.expand(sp.exp(s[_j] + c) / sp.Sum(sp.exp(s[_l] + c), (_l, 1, _n_k)))
     shifted = shifted.replace(lambda e: isinstance(e, sp.Sum),
