@@ -231,8 +231,9 @@ SYMBOLS = [
         ('$\\hat m$, $\\hat v$', '', "Adam's bias-corrected running means of the gradient and of its square"),
         ('$\\beta_1$, $\\beta_2$', '', "Adam's decay rates of those running means"),
         ('$\\mathcal{T}$', '', 'the set of tied maxima of a row of scores'),
-        ('$\\Gamma$, $\\Gamma_i$', '', ('a real constant for a row of scores: the shift added to all of them '
-                                     '({doc}`softmax`); $\\Gamma_i$ the one score of the allowed entries of row '
+        ('$\\Gamma$, $\\Gamma_i$', '', ('a real constant: the shift added to a whole row of scores ({doc}`softmax`), '
+                                     'the factor scaling every value in an exercise of {doc}`attention`; '
+                                     '$\\Gamma_i$ the one score of the allowed entries of row '
                                      '$i$ ({doc}`graph`)')),
         ('$\\Lambda$', '', ('a penalty subtracted from the forbidden scores and sent to $\\infty$: a mask as a '
                             'limit ({doc}`graph`)')),
