@@ -163,4 +163,4 @@ def test_page_box_gives_the_registry_s_line_for_the_causal_mask():
     from attention_graph import registry
 
     line = registry.badge("thm-causal-mask-lower-triangular")
-    assert bt.glued_plain(PAGE, "how_thm_causal_mask").strip("'") == line
+    assert bt.glued_plain(PAGE, "how_thm_causal_mask_lower_triangular").strip("'") == line

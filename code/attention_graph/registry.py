@@ -102,6 +102,17 @@ def badge(label: str) -> str:
     return f"{STRENGTHS[kind]} {scope}."
 
 
+def how_checked(labels) -> dict[str, str]:
+    """{glue key: badge line} of a page's "How this page is checked" box, the key ``how_`` + the label
+    with ``_`` for ``-``.
+
+    >>> from attention_graph import qkv, registry  # qkv registers its checks
+    >>> list(registry.how_checked(["eq-qkv"]))
+    ['how_eq_qkv']
+    """
+    return {f"how_{label.replace('-', '_')}": badge(label) for label in labels}
+
+
 def strength_counts() -> dict[str, int]:
     """How many registered results are proved, verified and measured."""
     counts = {kind: 0 for kind in STRENGTHS}
