@@ -23,6 +23,7 @@ from attention_graph import patterns as pt
 from attention_graph import worked_example as we
 from attention_graph.attention import attention
 from attention_graph.softmax import raw_score_row, softmax
+from visits import script
 
 pytestmark = pytest.mark.browser
 
@@ -426,68 +427,75 @@ def test_karate_seed_slider(opened):
 # Every explorable: keyboard, labels, width, light and dark, print
 # --------------------------------------------------------------------------------------------------
 
-CONTROLS_JS = """root => [...document.querySelector(root).querySelectorAll(
-    'input, button, [tabindex]')].filter(e => !e.disabled).map(e => ({
-      tag: e.tagName, tabindex: e.tabIndex,
-      label: e.getAttribute('aria-label') || (e.id && document.querySelector(`label[for="${e.id}"]`)
-             ? document.querySelector(`label[for="${e.id}"]`).textContent : '') || e.textContent.trim()}))"""
+def window(o: Opened) -> dict:
+    """What the explorable shows in this window: its box, the page's width, its contrast, any error."""
+    return {"box": o.page.locator(o.root).bounding_box(),
+            "page_width": o.page.evaluate("() => document.documentElement.scrollWidth"),
+            "contrast": o.page.evaluate(script("explorable_contrast.js"), o.root),
+            "error": o.page.get_attribute(o.root, "data-error")}
 
 
-@pytest.mark.parametrize("name", sorted(PAGES))
-def test_every_control_is_labelled_and_reached_by_tab(opened, name):
-    o = opened(name)
-    controls = o.page.evaluate(CONTROLS_JS, o.root)
-    assert controls and all(c["tabindex"] >= 0 and c["label"] for c in controls), controls
+def tab_through(o: Opened) -> dict:
+    """Its controls, and whether Tab, pressed once per control from the first, stays inside it."""
+    controls = o.page.evaluate(script("controls.js"), o.root)
     o.page.evaluate("root => document.querySelector(root).querySelector('input, button, [tabindex]').focus()", o.root)
     reached = []
     for _ in range(len(controls)):
         reached.append(o.page.evaluate("root => document.querySelector(root).contains(document.activeElement)",
                                        o.root))
         o.page.keyboard.press("Tab")
+    return {"controls": controls, "reached": reached}
+
+
+def printed(o: Opened) -> dict:
+    """Printed: is the explorable hidden, and the static figure (or trace table) just before it shown?"""
+    o.page.emulate_media(media="print")
+    return {"display": o.page.evaluate("root => getComputedStyle(document.querySelector(root)).display", o.root),
+            "figure_shown": o.page.evaluate("""root => { let e = document.querySelector(root).previousElementSibling;
+        while (e && !(e.querySelector && e.querySelector('figure img, img, table'))) e = e.previousElementSibling;
+        return e ? getComputedStyle(e).display !== 'none' : false; }""", o.root)}
+
+
+@pytest.fixture(scope="module")
+def windows(browser, site) -> dict:
+    """Each explorable's page opened once per width: read in light mode, then in dark (the theme
+    switched as the theme's button does); at 1280 px also its controls (after the light reading) and,
+    last, the page printed. {(name, width, scheme): window, (name, "tab"): ..., (name, "print"): ...}."""
+    seen = {}
+    for name in sorted(PAGES):
+        for width in (1280, 390):
+            o = Opened(browser, site, name, width)
+            seen[(name, width, "light")] = window(o)
+            if width == 1280:
+                seen[(name, "tab")] = tab_through(o)
+            o.page.evaluate(script("dark.js"))
+            seen[(name, width, "dark")] = window(o)
+            if width == 1280:
+                seen[(name, "print")] = printed(o)
+            o.close()
+    return seen
+
+
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_every_control_is_labelled_and_reached_by_tab(windows, name):
+    controls, reached = windows[(name, "tab")]["controls"], windows[(name, "tab")]["reached"]
+    assert controls and all(c["tabindex"] >= 0 and c["label"] for c in controls), controls
     assert all(reached), reached
-
-
-CONTRAST_JS = """root => {
-  const rgb = s => (s.match(/[\\d.]+/g) || []).slice(0, 3).map(Number);
-  const f = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
-  const lum = ([r, g, b]) => {
-    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
-  let node = document.querySelector(root), bg = 'rgba(0, 0, 0, 0)';
-  while (node && /rgba\\(0, 0, 0, 0\\)|transparent/.test(bg)) {
-    bg = getComputedStyle(node).backgroundColor; node = node.parentElement;
-  }
-  if (/rgba\\(0, 0, 0, 0\\)/.test(bg)) bg = 'rgb(255, 255, 255)';
-  const ratio = (a, b) => {
-    const [x, y] = [lum(rgb(a)), lum(rgb(b))].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05);
-  };
-  const el = document.querySelector(root);
-  const text = el.querySelector('.ae-hint');
-  const svgText = el.querySelector('svg text:not(.ae-club-label)');
-  return {text: ratio(getComputedStyle(text).color, bg),
-          svg: svgText ? ratio(getComputedStyle(svgText).fill, bg) : 99};
-}"""
 
 
 @pytest.mark.parametrize("width,scheme", WINDOWS)
 @pytest.mark.parametrize("name", sorted(PAGES))
-def test_explorables_fit_and_read_in_every_window(opened, name, width, scheme):
-    o = opened(name, width, scheme)
-    box = o.page.locator(o.root).bounding_box()
+def test_explorables_fit_and_read_in_every_window(windows, name, width, scheme):
+    got = windows[(name, width, scheme)]
+    box = got["box"]
     assert box["width"] > 0 and box["height"] > 0
     assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, box
-    assert o.page.evaluate("() => document.documentElement.scrollWidth") <= width
-    contrast = o.page.evaluate(CONTRAST_JS, o.root)
-    assert contrast["text"] >= 4.5 and contrast["svg"] >= 4.5, contrast
-    assert o.page.get_attribute(o.root, "data-error") is None
+    assert got["page_width"] <= width
+    assert got["contrast"]["text"] >= 4.5 and got["contrast"]["svg"] >= 4.5, got["contrast"]
+    assert got["error"] is None
 
 
 @pytest.mark.parametrize("name", sorted(PAGES))
-def test_the_printed_page_keeps_the_static_figure(opened, name):
-    o = opened(name)
-    o.page.emulate_media(media="print")
-    assert o.page.evaluate("root => getComputedStyle(document.querySelector(root)).display", o.root) == "none"
-    # the static figure (or the trace table) just before the explorable is still shown
-    shown = o.page.evaluate("""root => { let e = document.querySelector(root).previousElementSibling;
-        while (e && !(e.querySelector && e.querySelector('figure img, img, table'))) e = e.previousElementSibling;
-        return e ? getComputedStyle(e).display !== 'none' : false; }""", o.root)
-    assert shown
+def test_the_printed_page_keeps_the_static_figure(windows, name):
+    assert windows[(name, "print")]["display"] == "none"
+    assert windows[(name, "print")]["figure_shown"]

@@ -251,7 +251,8 @@ def _jupyter_book() -> str:
 
 @pytest.mark.slow
 def test_rule4_a_change_in_code_alone_reaches_the_html(tmp_path):
-    """The book's own mechanism (execute: force + book/_ext/sphinx_watch.py) on a one-page book."""
+    """The book's own mechanism (execute: force + book/_ext/sphinx_watch.py) on a one-page book: a
+    change in code/ alone, then in the book's CSS alone, reaches the site."""
     # The book's own configuration, unchanged; only the table of contents and the page differ.
     shutil.copy(bt.ROOT / "_config.yml", tmp_path / "_config.yml")
     shutil.copy(bt.ROOT / "references.bib", tmp_path / "references.bib")
@@ -262,9 +263,11 @@ def test_rule4_a_change_in_code_alone_reaches_the_html(tmp_path):
     probe = tmp_path / "code" / "probe.py"
     html = tmp_path / "_build" / "html" / "page.html"
 
-    def build_and_read(value: int) -> str:
-        probe.write_text(f"VALUE = {value}\n")
-        os.utime(probe, None)
+    def build_and_read(value: int | None) -> str:
+        """Build (code/probe.py first set to ``value``, unless None) and read the page's value."""
+        if value is not None:
+            probe.write_text(f"VALUE = {value}\n")
+            os.utime(probe, None)
         run = subprocess.run([_jupyter_book(), "build", str(tmp_path), "-n", "-W", "--keep-going"],
                              capture_output=True, text=True, cwd=tmp_path)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
@@ -273,3 +276,8 @@ def test_rule4_a_change_in_code_alone_reaches_the_html(tmp_path):
 
     assert build_and_read(1111) == "1111"
     assert build_and_read(2222) == "2222", "page.md did not change, code/probe.py did: stale output"
+    css = tmp_path / "book" / "_ext" / "static" / "book.css"
+    css.write_text(css.read_text() + "\n.probe-rule { color: red; }\n")
+    assert build_and_read(None) == "2222"  # code/ untouched
+    assert ".probe-rule" in (tmp_path / "_build" / "html" / "_static" / "book.css").read_text(), \
+        "book.css changed, the site kept the old one"

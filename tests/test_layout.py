@@ -1,6 +1,7 @@
 """The book's layout as a reader meets it, at 1280 px and on a 390 px phone, in light and dark mode.
 
-Every page of ``_toc.yml`` is opened in Chromium at both widths and in both modes. In each:
+Every page of ``_toc.yml`` is read in Chromium at both widths and in both modes (at 1280 px from
+the page's one visit, ``tests/visits.py``: dark mode with its solutions open). In each:
 
 - nothing is wider than the text column unless it sits in a box that scrolls it (a display, a table,
   a figure), and such a box shows a cue at its edge (a shadow: its background is not plain);
@@ -27,6 +28,7 @@ import pytest
 
 import browsertools as bw
 import buildpaths as paths
+from visits import script
 
 HTML = paths.HTML
 DOCS = [d for d in bw.toc_docnames() if (HTML / f"{d}.html").exists()] if HTML.exists() else []
@@ -80,83 +82,22 @@ def test_the_equal_range_rule_catches_a_broken_page():
 
 # --- In Chromium -----------------------------------------------------------------------------------
 
-# What a page shows, read once it has settled. Any element of the article that reaches past the
-# column's right edge (or before its left) must sit in a box with overflow-x auto/scroll inside the
-# column; a box that does scroll must show a cue (a background image: the shadows of book.css).
-LAYOUT_JS = r"""() => {
-  const article = document.querySelector("main article") || document.querySelector("main");
-  const col = article.getBoundingClientRect();
-  const visible = e => e.checkVisibility({opacityProperty: true, visibilityProperty: true});
-  const all = sel => Array.from(article.querySelectorAll(sel)).filter(visible);
-  const describe = e => (e.id ? "#" + e.id : e.tagName.toLowerCase() + "." + (e.className.baseVal ??
-                         e.className).toString().split(" ")[0]) + ": " + e.textContent.trim().slice(0, 60);
-  // Up from e: the first box that clips it decides. One that scrolls (inside the column) holds it;
-  // one that hides the overflow cuts it off; none at all and it pushes past the column.
-  const held = (e, r) => {
-    for (let a = e.parentElement; a && a !== article; a = a.parentElement) {
-      const ox = getComputedStyle(a).overflowX;
-      if (ox === "visible") continue;
-      const b = a.getBoundingClientRect();
-      if (r.right <= b.right + 1 && r.left >= b.left - 1) continue;  // fits in this box
-      if (ox === "auto" || ox === "scroll") return b.right <= col.right + 1 && b.left >= col.left - 1;
-      return false;
-    }
-    return false;
-  };
-  // Every element of the article that reaches past the column and is not held; of nested ones,
-  // the outermost only.
-  const loose = new Set();
-  for (const e of article.querySelectorAll("*")) {
-    const r = e.getBoundingClientRect();
-    if (e.parentElement.closest("mjx-container")) continue;  // a formula is judged as a whole
-    if (r.width === 0 || r.right <= col.right + 1 && r.left >= col.left - 1) continue;
-    if (visible(e) && !held(e, r)) loose.add(e);
-  }
-  const over = [...loose].filter(e => { for (let a = e.parentElement; a; a = a.parentElement)
-                                          if (loose.has(a)) return false; return true; }).map(describe);
-  const cueless = [];
-  for (const e of all("mjx-container[display='true'], div.math, .pst-scrollable-table-container, figure")) {
-    if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).backgroundImage === "none")
-      cueless.push(describe(e));
-  }
-  const badges = all(".check-badge > summary").map(s => ({
-    words: s.innerText.trim().split(/\s+/).filter(Boolean).length, text: s.innerText.trim(),
-    title: s.getAttribute("title") || "", aria: s.getAttribute("aria-label") || "",
-    scope: s.parentElement.querySelector(".check-scope").textContent.trim()}));
-  const boxes = Array.from(document.querySelectorAll(".admonition, .sd-dropdown, details"))
-    .filter(e => !e.closest("details.how-checked"))
-    .filter(e => visible(e) && /^How this page is checked/.test(
-      (e.querySelector(".admonition-title, summary, .sd-summary-title") || e).textContent.trim()));
-  const blocks = Array.from(document.querySelectorAll("details.how-checked"));
-  const last = Array.from(article.querySelectorAll("section, details.how-checked, .admonition, p"))
-                    .filter(visible).pop();
-  const marks = Array.from(document.querySelectorAll(".glued")).slice(0, 50)
-    .map(e => getComputedStyle(e).textDecorationLine).filter(l => l !== "none");
-  return {
-    theme: document.documentElement.dataset.theme,
-    page_wider: document.documentElement.scrollWidth > document.documentElement.clientWidth + 1,
-    over, cueless, badges, marks,
-    wide_code: all("pre").filter(e => e.scrollWidth > e.clientWidth + 1).map(describe),
-    stray_boxes: boxes.map(describe),
-    blocks: blocks.map(b => ({open: b.open, visible_body: visible(b.querySelector(".how-checked-body")),
-                              last: !!last && (b.contains(last) || b === last)})),
-  };
-}"""
-
-
 @pytest.fixture(scope="session")
-def layouts(site, browser):
-    """{(doc, width, mode): what LAYOUT_JS read}, every page opened once per width and mode."""
+def layouts(site, browser, visit):
+    """{(doc, width, mode): what ``js/layout.js`` read}. At 1280 px, from the page's visit (light as it
+    loads; dark once its solutions are open and the dark theme applied); on the phone, every page
+    opened once per mode, the mode asked for as a reader's stored choice."""
     seen = {}
-    for width, mode in LAYOUTS:
-        context = browser.new_context(viewport={"width": width, "height": 900 if width > 600 else 844},
-                                      color_scheme=mode)
+    for doc in DOCS:
+        seen[(doc, 1280, "light")], seen[(doc, 1280, "dark")] = visit(f"{doc}.html").layout
+    for mode in ("light", "dark"):
+        context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme=mode)
         context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
         page = context.new_page()
         for doc in DOCS:
             page.goto(site + f"{doc}.html")
             bw.settle(page)
-            seen[(doc, width, mode)] = page.evaluate(LAYOUT_JS)
+            seen[(doc, 390, mode)] = page.evaluate(script("layout.js"))
         context.close()
     return seen
 
@@ -265,7 +206,7 @@ def test_the_layout_rules_catch_a_broken_page(browser, tmp_path):
     try:
         with bw.serve(Path(tmp_path)) as base:
             page.goto(base + "page.html")
-            got = page.evaluate(LAYOUT_JS)
+            got = page.evaluate(script("layout.js"))
     finally:
         page.close()
     assert got["page_wider"]

@@ -2,10 +2,11 @@
 
 :class:`Visits` (the session fixture ``visit`` of ``conftest.py``) opens a page the first time a test
 asks for it, in one tab for the whole session, and keeps what it read (a :class:`Visit`): the page's
-facts once MathJax has typeset it (``js/collect.js``), the page printed to PDF (a document of
-``_toc.yml``: ``tests/test_pdf.py`` assembles the book from them), a screenshot of the whole page,
-the collapsed solutions opened (``js/solutions.js``), the contrast of what it draws in light and in
-dark mode (``js/contrast.js``, ``js/dark.js``) and a screenshot of its first screen in dark mode.
+facts once MathJax has typeset it (``js/collect.js``), its layout (``js/layout.js``), the page
+printed to PDF (a document of ``_toc.yml``: ``tests/test_pdf.py`` assembles the book from them), a
+screenshot of the whole page, the collapsed solutions opened (``js/solutions.js``), the contrast of
+what it draws in light and in dark mode (``js/contrast.js``, ``js/dark.js``), its layout again in
+dark mode and a screenshot of its first screen in dark mode.
 
 The checks read what a page shows once it has settled: its CSS transitions and animations are
 switched off (``js/still.css``), so the solutions open and the dark theme applies at once.
@@ -50,6 +51,7 @@ class Visit:
     solutions: list[dict]  # every collapsed solution, after opening it
     contrast: dict[str, list[dict]]  # "light" and "dark": contrast of each equation, figure, table
     dark_screenshot: Path  # the first screen (bw.VIEWPORT), in dark mode
+    layout: tuple[dict, dict]  # js/layout.js: light as loaded; dark, the solutions open
     printed: tuple[str, bytes] | None  # (title for the PDF's outline, the page printed), if asked
 
 
@@ -88,17 +90,19 @@ def open_page(tab, site: str, rel: str, html: Path, shots: Path, print_it: bool 
         tab.add_style_tag(content=script("still.css"))
         mathjax = bw.settle(tab)
         data = tab.evaluate(script("collect.js"))
+        light = tab.evaluate(script("layout.js"))
         printed = bw.print_page(tab, rel) if print_it else None  # as the reader first sees it
         shot = bw.screenshot(tab, shots / Path(rel).with_suffix(".png"))
         solutions = tab.evaluate(script("solutions.js"))
         contrast = {"light": tab.evaluate(script("contrast.js"))}
         tab.evaluate(script("dark.js"))
         contrast["dark"] = tab.evaluate(script("contrast.js"))
+        layout = (light, tab.evaluate(script("layout.js")))
         dark = bw.screenshot(tab, shots / "dark" / Path(rel).with_suffix(".png"), full_page=False)
     finally:
         for event, listener in listeners.items():
             tab.remove_listener(event, listener)
-    return Visit(rel, tab.url, mathjax, data, offsite, errors, shot, solutions, contrast, dark, printed)
+    return Visit(rel, tab.url, mathjax, data, offsite, errors, shot, solutions, contrast, dark, layout, printed)
 
 
 class Visits:
