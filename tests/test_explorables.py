@@ -51,8 +51,7 @@ class Opened:
                      else None)
         self.page.goto(site + PAGES[name], wait_until="load")
         if scheme == "dark":
-            self.page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; "
-                               "document.documentElement.dataset.mode = 'dark'; }")
+            self.page.evaluate(script("dark.js"))
         self.root = f'div.explorable[data-explorable="{name}"]'
         try:
             self.page.wait_for_selector(f"{self.root}[data-ready]", state="attached", timeout=30_000)
@@ -185,11 +184,7 @@ def drag_to(o: Opened, person: int, x: float, y: float):
     point = o.page.locator(f'{o.root} .ae-point[data-person="{person}"] circle')
     point.scroll_into_view_if_needed()
     box = point.bounding_box()
-    target = o.page.evaluate("""([root, x, y]) => {
-        const svg = document.querySelector(root + ' svg.ae-plane');
-        const p = svg.createSVGPoint();
-        p.x = 150 + (x / 2.5) * 138; p.y = 150 - (y / 2.5) * 138;
-        const s = p.matrixTransform(svg.getScreenCTM()); return [s.x, s.y]; }""", [o.root, x, y])
+    target = o.page.evaluate(script("plane_point.js"), [o.root, x, y])
     o.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     o.page.mouse.down()
     o.page.mouse.move(*target, steps=6)
@@ -451,9 +446,7 @@ def printed(o: Opened) -> dict:
     """Printed: is the explorable hidden, and the static figure (or trace table) just before it shown?"""
     o.page.emulate_media(media="print")
     return {"display": o.page.evaluate("root => getComputedStyle(document.querySelector(root)).display", o.root),
-            "figure_shown": o.page.evaluate("""root => { let e = document.querySelector(root).previousElementSibling;
-        while (e && !(e.querySelector && e.querySelector('figure img, img, table'))) e = e.previousElementSibling;
-        return e ? getComputedStyle(e).display !== 'none' : false; }""", o.root)}
+            "figure_shown": o.page.evaluate(script("static_figure.js"), o.root)}
 
 
 @pytest.fixture(scope="module")
