@@ -6,6 +6,7 @@ Each rule is first shown to fail on a small broken example, then checked over th
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -215,6 +216,20 @@ def test_every_pasted_key_was_glued(page):
     used = bt.glue_keys_used(page.read_text())
     if used:
         assert used <= set(bt.glue_data(page.stem)), used - set(bt.glue_data(page.stem))
+
+
+@pytest.mark.build
+def test_every_how_checked_line_is_the_registry_s():
+    """Each line of a page's "How this page is checked" box, glued as how_<label> by
+    registry.how_checked, names a registered result and says what the registry says of it (not a
+    typed or a stale line), on every page."""
+    label_of = {key: label for label in registry.labels() for key in registry.how_checked([label])}
+    lines = {(page.stem, key): record["data"]["text/plain"] for page in PAGES if bt.glue_keys_used(page.read_text())
+             for key, record in bt.glue_data(page.stem).items() if key.startswith("how_")}
+    assert ("patterns", "how_thm_causal_mask_lower_triangular") in lines  # checked in graph.py
+    for (page, key), plain in lines.items():
+        assert key in label_of, f"{page}:{key} names no registered result"
+        assert ast.literal_eval(plain) == registry.badge(label_of[key]), f"{page}:{key}"
 
 
 # --- Rule 4: a change in code/ alone reaches the next build ----------------------------------------

@@ -154,13 +154,3 @@ def test_page_exercises():
     cw = np.array([(i, j) for i in range(64) for j in range(64) if i - 4 <= j <= i])
     assert bt.glued_float(PAGE, "ex_causal_window_edges") == len(cw)
     assert bt.glued_float(PAGE, "ex_causal_window_path") == oracles.max_path_length(cw, 64) == math.ceil(63 / 4)
-
-
-@pytest.mark.build
-def test_page_box_gives_the_registry_s_line_for_the_causal_mask():
-    """The how-checked box says how thm-causal-mask-lower-triangular (checked in graph.py) is
-    established with the registry's own line, not a typed one."""
-    from attention_graph import registry
-
-    line = registry.badge("thm-causal-mask-lower-triangular")
-    assert bt.glued_plain(PAGE, "how_thm_causal_mask_lower_triangular").strip("'") == line
