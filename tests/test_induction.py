@@ -184,8 +184,8 @@ def test_exercises():
     assert bt.glued_float(PAGE, "ex_offset_share") == pytest.approx(share, abs=1e-12)
     assert share < STUDY["curves"][0]["accuracy"][-1]  # the offset rule is worse than the model
     # "never by luck": a hit is exactly a period that divides T (the tokens of a period are distinct)
-    rule = sum(T % int(m) == 0 for m in periods for i in range(int(m), 2 * T - 1) if i - T + 1 >= 0)
-    assert sum(hits) == rule and any(T % int(m) == 0 and m < T for m in periods)
+    rule = sum(T % int(varpi) == 0 for varpi in periods for i in range(int(varpi), 2 * T - 1) if i - T + 1 >= 0)
+    assert sum(hits) == rule and any(T % int(varpi) == 0 and varpi < T for varpi in periods)
     ex = STUDY["example"]
     W1, W2, varpi = np.array(ex["W1"]), np.array(ex["W2"]), ex["period"]
     n = len(W1)
