@@ -82,12 +82,13 @@ def grouped_step(q, K, V) -> np.ndarray:
 def grouped_step_kernel(q, K, V) -> np.ndarray:
     """y_h = Σ_j softmax_j(q_h·k_{γ(h), j}/√d_h) v_{γ(h), j}  (eq-gqa). (H, d_v)."""
     H, d_h = q.shape
-    n, H_kv, _ = K.shape
-    q_g = q.reshape(H_kv, H // H_kv, d_h)  # (H_kv, G, d_h): the query heads of each group
-    S = np.einsum("rgd,nrd->rgn", q_g, K) / math.sqrt(d_h)  # (H_kv, G, n)
+    H_kv = K.shape[1]
+    K_r, V_r = K.transpose(1, 0, 2), V.transpose(1, 0, 2)  # (H_kv, n, d_h), (H_kv, n, d_v): head-major views
+    q_g = q.reshape(H_kv, H // H_kv, d_h)  # (H_kv, G, d_h): the G query heads of each group
+    S = q_g @ K_r.transpose(0, 2, 1) / math.sqrt(d_h)  # (H_kv, G, n): a group scores its shared keys
     W = np.exp(S - S.max(axis=2, keepdims=True))  # (H_kv, G, n)
     W /= W.sum(axis=2, keepdims=True)
-    return np.einsum("rgn,nrv->rgv", W, V).reshape(H, -1)  # (H, d_v)
+    return (W @ V_r).reshape(H, -1)  # (H, d_v)
 
 
 def _as_cache(A, name: str) -> np.ndarray:

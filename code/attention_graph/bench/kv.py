@@ -49,8 +49,9 @@ def step_functions(n: int, config: dict, seed: int) -> dict:
             UV[:, d_c:] = 0.0  # the rotary columns carry no value
             fns[kind] = lambda q=q, C=C, UV=UV: latent_step_kernel(q, C, UV, d_h + d_R)
         else:
-            K = rng.standard_normal((n, H_kv, d_h))  # (n, H_kv, d_h)
-            V = rng.standard_normal((n, H_kv, d_h))  # (n, H_kv, d_h)
+            # Stored head-major, as PyTorch's (batch, heads, n, d) caches; passed as (n, H_kv, d_h) views.
+            K = rng.standard_normal((H_kv, n, d_h)).transpose(1, 0, 2)  # (n, H_kv, d_h)
+            V = rng.standard_normal((H_kv, n, d_h)).transpose(1, 0, 2)  # (n, H_kv, d_h)
             q = rng.standard_normal((H, d_h))  # (H, d_h)
             fns[kind] = lambda q=q, K=K, V=V: grouped_step_kernel(q, K, V)
     return fns
