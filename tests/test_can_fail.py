@@ -344,10 +344,6 @@ BROKEN.update({
                                    "no 1/√d in the decoding step"),
 })
 
-# Today's attention: each chapter keeps its rows in its own test file (the chapter kit collects them).
-for _chapter in ("test_kv_sharing", "test_windows"):
-    BROKEN.update(importlib.import_module(_chapter).BROKEN)
-
 
 # A chapter's own rows live in its test file (tests/test_<stem>.py: BROKEN = {label: row}).
 for _stem, _rows in bt.chapter_tables("BROKEN", "test_can_fail").items():

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import attention_graph as ag
 import booktools as bt
 import oracles
-import attention_graph as ag
 from attention_graph import KVCache, multi_head_attention
 
 PAGE = "kv_sharing"

@@ -349,10 +349,6 @@ def test_errors_are_valueerror_or_typeerror_subclasses():
     assert all(issubclass(error, (ValueError, TypeError)) for *_, error, _ in BAD)
 
 
-# Today's attention: each chapter keeps its rows in its own test file (the chapter kit collects them).
-BAD += [row for _chapter in ("test_kv_sharing", "test_windows") for row in __import__(_chapter).BAD]
-
-
 def test_every_public_function_is_in_the_table():
     public = {name for name in ag.__all__ if callable(getattr(ag, name))} - {"DerivationError"}
     assert public <= {row[0] for row in BAD}, public - {row[0] for row in BAD}

@@ -83,9 +83,10 @@ def grouped_step_kernel(q, K, V) -> np.ndarray:
     """y_h = Σ_j softmax_j(q_h·k_{γ(h), j}/√d_h) v_{γ(h), j}  (eq-gqa). (H, d_v)."""
     H, d_h = q.shape
     H_kv = K.shape[1]
-    K_r, V_r = K.transpose(1, 0, 2), V.transpose(1, 0, 2)  # (H_kv, n, d_h), (H_kv, n, d_v): head-major views
-    q_g = q.reshape(H_kv, H // H_kv, d_h)  # (H_kv, G, d_h): the G query heads of each group
-    S = q_g @ K_r.transpose(0, 2, 1) / math.sqrt(d_h)  # (H_kv, G, n): a group scores its shared keys
+    K_r = K.transpose(1, 0, 2)  # (H_kv, n, d_h): head-major view
+    V_r = V.transpose(1, 0, 2)  # (H_kv, n, d_v)
+    q_g = q.reshape(H_kv, H // H_kv, d_h)  # (H_kv, G, d_h): G query heads a group
+    S = q_g @ K_r.transpose(0, 2, 1) / math.sqrt(d_h)  # (H_kv, G, n): shared keys
     W = np.exp(S - S.max(axis=2, keepdims=True))  # (H_kv, G, n)
     W /= W.sum(axis=2, keepdims=True)
     return (W @ V_r).reshape(H, -1)  # (H, d_v)
@@ -247,8 +248,9 @@ def _gamma(h, H, H_kv):
 
 def _display_gqa():
     Y_h, S = sp.Symbol("Y_h"), sp.Function(r"\operatorname{softmax}")
+    r = r"\lceil h H_{\text{kv}} / H \rceil"
     Q_h = sp.Symbol("Q_h", commutative=False)
-    K, V = sp.Symbol(r"K_{\gamma(h)}^\top", commutative=False), sp.Symbol(r"V_{\gamma(h)}", commutative=False)
+    K, V = sp.Symbol(f"K_{{{r}}}^\\top", commutative=False), sp.Symbol(f"V_{{{r}}}", commutative=False)
     rhs = sp.Mul(S(Q_h * K / sp.sqrt(sp.Symbol("d_h"))), V, evaluate=False)
     return sp.Eq(Y_h, rhs, evaluate=False)
 

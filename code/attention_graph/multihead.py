@@ -106,7 +106,8 @@ def multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads: int,
     return _multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, H, mask, H_kv)
 
 
-def _multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, H: int, mask=None, H_kv: int | None = None):
+def _multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, H: int, mask=None,
+                          H_kv: int | None = None):
     """Y = [Y_1 ⋯ Y_H] W_O, Y_h = softmax(Q_h K_γ(h)ᵀ/√d_h) V_γ(h)  (eq-multihead, eq-gqa)."""
     heads = _heads(X_q, X_kv, W_Q, W_K, W_V, H, mask, H_kv)
     Y_cat = np.hstack([Y_h for Y_h, _ in heads])  # (n_q, d_model)

@@ -112,7 +112,8 @@ class WindowCache:
             self._store.append(k, v)
             self._pos.append(self._n)
         else:
-            slot = self.n_sink + (self._n - self.n_sink) % self.window  # the oldest non-sink slot
+            # the slot of the oldest token outside the sinks
+            slot = self.n_sink + (self._n - self.n_sink) % self.window
             self._store.overwrite(slot, k, v)
             self._pos[slot] = self._n
         self._n += 1
@@ -181,7 +182,7 @@ def _display_mask():
 
 def _display_eviction():
     W, Wp = sp.Symbol("W_{ij}"), sp.Symbol("W'_{ij}")
-    share = sp.Symbol(r"\textstyle\sum_{l \in \mathcal{S}} W_{il}")
+    share = sp.Symbol(r"\textstyle\sum_{l \in \mathcal{D}} W_{il}")
     return sp.Eq(Wp, W / (1 - share), evaluate=False)
 
 
