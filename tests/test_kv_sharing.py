@@ -13,7 +13,7 @@ import pytest
 import attention_graph as ag
 import booktools as bt
 import oracles
-from attention_graph import KVCache, multi_head_attention
+from attention_graph import KVCache, bench, multi_head_attention
 
 PAGE = "kv_sharing"
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "sdpa_gqa.json"
@@ -202,7 +202,7 @@ def test_page_published_table():
 
 @pytest.mark.build
 def test_page_bench_numbers():
-    rec = ag.bench.record("kv")["results"]
+    rec = bench.record("kv")["results"]
     per_token = {r["kind"]: r["bytes_per_token"] for r in rec["kinds"]}
     H, d_h, H_kv, d_c, d_R = (rec["config"][k] for k in ("H", "d_h", "H_kv", "d_c", "d_R"))
     assert per_token == {"multi-head": 2 * H * d_h * 8, "grouped": 2 * H_kv * d_h * 8,
