@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIGURE = re.compile(r"```\{(?:glue:)?figure\}\s*(\S+)\n((?::.*\n)*)\n?([\s\S]*?)```")
 # The plot functions that draw arrows between nodes (book figures of graphs).
 ARROWS = ("plot_attention_graph", "plot_fixed_and_computed", "plot_fixed_to_computed", "plot_head_graphs",
-          "plot_block_graph", "plot_qkv", "plot_orientation")
+          "plot_block_graph", "plot_qkv", "plot_orientation", "plot_window_graph")
 
 
 def content_chapters() -> list[str]:

@@ -14,8 +14,9 @@ import math
 import numpy as np
 import sympy as sp
 
+from .multihead import kv_index
 from .registry import derivation
-from .validation import as_matrix, as_qkv
+from .validation import as_int, as_matrix, as_qkv
 
 __all__ = ["KVCache", "decode", "causal_weights_exact"]
 
@@ -32,21 +33,44 @@ def _as_vector(x, name: str, size: int | None) -> np.ndarray:
     return arr
 
 
+def _as_heads(x, name: str, shape: tuple[int, int] | None) -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be one row per head, shape (heads, d_h); got shape {arr.shape}")
+    arr = as_matrix(arr, name, shape_doc="(heads, d_h)")  # (heads, d_h), finite reals or a clear error
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty: a key, value or query has at least one entry")
+    if shape is not None and arr.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, as the cached ones; got {arr.shape}")
+    return arr
+
+
 class KVCache:
     """The keys and values of the tokens so far; ``append`` adds one token, ``attend`` one query.
 
-    Storage grows by doubling, so n appends cost O(n d) in all; it holds 2 n d numbers (``nbytes``).
+    A token's key and value are one vector each (one head), or one row per key/value head: with
+    ``n_kv_heads`` = H_kv, ``append`` takes k (H_kv, d_h) and v (H_kv, d_v), and ``attend`` a query
+    (H, d_h) with H a multiple of H_kv; query head h reads key/value head ⌊h H_kv / H⌋ (eq-gqa).
+    Storage grows by doubling, so n appends cost O(n d) in all; it holds 2 n H_kv d_h numbers
+    (``nbytes``).
 
     >>> cache = KVCache()
     >>> cache.append([1.0, 0.0], [2.0])
     >>> cache.append([0.0, 1.0], [4.0])
     >>> cache.attend([0.0, 0.0])
     array([3.])
+    >>> shared = KVCache(n_kv_heads=1)
+    >>> shared.append([[1.0, 0.0]], [[2.0]])
+    >>> shared.attend([[0.0, 0.0], [1.0, 1.0]])
+    array([[2.],
+           [2.]])
     """
 
-    def __init__(self):
-        self._K = np.zeros((0, 0))  # (capacity, d)
-        self._V = np.zeros((0, 0))  # (capacity, d_v)
+    def __init__(self, n_kv_heads: int | None = None):
+        self._H_kv = None if n_kv_heads is None else as_int(n_kv_heads, "n_kv_heads")
+        H_kv = 1 if self._H_kv is None else self._H_kv
+        self._K = np.zeros((0, H_kv, 0))  # (capacity, H_kv, d)
+        self._V = np.zeros((0, H_kv, 0))  # (capacity, H_kv, d_v)
         self._n = 0
 
     @property
@@ -55,49 +79,89 @@ class KVCache:
         return self._n
 
     @property
+    def n_kv_heads(self) -> int:
+        """H_kv, the number of key/value heads stored per token (1 for a cache of vectors)."""
+        return 1 if self._H_kv is None else self._H_kv
+
+    def _view(self, A) -> np.ndarray:
+        A = A[: self._n] if self._H_kv is not None else A[: self._n, 0]  # (n, H_kv, d) or (n, d)
+        A.flags.writeable = False
+        return A
+
+    @property
     def keys(self) -> np.ndarray:
-        """The cached keys, one row per token (read-only view). (n, d)."""
-        K = self._K[: self._n]  # (n, d)
-        K.flags.writeable = False
-        return K
+        """The cached keys, one row per token (read-only view). (n, d), or (n, H_kv, d_h) with heads."""
+        return self._view(self._K)
 
     @property
     def values(self) -> np.ndarray:
-        """The cached values, one row per token (read-only view). (n, d_v)."""
-        V = self._V[: self._n]  # (n, d_v)
-        V.flags.writeable = False
-        return V
+        """The cached values, one row per token (read-only view). (n, d_v), or (n, H_kv, d_v) with heads."""
+        return self._view(self._V)
 
     @property
     def nbytes(self) -> int:
-        """Bytes of the cached keys and values (not of the spare capacity): 2 n d × 8 when d_v = d."""
+        """Bytes of the cached keys and values (not of the spare capacity): 2 n H_kv d × 8 when d_v = d."""
         return int(self.keys.nbytes + self.values.nbytes)
 
     def append(self, k, v) -> None:
-        """Add one token: its key k (d,) and value v (d_v,), the new node of the causal DAG."""
+        """Add one token: its key k (d,) and value v (d_v,), or (H_kv, d_h) and (H_kv, d_v) with heads."""
         first = self._n == 0
-        k = _as_vector(k, "k", None if first else self._K.shape[1])  # (d,)
-        v = _as_vector(v, "v", None if first else self._V.shape[1])  # (d_v,)
+        if self._H_kv is None:
+            k = _as_vector(k, "k", None if first else self._K.shape[2])[None, :]  # (1, d)
+            v = _as_vector(v, "v", None if first else self._V.shape[2])[None, :]  # (1, d_v)
+        else:
+            k = _as_heads(k, "k", (self._H_kv, self._K.shape[2]) if not first else None)  # (H_kv, d_h)
+            v = _as_heads(v, "v", (self._H_kv, self._V.shape[2]) if not first else None)  # (H_kv, d_v)
+            for name, x in (("k", k), ("v", v)):
+                if x.shape[0] != self._H_kv:
+                    raise ValueError(f"{name} must have n_kv_heads = {self._H_kv} rows; got {x.shape[0]}")
         if self._n == self._K.shape[0]:  # full: double the storage
             capacity = max(4, 2 * self._K.shape[0])
-            K = np.zeros((capacity, k.size))  # (capacity, d)
-            V = np.zeros((capacity, v.size))  # (capacity, d_v)
+            K = np.zeros((capacity, *k.shape))  # (capacity, H_kv, d)
+            V = np.zeros((capacity, *v.shape))  # (capacity, H_kv, d_v)
             if self._n:
                 K[: self._n], V[: self._n] = self._K[: self._n], self._V[: self._n]
             self._K, self._V = K, V
         self._K[self._n], self._V[self._n] = k, v
         self._n += 1
 
+    def overwrite(self, j: int, k, v) -> None:
+        """Replace the key and value held in row j by those of a new token (how a rolling buffer evicts)."""
+        if self._n == 0:
+            raise ValueError("the cache is empty: append a key and value before overwriting one")
+        j = as_int(j, "j", low=0, high=self._n - 1)
+        if self._H_kv is None:
+            k = _as_vector(k, "k", self._K.shape[2])[None, :]  # (1, d)
+            v = _as_vector(v, "v", self._V.shape[2])[None, :]  # (1, d_v)
+        else:
+            k = _as_heads(k, "k", self._K.shape[1:])  # (H_kv, d_h)
+            v = _as_heads(v, "v", self._V.shape[1:])  # (H_kv, d_v)
+        self._K[j], self._V[j] = k, v
+
     def weights(self, q) -> np.ndarray:
-        """w_j = softmax_j(q·k_j/√d) over the cached tokens: the messages into the new node. (n,)."""
+        """w_j = softmax_j(q·k_j/√d) over the cached tokens: the messages into the new node. (n,), or (H, n)."""
         if self._n == 0:
             raise ValueError("the cache is empty: append a key and value before attending")
-        q = _as_vector(q, "q", self._K.shape[1])  # (d,)
-        return step_weights(q, self.keys)  # (n,)
+        if self._H_kv is None:
+            q = _as_vector(q, "q", self._K.shape[2])  # (d,)
+            return step_weights(q, self.keys)  # (n,)
+        q = _as_heads(q, "q", None)  # (H, d_h)
+        if q.shape[1] != self._K.shape[2] or q.shape[0] % self._H_kv:
+            raise ValueError(f"q must have shape (H, {self._K.shape[2]}) with H a multiple of "
+                             f"n_kv_heads = {self._H_kv}; got {q.shape}")
+        return np.stack([step_weights(q[h], self._K[: self._n, r])
+                         for h, r in enumerate(kv_index(q.shape[0], self._H_kv))])  # (H, n)
 
     def attend(self, q) -> np.ndarray:
-        """y = Σ_j w_j v_j for the query q (d,) over every cached token  (thm-decoding-equals-causal). (d_v,)."""
-        return self.weights(q) @ self.values  # (d_v,)
+        """y = Σ_j w_j v_j for the query q (d,) over every cached token  (thm-decoding-equals-causal). (d_v,).
+
+        With heads, q is (H, d_h) and y (H, d_v): head h sums the values of key/value head ⌊h H_kv / H⌋.
+        """
+        w = self.weights(q)  # (n,) or (H, n)
+        if self._H_kv is None:
+            return w @ self.values  # (d_v,)
+        return np.stack([w[h] @ self._V[: self._n, r]
+                         for h, r in enumerate(kv_index(w.shape[0], self._H_kv))])  # (H, d_v)
 
 
 def step_weights(q, K) -> np.ndarray:

@@ -36,36 +36,54 @@ def split_heads(M, n_heads: int, name: str = "M") -> list[np.ndarray]:
     return [M[:, h * d_h:(h + 1) * d_h] for h in range(H)]  # H × (n, d_h)
 
 
-def _inputs(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads):
-    """The inputs as finite float arrays of one dtype, checked for shape, and H."""
+def _inputs(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads, n_kv_heads=None):
+    """The inputs as finite float arrays of one dtype, checked for shape, H and H_kv."""
     X_q = as_matrix(X_q, "X_q", shape_doc="(n_q, d_model)")  # (n_q, d_model)
     X_kv = as_matrix(X_kv, "X_kv", shape_doc="(n_k, d_model)")  # (n_k, d_model)
     check_same(X_q.shape[1], X_kv.shape[1], "X_q and X_kv must share d_model (columns)")
     d_model = X_q.shape[1]
-    Ws = []
-    for name, W in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V), ("W_O", W_O)):
-        W = as_matrix(W, name, shape_doc="(d_model, d_model)")  # (d_model, d_model)
-        if W.shape != (d_model, d_model):
-            raise ValueError(f"{name} must have shape (d_model, d_model) = {(d_model, d_model)}; "
-                             f"got {W.shape}")
-        Ws.append(W)
     H = as_int(n_heads, "n_heads")
     if d_model == 0 or d_model % H:
         raise ValueError(f"d_model = {d_model} is not divisible into n_heads = {H} heads of equal "
                          "width (d_h = d_model/H must be a positive integer)")
+    H_kv = H if n_kv_heads is None else as_int(n_kv_heads, "n_kv_heads")
+    if H % H_kv:
+        raise ValueError(f"n_kv_heads = {H_kv} must divide n_heads = {H}: each key/value head serves "
+                         "a group of n_heads/n_kv_heads query heads")
+    d_kv = H_kv * (d_model // H)
+    Ws = []
+    for name, W, cols in (("W_Q", W_Q, d_model), ("W_K", W_K, d_kv), ("W_V", W_V, d_kv), ("W_O", W_O, d_model)):
+        W = as_matrix(W, name, shape_doc="(d_model, d_model)")  # (d_model, cols)
+        if W.shape != (d_model, cols):
+            what = "(d_model, d_model)" if cols == d_model else "(d_model, n_kv_heads·d_h)"
+            raise ValueError(f"{name} must have shape {what} = {(d_model, cols)}; got {W.shape}")
+        Ws.append(W)
     dtype = np.result_type(X_q, X_kv, *Ws)
-    return [a.astype(dtype, copy=False) for a in (X_q, X_kv, *Ws)] + [H]
+    return [a.astype(dtype, copy=False) for a in (X_q, X_kv, *Ws)] + [H, H_kv]
 
 
-def _heads(X_q, X_kv, W_Q, W_K, W_V, H, mask):
-    """Per head h: (Y_h, W^(h)) = attention(Q_h, K_h, V_h), Q = X_q W_Q, K = X_kv W_K, V = X_kv W_V."""
-    Q, K, V = X_q @ W_Q, X_kv @ W_K, X_kv @ W_V  # (n_q, d_model), (n_k, d_model), (n_k, d_model)
-    blocks = zip(split_heads(Q, H, "Q"), split_heads(K, H, "K"), split_heads(V, H, "V"))
-    return [attention(Q_h, K_h, V_h, mask=mask) for Q_h, K_h, V_h in blocks]  # H × ((n_q, d_h), (n_q, n_k))
+def kv_index(H: int, H_kv: int) -> np.ndarray:
+    """γ(h) = ⌊h H_kv / H⌋: the key/value head that query head h reads, 0-based  (eq-gqa). (H,).
+
+    Consecutive query heads share one key/value head, as PyTorch's ``enable_gqa`` does.
+
+    >>> kv_index(4, 2).tolist()
+    [0, 0, 1, 1]
+    """
+    return np.arange(H) // (H // H_kv)  # (H,)
+
+
+def _heads(X_q, X_kv, W_Q, W_K, W_V, H, mask, H_kv=None):
+    """Per head h: (Y_h, W^(h)) = attention(Q_h, K_γ(h), V_γ(h)), Q = X_q W_Q, K = X_kv W_K, V = X_kv W_V."""
+    H_kv = H if H_kv is None else H_kv
+    Q, K, V = X_q @ W_Q, X_kv @ W_K, X_kv @ W_V  # (n_q, d_model), (n_k, H_kv d_h), (n_k, H_kv d_h)
+    Qs, Ks, Vs = split_heads(Q, H, "Q"), split_heads(K, H_kv, "K"), split_heads(V, H_kv, "V")
+    return [attention(Q_h, Ks[r], Vs[r], mask=mask)
+            for Q_h, r in zip(Qs, kv_index(H, H_kv))]  # H × ((n_q, d_h), (n_q, n_k))
 
 
 def multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads: int,
-                         mask=None) -> tuple[np.ndarray, np.ndarray]:
+                         mask=None, n_kv_heads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Y = [Y_1 ⋯ Y_H] W_O, Y_h = softmax(Q_h K_hᵀ/√d_h) V_h  (eq-multihead).
 
     ``X_q`` is (n_q, d_model), ``X_kv`` is (n_k, d_model) (the same array for
@@ -75,18 +93,23 @@ def multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads: int,
     by the heads. Returns Y (n_q, d_model) and the weights W of shape (n_heads, n_q, n_k):
     one adjacency matrix per head.
 
+    ``n_kv_heads`` = H_kv < n_heads shares keys and values (grouped-query attention, eq-gqa):
+    ``W_K`` and ``W_V`` are then (d_model, H_kv·d_h), and query head h reads key/value head
+    γ(h) = ⌊h H_kv / H⌋. H_kv = 1 is multi-query attention; the default, H_kv = H, is the above.
+
     >>> I, X = np.eye(2), [[1.0, 0.0], [0.0, 1.0]]
     >>> Y, W = multi_head_attention(X[:1], X, I, I, I, I, 2)
     >>> W.shape, W[1].tolist()
     ((2, 1, 2), [[0.5, 0.5]])
     """
-    X_q, X_kv, W_Q, W_K, W_V, W_O, H = _inputs(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads)
-    return _multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, H, mask)
+    X_q, X_kv, W_Q, W_K, W_V, W_O, H, H_kv = _inputs(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads, n_kv_heads)
+    return _multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, H, mask, H_kv)
 
 
-def _multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, H: int, mask=None):
-    """Y = [Y_1 ⋯ Y_H] W_O, Y_h = softmax(Q_h K_hᵀ/√d_h) V_h  (eq-multihead)."""
-    heads = _heads(X_q, X_kv, W_Q, W_K, W_V, H, mask)
+def _multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, H: int, mask=None,
+                          H_kv: int | None = None):
+    """Y = [Y_1 ⋯ Y_H] W_O, Y_h = softmax(Q_h K_γ(h)ᵀ/√d_h) V_γ(h)  (eq-multihead, eq-gqa)."""
+    heads = _heads(X_q, X_kv, W_Q, W_K, W_V, H, mask, H_kv)
     Y_cat = np.hstack([Y_h for Y_h, _ in heads])  # (n_q, d_model)
     W = np.stack([W_h for _, W_h in heads])  # (H, n_q, n_k)
     return Y_cat @ W_O, W  # (n_q, d_model), (H, n_q, n_k)
@@ -102,7 +125,7 @@ def head_messages(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads: int, mask=None) -> np.
     >>> M.shape
     (2, 1, 2)
     """
-    X_q, X_kv, W_Q, W_K, W_V, W_O, H = _inputs(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads)
+    X_q, X_kv, W_Q, W_K, W_V, W_O, H, _ = _inputs(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads)
     heads = _heads(X_q, X_kv, W_Q, W_K, W_V, H, mask)
     W_O_rows = split_heads(W_O.T, H, "W_O.T")  # H × (d_model, d_h): row blocks of W_O, transposed
     return np.stack([Y_h @ W_Oh.T for (Y_h, _), W_Oh in zip(heads, W_O_rows)])  # (H, n_q, d_model)

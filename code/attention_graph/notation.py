@@ -199,6 +199,24 @@ SYMBOLS = [
         ('$\\operatorname{tok}_i$', '',
          'the token at position $i$ of a sequence ({doc}`induction`); $W_E[\\operatorname{tok}]$ their embeddings'),
     ]),
+    ("Today's attention", [
+        ('$H_{\\text{kv}}$', '',
+         ('number of key/value heads: each serves $H/H_{\\text{kv}}$ query heads; $H_{\\text{kv}} = 1$ is '
+          'multi-query attention ({doc}`kv_sharing`)')),
+        ('$c^{\\mathrm{KV}}_j$, $C^{\\mathrm{KV}}$', '$d_c$, $n \\times d_c$',
+         ('the latent of token $j$ in multi-head latent attention, $c^{\\mathrm{KV}}_j = x_j W_{\\mathrm{DKV}}$, '
+          'and its rows stacked')),
+        ('$d_c$', '', 'the width of the latent $c^{\\mathrm{KV}}_j$'),
+        ('$W_{\\mathrm{DKV}}$', '$d_{\\text{model}} \\times d_c$', 'the down-projection to the latent'),
+        ('$W_{\\mathrm{UK}}$, $W_{\\mathrm{UV}}$', '$d_c \\times d_{\\text{model}}$',
+         'the up-projections of the latent to keys and values, $W^{(h)}_{\\mathrm{UK}}$ their head-$h$ columns'),
+        ('$\\tilde q_i$', '$d_c$',
+         "an absorbed query, $q_i W^{(h)\\top}_{\\mathrm{UK}}$: it scores the latents themselves"),
+        ('$q^{\\mathrm{R}}_i$, $k^{\\mathrm{R}}_j$, $d_{\\mathrm{R}}$', '$d_{\\mathrm{R}}$',
+         'the decoupled rotary query and key of latent attention, and their width'),
+        ('$n_{\\text{sink}}$', '', 'the number of sink tokens a sliding window keeps ({doc}`windows`)'),
+        ('$\\mathcal{D}$', '', 'the keys evicted from a row of attention'),
+    ]),
     ('Probability and the worked example', [
         ('$G$', '',
          'the Gram matrix $XX^\\top$'),
