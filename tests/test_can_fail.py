@@ -8,7 +8,8 @@ not be checking its statement.
 
 A label registered without a row fails ``test_every_label_has_a_broken_variant``: a new result must
 come with its broken variant, as a new public function comes with its bad inputs
-(tests/test_validation.py).
+(tests/test_validation.py). A chapter keeps its rows in its own test file, ``tests/test_<stem>.py``,
+as a table ``BROKEN`` of the same form; they are gathered here.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
+import booktools as bt
 from attention_graph import registry
 
 
@@ -343,6 +345,12 @@ BROKEN.update({
 })
 
 
+# A chapter's own rows live in its test file (tests/test_<stem>.py: BROKEN = {label: row}).
+for _stem, _rows in bt.chapter_tables("BROKEN", "test_can_fail").items():
+    assert not set(_rows) & set(BROKEN), f"{_stem}: a label with two broken variants: {set(_rows) & set(BROKEN)}"
+    BROKEN.update(_rows)
+
+
 def test_every_label_has_a_broken_variant():
     assert sorted(set(registry.labels()) - set(BROKEN)) == [], "add a row to BROKEN for each new label"
     assert sorted(set(BROKEN) - set(registry.labels())) == [], "a row for a label no longer registered"
@@ -379,9 +387,6 @@ def _softmax_rows_unnormalised(S, allowed=None):
     return S.applyfunc(sp.exp)
 
 
-# The chapters whose rows live in their own test files (until the chapter kit collects them).
-for _stem in ("differential", "state_spaces"):
-    BROKEN.update(importlib.import_module(f"test_{_stem}").BROKEN)
 BROKEN_SHARED_HELPER = {
     "eq-pre-ln": (bl, "wire_block", _block_without_second_residual, "the shared wiring drops a residual"),
     "eq-post-ln": (bl, "wire_block", _block_without_second_residual, "the shared wiring drops a residual"),

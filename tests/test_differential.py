@@ -212,7 +212,7 @@ def test_benchmark_cli_runs_quick(tmp_path):
     assert RECORD["quick"] is False
 
 
-# --- Broken variants and bad inputs (collected by tests/test_can_fail.py and test_validation.py) --
+# --- Broken variants and bad inputs (gathered by tests/test_can_fail.py and test_validation.py) --
 
 _df = importlib.import_module("attention_graph.differential")
 
@@ -259,8 +259,3 @@ BAD = [
     ("signed_laplacian", lambda: signed_laplacian([[np.nan]]), ValueError, "A must be finite"),
 ]
 
-
-@pytest.mark.parametrize("name, call, error, message", BAD, ids=[f"{b[0]}-{k}" for k, b in enumerate(BAD)])
-def test_bad_input_raises_a_clear_error(name, call, error, message):
-    with pytest.raises(error, match=message):
-        call()

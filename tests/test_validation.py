@@ -1,10 +1,11 @@
 """Bad input to every public function: a clear error naming the argument, never a silent wrong answer.
 
 The table lists each bad input and the error it must raise. The rows are grouped by function; every
-function of the public API appears (``test_every_public_function_is_in_the_table``).
+function of the public API appears (``test_every_public_function_is_in_the_table``). A chapter keeps
+its rows in its own test file, ``tests/test_<stem>.py``, as a list ``BAD`` of the same form; they are
+gathered here.
 """
 
-import importlib
 import subprocess
 import sys
 
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 
 import attention_graph as ag
+import booktools as bt
 from attention_graph import validation
 from attention_graph.softmax import raw_score_row
 from attention_graph.tables import explorable_data
@@ -332,9 +334,9 @@ def _torch_state(in_bias: float = 0.0):
             "linear2.weight": np.ones((2, 3)), "norm1.weight": np.ones(2), "norm2.weight": np.ones(2)}
 
 
-# The chapters whose rows live in their own test files (until the chapter kit collects them).
-for _stem in ("differential", "state_spaces"):
-    BAD.extend(importlib.import_module(f"test_{_stem}").BAD)
+# A chapter's own rows live in its test file (tests/test_<stem>.py: BAD = [row, ...]).
+for _rows in bt.chapter_tables("BAD", "test_validation").values():
+    BAD += _rows
 
 
 @pytest.mark.parametrize("name, call, error, message", BAD, ids=[f"{b[0]}-{k}" for k, b in enumerate(BAD)])
