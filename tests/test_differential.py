@@ -259,3 +259,76 @@ BAD = [
     ("signed_laplacian", lambda: signed_laplacian([[np.nan]]), ValueError, "A must be finite"),
 ]
 
+
+
+# --- What the page glued, recomputed ----------------------------------------------------------
+
+@pytest.mark.build
+def test_glued_common_mode_table_is_recomputed():
+    # The page's draw: seed 0, 2000 queries, 16 keys, private noise 0.2; the shares written out here.
+    rng = np.random.default_rng(0)
+    n_q, n_k = 2000, 16
+    r = rng.integers(1, n_k, size=n_q)
+    N = rng.standard_normal((n_q, n_k))
+    N[:, 0] += 2.0
+    S_plus = N + 0.2 * rng.standard_normal((n_q, n_k))
+    S_plus[np.arange(n_q), r] += 2.0
+    S_minus = N + 0.2 * rng.standard_normal((n_q, n_k))
+    A1, A2 = oracles.softmax(S_plus), oracles.softmax(S_minus)
+    for key, lam in (("0", 0.0), ("half", 0.5), ("08", 0.8)):
+        W = A1 - lam * A2
+        mag = np.abs(W).sum(axis=1)
+        assert bt.glued_float(PAGE, f"cm_noise_{key}") == pytest.approx(
+            float(np.mean(1 - np.abs(W[np.arange(n_q), r]) / mag)), abs=1e-12)
+        sink = float(np.mean(np.abs(W[:, 0]) / mag))
+        assert bt.glued_float(PAGE, f"cm_sink_{key}") == pytest.approx(sink, abs=1e-12)
+    # What the prose claims: the difference lowers both shares.
+    noise = [bt.glued_float(PAGE, f"cm_noise_{k}") for k in ("08", "half", "0")]
+    assert noise == sorted(noise)
+    assert bt.glued_float(PAGE, "cm_sink_08") < bt.glued_float(PAGE, "cm_sink_0")
+    assert bt.glued_float(PAGE, "cm_noise_exact_08") < bt.glued_float(PAGE, "cm_noise_08") < bt.glued_float(
+        PAGE, "cm_noise_big_08")
+
+
+@pytest.mark.build
+def test_glued_signed_graph_numbers():
+    rng = np.random.default_rng(7)
+    Q1, K1, Q2, K2, V = (rng.standard_normal((6, 4)) * 1.5 for _ in range(5))
+    _, W = diff_attn_reference(Q1, K1, Q2, K2, V, 0.8)
+    assert bt.glued_float(PAGE, "sg_negative") == int((W < 0).sum()) > 0
+    assert bt.glued_float(PAGE, "sg_row_sum") == pytest.approx(0.2, abs=1e-12)
+    A = (W + W.T) / 2
+    signed_min = float(np.linalg.eigvalsh(signed_laplacian_reference(A)).min())
+    plain_min = float(np.linalg.eigvalsh(np.diag(A.sum(axis=1)) - A).min())
+    assert bt.glued_float(PAGE, "sg_signed_min") == pytest.approx(signed_min, abs=1e-12) and signed_min >= 0
+    assert bt.glued_float(PAGE, "sg_plain_min") == pytest.approx(plain_min, abs=1e-12) and plain_min < 0
+    assert bt.glued_float(PAGE, "sg_in_total") == pytest.approx(6 * 0.2, abs=1e-12)
+
+
+@pytest.mark.build
+def test_glued_gate_study_is_recomputed_from_the_record():
+    for key, variant in (("plain", "plain"), ("gated", "gated")):
+        last = [run["readouts"][-1] for run in STUDY["runs"][variant]]
+        assert bt.glued_float(PAGE, f"gate_{key}_s0_after") == pytest.approx(
+            float(np.median([r["in_strength"][0] for r in last])), abs=1e-12)
+        assert bt.glued_float(PAGE, f"gate_{key}_gate_blank") == pytest.approx(
+            float(np.median([r["gate_blank"] for r in last])), abs=1e-12)
+        assert bt.glued_float(PAGE, f"gate_{key}_accuracy") == pytest.approx(
+            float(np.median([r["accuracy"] for r in last])), abs=1e-12)
+    higher = sum(g["readouts"][-1]["in_strength"][0] > p["readouts"][-1]["in_strength"][0]
+                 for p, g in zip(STUDY["runs"]["plain"], STUDY["runs"]["gated"]))
+    assert bt.glued_float(PAGE, "gate_higher") == higher
+    # The prose says the sink stays: the gated median is not below the plain one's harmonic start.
+    assert bt.glued_float(PAGE, "gate_gated_s0_after") > bt.glued_float(PAGE, "gate_s0_before")
+
+
+@pytest.mark.build
+def test_exercises():
+    assert bt.glued_float(PAGE, "ex_theta_one_edge") == 0 and bt.glued_float(PAGE, "ex_theta_one_out") == 0
+    s = np.random.default_rng(2).standard_normal(8)
+    s_plus = s.copy()
+    s_plus[2] += 2.0
+    lam = np.exp(s).sum() / np.exp(s_plus).sum()
+    assert bt.glued_float(PAGE, "ex_cancel_on") == pytest.approx(1 - lam, abs=1e-12)
+    assert bt.glued_float(PAGE, "ex_cancel_off") < 1e-12
+    assert bt.glued_float(PAGE, "ex_lap_plain") == -2 and bt.glued_float(PAGE, "ex_lap_signed") == 2

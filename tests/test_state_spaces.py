@@ -162,3 +162,37 @@ BAD = [
     ("decay_mask", lambda: decay_mask([[0.5]]), ValueError, "a must be a 1-d array"),
 ]
 
+
+
+# --- What the page glued, recomputed ----------------------------------------------------------
+
+@pytest.mark.build
+def test_glued_benchmark_numbers_are_the_records():
+    res = RECORD["results"]
+    cases = {(c["form"], c["n"]): c for c in res["cases"]}
+    assert bt.glued_float(PAGE, "bench_slope_cpu") == pytest.approx(res["slope_recurrent_cpu"], abs=1e-12)
+    assert res["slope_recurrent_cpu"] <= 1.1
+    assert bt.glued_float(PAGE, "bench_cap") == res["quadratic_cap"]
+    assert bt.glued_float(PAGE, "bench_top_n") == 65536
+    cap = res["quadratic_cap"]
+    assert bt.glued_float(PAGE, "bench_ratio_cap") == pytest.approx(
+        cases[("quadratic", cap)]["cpu_seconds"] / cases[("recurrent", cap)]["cpu_seconds"], rel=1e-12)
+    assert bt.glued_float(PAGE, "bench_cap_mb") == cap**2 * 8 / 2**20
+
+
+@pytest.mark.build
+def test_glued_figure_and_linear_attention_numbers():
+    a = np.random.default_rng(3).uniform(0.6, 1.0, 10)
+    assert bt.glued_float(PAGE, "ssd_show_far") == pytest.approx(float(np.prod(a[1:])), rel=1e-12)
+    assert bt.glued_float(PAGE, "ssd_la_gap") < 1e-12
+
+
+@pytest.mark.build
+def test_exercises():
+    rng = np.random.default_rng(11)
+    X, B, C = rng.standard_normal((50, 3)), rng.standard_normal((50, 4)), rng.standard_normal((50, 4))
+    a = rng.uniform(0.5, 1.0, 50)
+    np.testing.assert_allclose(ssd(X, a, B, C, "quadratic"), ssd_reference(X, a, B, C), atol=1e-12)
+    assert bt.glued_float(PAGE, "ex_forms_gap") < 1e-12
+    assert bt.glued_float(PAGE, "ex_half_back") == int(np.floor(np.log(2) / -np.log(0.9)))
+    assert bt.glued_float(PAGE, "ex_rank_block") == 1 and bt.glued_float(PAGE, "ex_rank_whole") == 12

@@ -27,7 +27,7 @@ from .backward import attention_backward
 from .graph import causal_mask
 from .registry import close_to_exact, derivation, symbol_matrix
 from .sinks import BLANK, TRIGGER, init_sink_model, position_in_strength, sink_forward, sink_grads, trigger_task
-from .softmax import RowSoftmax
+from .softmax import RowSoftmax, softmax
 from .training import adam, cross_entropy
 from .validation import as_int, as_matrix, as_rng, as_square, check_same
 
@@ -58,7 +58,7 @@ def differential_attention(Q1, K1, Q2, K2, V, lam, mask=None) -> tuple[np.ndarra
 
     ``Q1``, ``Q2`` (n_q, d) and ``K1``, ``K2`` (n_k, d) are the two maps' queries and keys (Q⁺, K⁺,
     Q⁻, K⁻ on the page), ``V`` (n_k, d_v) the values they share, ``lam`` the real weight ϑ of the
-    second map (the paper's λ). ``mask`` as in :func:`attention_graph.attention.attention`, for both
+    second map (the paper's λ). ``mask`` as in :func:`attention_graph.attention`, for both
     maps. Returns Y (n_q, d_v) and the signed weight matrix W± (n_q, n_k), whose rows sum to 1 − ϑ
     (thm-differential-rows). The paper's per-head normalisation and its (1 − λ_init) scale come after
     this and are not part of it.
@@ -83,7 +83,7 @@ def differential_attention(Q1, K1, Q2, K2, V, lam, mask=None) -> tuple[np.ndarra
 
 
 def signed_laplacian(A) -> np.ndarray:
-    """L̄ = D̄ − A, D̄ = diag(Σ_j |A_ij|): the Laplacian of a signed graph  (thm-signed-laplacian). (n, n).
+    """L̄ = D̄ − A, D̄ = diag(Σ_j abs(A_ij)): the Laplacian of a signed graph  (thm-signed-laplacian). (n, n).
 
     ``A`` is a symmetric (n, n) signed weight matrix, e.g. (W± + W±ᵀ)/2 (Kunegis et al. 2010).
     Positive semidefinite whatever the signs.
@@ -99,7 +99,7 @@ def signed_laplacian(A) -> np.ndarray:
 
 
 def signed_degree_laplacian(A) -> np.ndarray:
-    """D̄ − A with D̄_ii = Σ_j |A_ij|, the degree counting every edge by its magnitude. (n, n)."""
+    """D̄ − A with D̄_ii = Σ_j abs(A_ij), the degree counting every edge by its magnitude. (n, n)."""
     return np.diag(np.abs(A).sum(axis=1)) - A  # (n, n)
 
 
@@ -123,7 +123,7 @@ def common_mode_scores(n_q: int, n_k: int, rng: np.random.Generator, *, signal: 
 
 
 def noise_share(W, r) -> np.ndarray:
-    """Σ_{j ≠ r_i} |W_ij| / Σ_j |W_ij|: the share of row i's edge magnitude not on its key r_i. (n_q,)."""
+    """Σ_{j ≠ r_i} abs(W_ij) / Σ_j abs(W_ij): the share of row i's edge magnitude not on its key r_i. (n_q,)."""
     W = as_matrix(W, "W", shape_doc="(n_q, n_k)")  # (n_q, n_k)
     r = np.asarray(r)
     if r.shape != (W.shape[0],) or r.dtype.kind not in "iu" or (r < 0).any() or (r >= W.shape[1]).any():
@@ -132,6 +132,29 @@ def noise_share(W, r) -> np.ndarray:
     if (total == 0).any():
         raise ValueError("W has a row of zeros: its noise share is undefined")
     return 1.0 - np.abs(W[np.arange(W.shape[0]), r]) / total  # (n_q,)
+
+
+def common_mode_sweep(thetas, privates, *, n_q: int = 2000, n_k: int = 16, seed: int = 0) -> dict:
+    """The mean noise share of W± = W⁺ − ϑ W⁻ over ``thetas``, for each level of private noise.
+
+    For each ``private`` in ``privates`` the scores come from :func:`common_mode_scores` (seeded,
+    the same draw for every ϑ). Returns {"thetas": [...], "privates": [...], "noise": [[...] per
+    private], "sink": [[...] per private]} with the mean shares of |W±| off the relevant key and on
+    the sink key 0.
+    """
+    out: dict = {"thetas": [float(t) for t in thetas], "privates": [float(p) for p in privates],
+                 "noise": [], "sink": []}
+    for private in privates:
+        S_plus, S_minus, r = common_mode_scores(n_q, n_k, np.random.default_rng(seed), private=private)
+        W_plus, W_minus = softmax(S_plus), softmax(S_minus)  # (n_q, n_k) each
+        noise, sink = [], []
+        for lam in thetas:
+            W = signed_difference(W_plus, W_minus, float(lam))  # (n_q, n_k)
+            noise.append(float(noise_share(W, r).mean()))
+            sink.append(float((np.abs(W[:, 0]) / np.abs(W).sum(axis=1)).mean()))
+        out["noise"].append(noise)
+        out["sink"].append(sink)
+    return out
 
 
 # --------------------------------------------------------------------------------------------------
@@ -338,7 +361,8 @@ _Yg = sp.MatrixSymbol(r"Y^{\mathrm{gate}}", _n_q, _d_v)
 
 def _display_differential():
     rhs = sp.MatAdd(RowSoftmax(sp.MatMul(_Qp, _Kp.T) / sp.sqrt(_d)),
-                    sp.MatMul(sp.Integer(-1), _vartheta, RowSoftmax(sp.MatMul(_Qm, _Km.T) / sp.sqrt(_d)), evaluate=False),
+                    sp.MatMul(sp.Integer(-1), _vartheta, RowSoftmax(sp.MatMul(_Qm, _Km.T) / sp.sqrt(_d)),
+                              evaluate=False),
                     evaluate=False)
     return sp.Eq(_Wpm, rhs, evaluate=False)
 
@@ -426,7 +450,8 @@ def _signed_quadratic_form(A: sp.Matrix, x: sp.Matrix):
 
 
 @derivation("thm-signed-laplacian", strength="proved",
-            scope="for one edge of either sign with general weight and ends; every sign pattern on 3 nodes with "
+            scope="for one edge or self-loop of either sign, general weight and ends; every sign pattern on 3 "
+                  "nodes with "
                   "symbolic weights; the package measured to 1e-12")
 def _check_signed_laplacian():
     w = sp.Symbol("w", positive=True)  # |A_ij|
@@ -434,6 +459,8 @@ def _check_signed_laplacian():
     # One edge of weight s·w (s = ±1) adds w x_i² + w x_j² − 2 s w x_i x_j to xᵀ L̄ x: w (x_i − s x_j)².
     for s in (1, -1):
         yield sp.Eq(w * x_i**2 + w * x_j**2 - 2 * s * w * x_i * x_j, w * (x_i - s * x_j) ** 2, evaluate=False)
+        # A self-loop of weight s·w adds w x_i² − s w x_i², half of w (x_i − s x_i)².
+        yield sp.Eq(w * x_i**2 - s * w * x_i**2, w * (x_i - s * x_i) ** 2 / 2, evaluate=False)
     # Every sign pattern of a symmetric A on 3 nodes: xᵀ L̄ x is the sum of the edges' squares.
     x = sp.Matrix(sp.symbols("x_1 x_2 x_3", real=True))
     ws = sp.symbols("w_12 w_13 w_23", positive=True)
