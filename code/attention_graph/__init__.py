@@ -27,6 +27,7 @@ from .bottlenecks import (
     uniform_walk_share,
 )
 from .decoding import KVCache, decode
+from .differential import differential_attention, gated_attention, signed_laplacian
 from .graph import (
     additive_mask_softmax,
     causal_mask,
@@ -90,28 +91,30 @@ from .sinks import in_degrees, position_in_strength, uniform_causal_weights
 from .softmax import hardmax, softmax, softmax_jacobian, softmax_with_temperature
 from .sparse import edge_attention, segment_softmax
 from .windows import WindowCache, evict, sliding_window_mask, window_decode, window_edges_of
+from .state_spaces import decay_mask, ssd
 
 # Every public name, once (tests/test_packaging.py checks it against the imports above).
 __all__ = ["AttentionGraph", "BlockParams", "DerivationError", "KVCache", "RandomFeatures", "WindowCache",
            "absorbed_latent_attention", "additive_mask_softmax", "adjusted_rand_index", "alibi_bias", "attention",
            "attention_backward", "attention_exact", "attention_rollout", "bigbird_edges", "bipartite_adjacency",
            "block_state", "block_weights", "blockwise_attention", "blockwise_attention_backward", "causal_edges",
-           "causal_mask", "causal_path_counts", "causal_stack", "club_graph", "complete_attention",
-           "complete_edges", "composed_graph", "decode", "distance_bias", "distance_from_rank_one",
-           "edge_attention", "elu_feature_map", "ergodicity_coefficient", "evict", "feed_forward", "five_models",
-           "gat", "gat_parameters", "gat_scores", "gcn", "gcn_propagation", "graph_mask", "graph_transformer_layer",
-           "grouped_step", "hardmax", "head_graphs", "head_messages", "head_scores", "hop_distances", "in_degrees",
-           "induction_graph", "init_block_params", "init_causal_stack", "kv_cache_numbers", "laplacian_pe",
-           "laplacian_spectrum", "last_token_sensitivity", "latent_attention", "latent_cache_numbers",
-           "latent_step", "layer_norm", "linear_attention", "linear_weights", "longformer_edges",
-           "masked_attention", "max_path_length", "mean_aggregation", "mean_graph", "mean_propagation", "merge",
-           "message_edge_index", "message_passing", "multi_head_attention", "normalized_laplacian", "pagerank",
-           "params_from_torch", "params_to_torch", "path_edges", "path_share", "permutation_matrix",
-           "position_in_strength", "previous_token_graph", "product_coefficients", "product_mask_softmax",
-           "project", "pull", "random_features", "random_walk_laplacian", "relabel", "rotary", "row_spread",
-           "scaled_scores", "segment_softmax", "shortest_path_distances", "sinusoidal_encoding",
-           "sliding_window_mask", "softmax", "softmax_backward", "softmax_jacobian", "softmax_with_temperature",
-           "spectral_bipartition", "stationary_distribution", "symmetrised", "transformer_block",
-           "uniform_causal_weights", "uniform_walk_share", "weighted_sum", "window_decode", "window_edges",
-           "window_edges_of", "worked_example"]
+           "causal_mask", "causal_path_counts", "causal_stack", "club_graph", "complete_attention", "complete_edges",
+           "composed_graph", "decay_mask", "decode", "differential_attention", "distance_bias",
+           "distance_from_rank_one", "edge_attention", "elu_feature_map", "ergodicity_coefficient", "evict",
+           "feed_forward", "five_models", "gat", "gat_parameters", "gat_scores", "gated_attention", "gcn",
+           "gcn_propagation", "graph_mask", "graph_transformer_layer", "grouped_step", "hardmax", "head_graphs",
+           "head_messages", "head_scores", "hop_distances", "in_degrees", "induction_graph", "init_block_params",
+           "init_causal_stack", "kv_cache_numbers", "laplacian_pe", "laplacian_spectrum", "last_token_sensitivity",
+           "latent_attention", "latent_cache_numbers", "latent_step", "layer_norm", "linear_attention",
+           "linear_weights", "longformer_edges", "masked_attention", "max_path_length", "mean_aggregation",
+           "mean_graph", "mean_propagation", "merge", "message_edge_index", "message_passing",
+           "multi_head_attention", "normalized_laplacian", "pagerank", "params_from_torch", "params_to_torch",
+           "path_edges", "path_share", "permutation_matrix", "position_in_strength", "previous_token_graph",
+           "product_coefficients", "product_mask_softmax", "project", "pull", "random_features",
+           "random_walk_laplacian", "relabel", "rotary", "row_spread", "scaled_scores", "segment_softmax",
+           "shortest_path_distances", "signed_laplacian", "sinusoidal_encoding", "sliding_window_mask", "softmax",
+           "softmax_backward", "softmax_jacobian", "softmax_with_temperature", "spectral_bipartition", "ssd",
+           "stationary_distribution", "symmetrised", "transformer_block", "uniform_causal_weights",
+           "uniform_walk_share", "weighted_sum", "window_decode", "window_edges", "window_edges_of",
+           "worked_example"]
 __version__ = "0.1.0"
