@@ -361,3 +361,28 @@ def test_bias_of_zeros_changes_nothing_and_minus_inf_is_the_mask():
     B = np.where(np.eye(5, k=-1) > 0, -np.inf, 0.0)
     W = attention(Q, K, V, mask=M, bias=B)[1]
     assert (W[~M] == 0).all() and (W[np.eye(5, k=-1) > 0] == 0).all()
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+
+def _uniform_layer(Q, K, V, mask=None):
+    """A layer that forgets the scores: every query attends uniformly."""
+    V = np.asarray(V, float)
+    W = np.full((len(Q), len(V)), 1 / len(V))
+    return W @ V, W
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # attention
+    "eq-weighted-sum": (att, "weighted_sum", lambda W, V: np.asarray(W) @ np.asarray(V) + 1e-9,
+                        "the weighted sum is off by 1e-9"),
+    "eq-attention": (att, "attention", _uniform_layer, "the layer ignores the scores"),
+    "thm-convex-combination": (att, "attention", lambda Q, K, V, mask=None: (
+        2.0 * (np.asarray(V, float) + 1.0), _uniform_layer(Q, K, V)[1]), "outputs outside the hull"),
+    "thm-pull-toward-centre": (att, "pull", lambda W, V: (np.zeros(len(V)), np.asarray(V, float)),
+                               "no pull"),
+    "thm-key-value-permutation": (att, "attention", lambda Q, K, V, mask=None: (
+        np.asarray(V, float)[: len(Q)], _uniform_layer(Q, K, V)[1]), "outputs follow the key order"),
+}

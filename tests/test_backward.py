@@ -1,8 +1,11 @@
 """The backward pass of attention: finite differences, the mask, dtypes and the chapter's claims."""
 
 
+import importlib
+
 import numpy as np
 import pytest
+import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -157,3 +160,36 @@ def test_blockwise_backward_keeps_dtype(dtype):
 def test_benchmark_cli_runs_quick(tmp_path, name):
     record = bt.quick_benchmark(name, tmp_path)
     assert record["results"]["met"] if name == "training" else record["results"]["target"]["met"]
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+bw = importlib.import_module("attention_graph.blockwise")
+
+
+bk = importlib.import_module("attention_graph.backward")
+
+
+_sym_softmax = bk.sym_softmax
+
+
+def _no_rescale(a, b, *, exp, maximum):
+    """Merges two states but forgets e^{m_A − m}: wrong whenever the maxima differ."""
+    ell = a.ell + b.ell
+    return bw.BlockState(maximum(a.m, b.m), ell, (a.ell * a.o + b.ell * b.o) / ell)
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # backward
+    "eq-grad-v": (bk, "grad_v", lambda W, G: 2 * (W.T * G), "dV doubled"),
+    "eq-grad-w": (bk, "grad_w", lambda G, V: G * V.T + sp.ones(G.rows, V.rows), "dW shifted by 1"),
+    "eq-grad-s": (bk, "grad_s", lambda W, dW: W.multiply_elementwise(dW), "the row sum forgotten"),
+    "eq-grad-q": (bk, "grad_q", lambda dS, K: dS * K, "no 1/√d"),
+    "eq-grad-k": (bk, "grad_k", lambda dS, Q: dS.T * Q, "no 1/√d"),
+    "thm-masked-gradient": (bk, "sym_softmax", lambda S, allowed=None: _sym_softmax(S),
+                            "the mask is ignored"),
+    "eq-lse-weights": (bw, "merge", _no_rescale, "no rescaling by e^{m_A − m}"),
+    "eq-flash-delta": (bw, "delta_rows", lambda dY, Y: dY.sum(axis=1, keepdims=True),
+                       "D_i = rowsum(dY), Y forgotten"),
+}

@@ -1,6 +1,7 @@
 """The Transformer block against plain NumPy oracles (its definition, and PyTorch's encoder layer in
 PyTorch's own layout), its theorem on random cases, and what the block chapter shows, recomputed."""
 
+import importlib
 from dataclasses import replace
 
 import numpy as np
@@ -159,3 +160,38 @@ def test_page_exercises():
     np.testing.assert_allclose(oracles.block(X_shift, p)[1], oracles.block(X_WORKED, p)[1], rtol=0, atol=1e-15)
     assert bt.glued_float(PAGE, "ex_post_mean") < 1e-12
     assert 0 < bt.glued_float(PAGE, "ex_post_var_dev") < 1e-3
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+bl = importlib.import_module("attention_graph.block")
+
+
+_block_orig = bl.transformer_block
+
+
+def _ln_sample_variance(X, gamma, beta, eps=1e-5):
+    X = np.asarray(X, float)
+    return gamma * (X - X.mean(axis=1, keepdims=True)) / np.sqrt(X.var(axis=1, ddof=1, keepdims=True) + eps) + beta
+
+
+def _other_placement(X, params, *, norm_first=True, mask=None):
+    return _block_orig(X, params, norm_first=not norm_first, mask=mask)
+
+
+def _layer_norm_across_tokens(X, gamma, beta, eps=1e-5):
+    """LayerNorm's formula applied down each column (over the tokens): mixes the rows."""
+    X = np.asarray(X, float)
+    return gamma * (X - X.mean(axis=0)) / np.sqrt(X.var(axis=0) + eps) + beta
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # the block
+    "eq-layer-norm": (bl, "layer_norm", _ln_sample_variance, "variance divided by d − 1"),
+    "eq-ffn": (bl, "feed_forward", lambda X, W_1, b_1, W_2, b_2: (np.asarray(X) @ W_1 + b_1) @ W_2 + b_2,
+               "no ReLU"),
+    "eq-pre-ln": (bl, "transformer_block", _other_placement, "pre-LN and post-LN swapped"),
+    "eq-post-ln": (bl, "transformer_block", _other_placement, "pre-LN and post-LN swapped"),
+    "thm-node-wise-update": (bl, "layer_norm", _layer_norm_across_tokens, "normalises each feature across the tokens"),
+}

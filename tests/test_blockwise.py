@@ -1,9 +1,11 @@
 """Blockwise attention and the online softmax: the merge, the function, and what the chapter shows."""
 
+import importlib
 import re
 
 import numpy as np
 import pytest
+import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -404,3 +406,44 @@ def test_the_page_glues_the_online_explorables_state():
     assert state["labels"] == list(we.PEOPLE) and state["query"] == we.index("Ana")
     assert np.array_equal(state["X"], we.embeddings()) and state["block_size"] == 1
     assert np.array_equal(state["dense"], attention(we.embeddings(), we.embeddings(), we.embeddings())[0][1])
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+bw = importlib.import_module("attention_graph.blockwise")
+
+
+_merge = bw.merge
+
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+def _no_rescale(a, b, *, exp, maximum):
+    """Merges two states but forgets e^{m_A − m}: wrong whenever the maxima differ."""
+    ell = a.ell + b.ell
+    return bw.BlockState(maximum(a.m, b.m), ell, (a.ell * a.o + b.ell * b.o) / ell)
+
+
+def _keep_last(a, b, *, exp, maximum):
+    """Neither commutative nor the union."""
+    return bw.BlockState(maximum(a.m, b.m), a.ell + b.ell, b.o)
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # blockwise
+    "eq-block-normaliser": (bw, "block_state", after(bw.block_state, lambda st: bw.BlockState(
+        st.m, 2 * st.ell, st.o)), "the normaliser doubled"),
+    "eq-block-output": (bw, "sym_block_state", lambda s, v: bw.BlockState(
+        sp.Max(*s), 1, sum((sp.exp(x - sp.Max(*s)) * y for x, y in zip(s, v)), sp.zeros(1, 2))),
+        "o not divided by ℓ"),
+    "eq-merge-max": (bw, "merge", lambda a, b, *, exp, maximum: bw.BlockState(
+        a.m, *_merge(a, b, exp=exp, maximum=maximum)[1:]), "the merged maximum is m_A"),
+    "eq-merge-normaliser": (bw, "merge", _no_rescale, "no rescaling by e^{m_A − m}"),
+    "eq-merge-output": (bw, "merge", _keep_last, "the merged o is o_b"),
+    "thm-merge-is-union": (bw, "merge", _no_rescale, "no rescaling by e^{m_A − m}"),
+    "thm-merge-order": (bw, "merge", _keep_last, "the merged o is o_b"),
+}

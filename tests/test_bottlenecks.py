@@ -1,11 +1,13 @@
 """Bottlenecks: path counts against math.comb and networkx, the sensitivity of the last token against
 central differences through an independent stack, and the numbers the chapter shows, recomputed."""
 
+import importlib
 import math
 
 import networkx as nx
 import numpy as np
 import pytest
+import sympy as sp
 
 import booktools as bt
 import oracles
@@ -165,3 +167,23 @@ def test_exercise_no_self_loops():
     assert bt.glued_float(PAGE, "ex_bn_first") == walks[0] == math.comb(6, 2)
     assert bt.glued_plain(PAGE, "ex_bn_same") == "True"
     assert bt.glued_float(PAGE, "ex_bn_reach") == 8 - 3
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+bn = importlib.import_module("attention_graph.bottlenecks")
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # bottlenecks
+    "thm-causal-path-count": (bn, "path_count_formula", lambda s, L: sp.binomial(s + L, L - 1),
+                              "one position too many in the binomial"),
+    "thm-walk-sensitivity": (bn, "last_token_sensitivity", after(bn.last_token_sensitivity, lambda s: s[::-1]),
+                             "the tokens in reverse order"),
+}

@@ -1,7 +1,10 @@
 """Decoding with a KV cache: step by step equals full causal attention (the oracle's masked softmax)."""
 
+import importlib
+
 import numpy as np
 import pytest
+import sympy as sp
 
 import booktools as bt
 import oracles
@@ -84,3 +87,20 @@ def test_exercise_window_decoding():
         for col in range(max(0, row - w + 1), row + 1):
             cache.append(K[col], V[col])
         np.testing.assert_allclose(cache.attend(Q[row]), Y[row], rtol=0, atol=1e-14)
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+sm = importlib.import_module("attention_graph.softmax")
+
+
+de = importlib.import_module("attention_graph.decoding")
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    "thm-kv-new-node": (de, "causal_weights_exact", lambda S: sm.RowSoftmax(sp.Matrix(S)).doit(),
+                        "no causal mask: earlier tokens see the new one"),
+    "thm-decoding-equals-causal": (de, "step_weights", lambda q, K: np.exp(K @ q) / np.exp(K @ q).sum(),
+                                   "no 1/√d in the decoding step"),
+}

@@ -34,8 +34,6 @@ PAGES = {"worked": "book/worked_example.html", "softmax": "book/softmax.html",
 WINDOWS = [(1280, "light"), (1280, "dark"), (390, "light"), (390, "dark")]
 
 
-
-
 class Opened:
     """A page of the book with one explorable ready; records console errors and offsite requests."""
 

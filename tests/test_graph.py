@@ -4,11 +4,13 @@ Every expected value here is computed independently, in plain NumPy loops and fo
 in the test, never by the package function under test.
 """
 
+import importlib
 import json
 import re
 
 import numpy as np
 import pytest
+import sympy as sp
 
 import booktools as bt
 import buildpaths as paths
@@ -679,3 +681,45 @@ def test_exercise_attention_graph_is_directed():
     Z = np.exp(X @ X.T / np.sqrt(2)).sum(axis=1)  # each receiver's normaliser
     assert W[i, j] / W[j, i] == pytest.approx(Z[j] / Z[i], rel=1e-12)  # the solution's ratio
     assert bt.glued_float(PAGE, "ex_dir_gcn") <= 1e-16
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+gr = importlib.import_module("attention_graph.graph")
+
+
+sm = importlib.import_module("attention_graph.softmax")
+
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # graph
+    "eq-message-passing": (gr, "display_message_passing", after(gr.display_message_passing, lambda eq: eq.replace(
+        lambda e: isinstance(e, sp.Indexed) and e.base.label.name == "A", lambda e: e.base[e.indices[::-1]])),
+        "the display sums A_ji instead of A_ij"),
+    "thm-attention-is-message-passing": (gr, "message_passing", lambda graph, V: graph.W.T @ np.asarray(V),
+                                         "messages flow along the edges, i → j"),
+    "eq-gcn-propagation": (gr, "gcn_propagation", lambda A, **kw: gr.mean_propagation(A),
+                           "one-sided normalisation"),
+    "eq-mean-aggregation": (gr, "display_mean_aggregation", after(gr.display_mean_aggregation, lambda eq: eq.replace(
+        lambda e: isinstance(e, sp.MatPow) and e.exp == -1, lambda e: e.base)),
+        "the display multiplies by D̃ instead of dividing"),
+    "eq-gat-scores": (gr, "gat_scores", after(gr.gat_scores, lambda e: e.T), "query and key swapped"),
+    "eq-neighbour-softmax": (gr, "display_neighbour_softmax", after(gr.display_neighbour_softmax, lambda eq: sp.Eq(
+        eq.lhs, eq.rhs.xreplace({sp.IndexedBase("M")[eq.lhs.indices]: 1}), evaluate=False)),
+        "the display forgets M_ij in the numerator"),
+    "thm-constant-scores-mean-aggregation": (gr, "mean_propagation", lambda A, self_loops=True: gr.gcn_propagation(A),
+                                             "GCN in place of the mean"),
+    "thm-masked-softmax-neighbours": (gr, "product_mask_softmax",
+                                      lambda S, allowed: sm.softmax(S, allowed),
+                                      "S ∘ M computed as the exact mask"),
+    "thm-gat-is-masked-attention": (gr, "gat", after(gr.gat, lambda r: (r[0] + 1.0, r[1])),
+                                    "GAT output shifted"),
+    "thm-permutation-equivariance": (gr, "sym_scores", lambda Q, K: Q * K.T / sp.sqrt(Q.cols) + sp.Matrix(
+        Q.rows, K.rows, lambda r, c: c), "scores with a bias by key position"),
+}

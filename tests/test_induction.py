@@ -1,6 +1,8 @@
 """Induction heads: the composition of the ideal heads, the model's gradients, and the chapter's
 numbers recomputed from the benchmark record and from re-run training by independent code."""
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -202,3 +204,24 @@ def test_benchmark_cli_runs_quick(tmp_path):
     record = bt.quick_benchmark("induction", tmp_path)
     assert record["machine"]["cpus"] >= 1
     assert RECORD["quick"] is False  # the committed record is a full run
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+ind = importlib.import_module("attention_graph.induction")
+
+
+def _induction_one_back(n, varpi):
+    """An induction head that attends to the earlier occurrence, i − ϖ, not the token after it."""
+    W = np.zeros((n, n))
+    i = np.arange(n)
+    W[i, np.where(i >= varpi, i - varpi, i)] = 1.0
+    return W
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # induction
+    "thm-induction-composition": (ind, "induction_graph", _induction_one_back,
+                                  "the induction head reads the earlier occurrence itself"),
+}

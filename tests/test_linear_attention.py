@@ -1,8 +1,11 @@
 """Linear attention: the feature maps, the linear form against the paper's quadratic loop
 (tests/oracles.py), the causal running sum and the random features' unbiasedness."""
 
+import importlib
+
 import numpy as np
 import pytest
+import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -195,3 +198,29 @@ def test_exercise_rank_equals_the_number_of_features():
         PQ, PK = phi(Q), phi(K)
         W = (PQ @ PK.T) / (PQ @ PK.sum(axis=0))[:, None]
         assert rank == np.linalg.matrix_rank(W) == F
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+la = importlib.import_module("attention_graph.linear_attention")
+
+
+_la_read = la.read_feature_nodes
+
+
+_la_linear = la.linear_two_hop
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    "eq-linear-attention": (la, "read_feature_nodes", lambda PQ, KV, z: PQ @ KV, "no normaliser D"),
+    "thm-linear-equals-quadratic": (la, "read_feature_nodes", after(_la_read, lambda Y: Y + 1e-9), "output shifted"),
+    "thm-causal-running-sum": (la, "causal_running_sum", _la_linear, "every key seen, not only j <= i"),
+    "thm-random-features-unbiased": (la, "standard_normal_density", lambda x: sp.exp(-x**2 / 2),
+                                     "the density not normalised"),
+}

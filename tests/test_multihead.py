@@ -1,6 +1,8 @@
 """Multi-head attention against a reshape-based oracle, its theorems on random cases, and what the
 multihead chapter shows, recomputed."""
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -126,3 +128,42 @@ def test_page_exercises():
     assert bt.glued_float(PAGE, "ex_mask_carla") == pytest.approx(W[1, 0], abs=1e-12)
     assert bt.glued_float(PAGE, "ex_mask_ana") + bt.glued_float(PAGE, "ex_mask_carla") == pytest.approx(1.0)
     assert bt.glued_float(PAGE, "ex_swap_diff") < 1e-12
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+att = importlib.import_module("attention_graph.attention")
+
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+mh = importlib.import_module("attention_graph.multihead")
+
+
+_mh_bipartite = mh.bipartite_adjacency
+
+
+def _mha_wrong_scale(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads, mask=None):
+    """Multi-head attention whose heads divide the scores by √d_model instead of √d_h."""
+    Q, K, V = (np.asarray(a, float) @ W for a, W in ((X_q, W_Q), (X_kv, W_K), (X_kv, W_V)))
+    d, H = Q.shape[1], n_heads
+    d_h = d // H
+    heads = [att.attention(Q[:, h * d_h:(h + 1) * d_h] * np.sqrt(d_h / d), K[:, h * d_h:(h + 1) * d_h],
+                           V[:, h * d_h:(h + 1) * d_h], mask=mask) for h in range(H)]
+    return np.hstack([Y for Y, _ in heads]) @ W_O, np.stack([W for _, W in heads])
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # multi-head attention
+    "eq-multihead": (mh, "multi_head_attention", _mha_wrong_scale, "every head scaled by √d_model, not √d_h"),
+    "thm-heads-add": (mh, "head_messages", after(mh.head_messages, lambda M: np.repeat(M[:1], len(M), axis=0)),
+                      "every head sends head 1's message"),
+    "thm-one-head": (mh, "multi_head_attention",
+                     after(mh.multi_head_attention, lambda r: (np.nextafter(r[0], np.inf), r[1])),
+                     "one unit in the last place off the single head"),
+    "eq-bipartite": (mh, "bipartite_adjacency", lambda W: _mh_bipartite(W).T, "edges from the keys to the queries"),
+}

@@ -1,6 +1,7 @@
 """Attention patterns: edge lists, edge counts and diameters against networkx, the causal DAG, and
 what the patterns chapter shows, recomputed."""
 
+import importlib
 import math
 
 import networkx as nx
@@ -154,3 +155,30 @@ def test_page_exercises():
     cw = np.array([(i, j) for i in range(64) for j in range(64) if i - 4 <= j <= i])
     assert bt.glued_float(PAGE, "ex_causal_window_edges") == len(cw)
     assert bt.glued_float(PAGE, "ex_causal_window_path") == oracles.max_path_length(cw, 64) == math.ceil(63 / 4)
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+gr = importlib.import_module("attention_graph.graph")
+
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+pa = importlib.import_module("attention_graph.patterns")
+
+
+_pa_window = pa.window_edges
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    "thm-causal-mask-lower-triangular": (gr, "causal_mask", lambda n: np.triu(np.ones((n, n))) == 1,
+                                         "an upper-triangular mask"),
+    # patterns
+    "thm-causal-dag": (pa, "causal_edges", lambda n: pa.complete_edges(n), "the causal pattern is complete"),
+    "eq-window-edges": (pa, "window_edges", lambda n, w: _pa_window(n, max(w - 1, 0)), "a window one narrower"),
+    "eq-window-diameter": (pa, "max_path_length", after(pa.max_path_length, lambda D: D + 1), "one layer too many"),
+}

@@ -215,3 +215,22 @@ def test_exercises():
     assert bt.glued_float(PAGE, "ex_rc_layers") == math.ceil(63 / 8)
     assert bt.glued_float(PAGE, "ex_rc_perm_tau") == 1.0
     assert bt.glued_plain(PAGE, "ex_rc_perm_spread_same") == "True"
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # rank collapse
+    "eq-ergodicity-coefficient": (rc, "ergodicity_coefficient", after(rc.ergodicity_coefficient, lambda t: t / 2),
+                                  "half the coefficient"),
+    "thm-tau-contraction": (rc, "ergodicity_coefficient", after(rc.ergodicity_coefficient, lambda t: t * 0.9),
+                            "a coefficient a tenth too small"),
+    "thm-tau-submultiplicative": (rc, "exact_tau", after(rc.exact_tau, lambda t: 1 - t),
+                                  "the overlap in place of the coefficient"),
+}

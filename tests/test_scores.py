@@ -1,5 +1,6 @@
 """Scores, Q Kᵀ/√d: the function, its errors, and what the scores chapter shows."""
 
+import importlib
 import json
 import re
 
@@ -157,3 +158,35 @@ def test_exercise_sigma_scale():
     assert bt.glued_float("scores", "ex_var_sigma") == pytest.approx((dots / (sigma**2 * np.sqrt(d))).var(), rel=1e-9)
     assert abs(bt.glued_float("scores", "ex_var_plain") - sigma**4) < 0.1 * sigma**4
     assert abs(bt.glued_float("scores", "ex_var_sigma") - 1) < 0.05
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+sc = importlib.import_module("attention_graph.scores")
+
+
+_expectation = sc.expectation
+
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+def _hypotheses(mean=0, second=1):
+    return {sc.mq[1]: mean, sc.mk[1]: mean, sc.mq[2]: second, sc.mk[2]: second}
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # scores
+    "eq-scaled-scores": (sc, "scaled_scores", lambda Q, K: np.asarray(Q) @ np.asarray(K).T, "no 1/√d"),
+    "eq-mean-qk": (sc, "HYPOTHESES", _hypotheses(mean=1), "the statement with mean 1"),
+    "eq-var-term": (sc, "HYPOTHESES", _hypotheses(second=2), "the statement with variance 2"),
+    "eq-var-qk": (sc, "expectation", lambda expr: _expectation(expr.subs(*sorted(
+        (s for s in expr.free_symbols if s.name in "kq"), key=lambda s: s.name))),
+                  "q and k the same variable: not independent"),
+    "eq-var-scaled": (sc, "HYPOTHESES", _hypotheses(mean=1), "the statement with mean 1"),
+    "eq-scale-outside-cancels": (sc, "misplaced_scale", after(sc.misplaced_scale, lambda r: {
+        **r, "outside": r["right"]}), "the outside reading made equal to the right one"),
+}

@@ -1,6 +1,7 @@
 """Positions in a sequence: sinusoidal encodings, RoPE, ALiBi and the distance bias, against the papers'
 formulas written independently (below, and tests/oracles.py) and by their defining properties."""
 
+import importlib
 import math
 
 import networkx as nx
@@ -208,3 +209,27 @@ def test_exercise_alibi_reach():
     assert bt.glued_float(PAGE, "ex_reach_share_less") == pytest.approx(shares[n_half - 2], abs=1e-15)
     assert shares[n_half - 2] < 0.5
     assert shares[n_half - 1] == pytest.approx(1 - np.exp(-zeta * n_half), abs=1e-12)  # 64 tokens: long enough
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+sq = importlib.import_module("attention_graph.sequence_positions")
+
+
+_sq_rotate = sq.rotate_pairs
+
+
+_sq_alibi = sq.alibi_kernel
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    "eq-sinusoidal": (sq, "sinusoidal_kernel", lambda p, w: np.column_stack(
+        [np.sin(np.outer(p, w)), np.cos(np.outer(p, w))]), "the sines first, then the cosines"),
+    "thm-sinusoidal-offset": (sq, "sinusoidal_kernel", lambda p, w: np.column_stack(
+        [np.sin(np.outer(p, w)), np.cos(np.outer(p, w))]) * (1 + np.asarray(p)[:, None] / 10),
+                              "an amplitude that grows with the position"),
+    "thm-rope-relative": (sq, "rotate_pairs", lambda X, theta: _sq_rotate(X, theta**2 / 7),
+                          "angles quadratic in the position"),
+    "eq-alibi": (sq, "alibi_kernel", lambda n, slope: _sq_alibi(n, slope).T, "the bias of the keys ahead, not behind"),
+}

@@ -1,6 +1,7 @@
 """Attention sinks: the causal graph's counts, the model's gradients, and the chapter's numbers
 recomputed from the benchmark record and from re-run training by independent code."""
 
+import importlib
 from fractions import Fraction
 
 import numpy as np
@@ -217,3 +218,23 @@ def test_benchmark_cli_runs_quick(tmp_path):
     record = bt.quick_benchmark("sinks", tmp_path)
     assert record["machine"]["cpus"] >= 1
     assert RECORD["quick"] is False  # the committed record is a full run
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+sk = importlib.import_module("attention_graph.sinks")
+
+
+_sk_causal = sk.causal_symbols
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # sinks
+    "thm-causal-first-token": (sk, "in_degrees", lambda edges, n: np.bincount(
+        np.asarray(edges)[:, 0], minlength=n), "counts the keys each query sees (the out-degree)"),
+    "thm-uniform-causal-sink": (sk, "uniform_causal_weights", lambda n: np.tril(np.ones((n, n))) / n,
+                                "every entry 1/n: rows not normalised"),
+    "thm-causal-walk-absorbed": (sk, "causal_symbols", lambda n: _sk_causal(n).T,
+                                 "W transposed: the walk goes forward in time"),
+}

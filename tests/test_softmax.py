@@ -343,3 +343,23 @@ def test_the_page_glues_the_rows_of_the_softmax_explorable():
     assert state["d"] == int(bt.glued_float("softmax", "row_d"))
     for d, row in zip(state["dims"], state["rows"]):
         assert np.array_equal(row, raw_score_row(d, n_k, rng))
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # softmax
+    "eq-softmax": (sm, "softmax", lambda S, mask=None: np.exp(np.asarray(S, float)), "not normalised"),
+    "eq-softmax-stable": (sm, "softmax", lambda S, mask=None: sm.naive_softmax(S), "no maximum subtracted"),
+    "eq-softmax-temperature": (sm, "softmax_with_temperature", lambda S, tau, mask=None: sm.softmax(S),
+                               "τ ignored"),
+    "thm-rows-sum-to-one": (sm, "softmax", lambda S, mask=None: np.exp(np.asarray(S, float)) / 2,
+                            "rows not normalised"),
+    "thm-shift-invariance": (sm, "softmax", lambda S, mask=None: np.asarray(S, float) / np.asarray(S, float).sum(),
+                             "a linear normalisation"),
+    "thm-temperature-limits": (sm, "hardmax", lambda S, mask=None: sm.softmax(S), "softmax for hardmax"),
+    "thm-softmax-jacobian": (sm, "softmax_jacobian", lambda p: np.diag(np.asarray(p, float)),
+                             "the outer product forgotten"),
+}

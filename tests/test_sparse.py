@@ -2,6 +2,8 @@
 "Graph Transformers at scale" chapter shows from the committed benchmark record."""
 
 
+import importlib
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -391,3 +393,28 @@ def test_exercise_cross_attention_is_bipartite_edge_attention():
 def test_exercise_isolated_query_is_refused():
     msg = bt.glued_plain("sparse", "ex_isolated_message")
     assert "every query must attend to at least one key" in msg and "[3]" in msg
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+sm = importlib.import_module("attention_graph.softmax")
+
+
+spm = importlib.import_module("attention_graph.sparse")
+
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # sparse
+    "eq-edge-softmax": (spm, "segment_softmax", lambda s, indptr: np.exp(np.asarray(s, float)),
+                        "not normalised per segment"),
+    "eq-edge-attention": (spm, "edge_attention", after(spm.edge_attention, lambda Y: Y + 1e-6),
+                          "output shifted"),
+    "thm-edge-attention-is-masked-attention": (spm, "exact_masked_softmax", lambda S, mask: sm.RowSoftmax(
+        S).doit(), "forbidden entries kept"),
+}

@@ -29,6 +29,7 @@ path = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])  # (n, n), 
 I2, I3 = np.eye(2), np.eye(3)  # identity projections, d_model = 2 and 3
 empty_row = np.array([[True, True, True], [False, False, False], [True, False, False]])
 
+
 # (function name, call, error type, message fragment)
 BAD = [
     ("scaled_scores", lambda: ag.scaled_scores(ok, np.ones((3, 4))), ValueError, "share the dimension d"),
