@@ -9,12 +9,14 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import attention_graph as ag
 import booktools as bt
 import memtools
 import oracles
 from attention_graph import bench, blockwise_attention, blockwise_attention_backward
 from attention_graph.backward import attention_backward, softmax_backward
 from attention_graph.bench import backward as bench_backward
+from bad_inputs import cplx, empty_row, nan, ok
 
 PAGE = "backward"
 
@@ -193,3 +195,23 @@ BROKEN = {
     "eq-flash-delta": (bw, "delta_rows", lambda dY, Y: dY.sum(axis=1, keepdims=True),
                        "D_i = rowsum(dY), Y forgotten"),
 }
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("attention_backward", lambda: ag.attention_backward(ok, ok, ok, np.ones((3, 3))),
+     ValueError, r"dY must have the shape of Y"),
+    ("attention_backward", lambda: ag.attention_backward(ok, ok, ok, nan), ValueError, "dY must be finite"),
+    ("attention_backward", lambda: ag.attention_backward(ok, ok, ok, cplx), TypeError, "dY must hold real numbers"),
+    ("attention_backward", lambda: ag.attention_backward(ok, ok, np.ones((4, 2)), ok),
+     ValueError, "K and V must have the same number of rows"),
+    ("attention_backward", lambda: ag.attention_backward(ok, ok, ok, ok, empty_row), ValueError, "mask allows no key"),
+    ("attention_backward", lambda: ag.attention_backward(ok, ok, ok, ok, np.ones((3, 3))),
+     TypeError, "mask must be a boolean array"),
+    ("softmax_backward", lambda: ag.softmax_backward(np.ones((2, 3)), np.ones((2, 2))),
+     ValueError, "dW must have the shape of W"),
+    ("softmax_backward", lambda: ag.softmax_backward(nan, ok), ValueError, "W must be finite"),
+    ("softmax_backward", lambda: ag.softmax_backward(ok[0], ok), ValueError, "W must be a 2-d array"),
+]

@@ -9,12 +9,14 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
+import attention_graph as ag
 import booktools as bt
 import memtools
 import oracles
 from attention_graph import attention, bench
 from attention_graph.bench import blockwise as bench_blockwise
 from attention_graph.blockwise import BlockState, block_state, blockwise_attention, merge
+from bad_inputs import inf, nan, ok
 
 PAGE = "blockwise"
 
@@ -447,3 +449,34 @@ BROKEN = {
     "thm-merge-is-union": (bw, "merge", _no_rescale, "no rescaling by e^{m_A − m}"),
     "thm-merge-order": (bw, "merge", _keep_last, "the merged o is o_b"),
 }
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("blockwise_attention", lambda: ag.blockwise_attention(ok, ok, ok, 0),
+     ValueError, "block_size must be a positive integer"),
+    ("blockwise_attention", lambda: ag.blockwise_attention(ok, ok, ok, 2.0),
+     TypeError, "block_size must be a positive integer"),
+    ("blockwise_attention", lambda: ag.blockwise_attention(ok, ok, ok, True), TypeError, "got True of type bool"),
+    ("blockwise_attention", lambda: ag.blockwise_attention(ok, ok, nan, 2), ValueError, "V must be finite"),
+    ("blockwise_attention", lambda: ag.blockwise_attention(ok, ok, np.ones((4, 2)), 2),
+     ValueError, "K and V must have the same number of rows"),
+    ("blockwise_attention", lambda: ag.blockwise_attention(ok, np.ones((0, 2)), np.ones((0, 2)), 2),
+     ValueError, "K has no rows"),
+    ("blockwise_attention_backward", lambda: ag.blockwise_attention_backward(ok, ok, ok, ok, 0),
+     ValueError, "block_size must be a positive integer"),
+    ("blockwise_attention_backward", lambda: ag.blockwise_attention_backward(ok, ok, ok, ok, 1.5),
+     TypeError, "block_size must be a positive integer"),
+    ("blockwise_attention_backward", lambda: ag.blockwise_attention_backward(ok, ok, ok, ok[:2], 2),
+     ValueError, "dY must have the shape of Y"),
+    ("blockwise_attention_backward", lambda: ag.blockwise_attention_backward(ok, ok, ok, inf, 2),
+     ValueError, "dY must be finite"),
+    ("blockwise_attention_backward",
+     lambda: ag.blockwise_attention_backward(ok, np.ones((0, 2)), np.ones((0, 2)), ok, 2),
+     ValueError, "K has no rows"),
+    ("block_state", lambda: ag.block_state(ok, np.ones((3, 2))), ValueError, "S must have one column per row of V"),
+    ("block_state", lambda: ag.block_state(inf, np.ones((2, 2))), ValueError, "S must be finite"),
+    ("merge", lambda: ag.merge((0.0, 1.0, ok), (0.0, 1.0, ok)), TypeError, "a must be a BlockState"),
+]

@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import KVCache, decode
+from bad_inputs import nan, ok
 
 PAGE = "decoding"
 
@@ -104,3 +106,26 @@ BROKEN = {
     "thm-decoding-equals-causal": (de, "step_weights", lambda q, K: np.exp(K @ q) / np.exp(K @ q).sum(),
                                    "no 1/√d in the decoding step"),
 }
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+def _cache():
+    """A KV cache holding one token with d = 2 and d_v = 1."""
+    cache = ag.KVCache()
+    cache.append([1.0, 0.0], [1.0])
+    return cache
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("KVCache", lambda: ag.KVCache().attend([1.0, 0.0]), ValueError, "the cache is empty"),
+    ("KVCache", lambda: _cache().append([1.0, 0.0, 0.0], [1.0]),
+     ValueError, "k must have 2 entries, as the cached ones"),
+    ("KVCache", lambda: _cache().append([1.0, 0.0], [1.0, 2.0]), ValueError, "v must have 1 entries"),
+    ("KVCache", lambda: _cache().attend([[1.0, 0.0]]), ValueError, "q must be one vector"),
+    ("KVCache", lambda: _cache().attend([np.nan, 0.0]), ValueError, "q must be finite"),
+    ("KVCache", lambda: ag.KVCache().append([], []), ValueError, "k is empty"),
+    ("decode", lambda: ag.decode(ok, np.ones((2, 2)), np.ones((2, 2))),
+     ValueError, r"one query per token \(n_q = n_k\): 3 != 2"),
+    ("decode", lambda: ag.decode(ok, ok, nan), ValueError, "V must be finite"),
+]

@@ -12,11 +12,13 @@ import numpy as np
 import pytest
 import sympy as sp
 
+import attention_graph as ag
 import booktools as bt
 import buildpaths as paths
 import oracles
 from attention_graph import graph, tables
 from attention_graph.worked_example import PEOPLE
+from bad_inputs import nan, ok, path
 
 PAGE = "graph"
 C, ANA, B, D = range(4)
@@ -723,3 +725,41 @@ BROKEN = {
     "thm-permutation-equivariance": (gr, "sym_scores", lambda Q, K: Q * K.T / sp.sqrt(Q.cols) + sp.Matrix(
         Q.rows, K.rows, lambda r, c: c), "scores with a bias by key position"),
 }
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    # The graph chapter's models
+    ("graph_mask", lambda: ag.graph_mask(np.ones((2, 3))), ValueError, "A must be square"),
+    ("causal_mask", lambda: ag.causal_mask(-1), ValueError, "n must be a positive integer"),
+    ("causal_mask", lambda: ag.causal_mask(2.5), TypeError, "n must be a positive integer"),
+    ("message_passing", lambda: ag.message_passing(ag.AttentionGraph(np.eye(3), "abc"), np.ones((4, 2))),
+     ValueError, "V must have one row per node"),
+    ("message_passing", lambda: ag.message_passing(np.eye(3), ok), TypeError, "graph must be an AttentionGraph"),
+    ("message_edge_index", lambda: ag.message_edge_index(np.eye(3)), TypeError, "graph must be an AttentionGraph"),
+    ("gcn_propagation", lambda: ag.gcn_propagation(-path), ValueError, "A must be non-negative"),
+    ("mean_propagation", lambda: ag.mean_propagation(np.ones((2, 3))), ValueError, "A must be square"),
+    ("gcn", lambda: ag.gcn(path, np.ones((4, 2))), ValueError, "one row per node"),
+    ("mean_aggregation", lambda: ag.mean_aggregation(path, nan), ValueError, "X must be finite"),
+    ("gat_parameters", lambda: ag.gat_parameters(2, 2, rng=0), TypeError, "rng must be a numpy.random.Generator"),
+    ("gat_parameters", lambda: ag.gat_parameters(0, 2, np.random.default_rng(0)),
+     ValueError, "d_in must be a positive integer"),
+    ("gat_scores", lambda: ag.gat_scores(ok, np.ones((3, 2)), np.ones(4)), ValueError, "X and Theta must share d_in"),
+    ("gat", lambda: ag.gat(path, ok, np.ones((2, 2)), np.ones(3)), ValueError, "a must have 2 d_out entries"),
+    ("complete_attention", lambda: ag.complete_attention(ok, ok, ok, labels="ab"),
+     ValueError, "labels must name the 3 nodes"),
+    ("masked_attention", lambda: ag.masked_attention(ok, ok, ok, np.ones((2, 2))),
+     ValueError, r"mask must have shape \(3, 3\)"),
+    ("masked_attention", lambda: ag.masked_attention(ok, ok, ok, np.zeros((3, 3)), self_loops=False),
+     ValueError, "have no neighbour"),
+    ("additive_mask_softmax", lambda: ag.additive_mask_softmax(np.ones((3, 3)), np.ones((3, 3))),
+     TypeError, "mask must be a boolean array"),
+    ("product_mask_softmax", lambda: ag.product_mask_softmax(np.ones((3, 3)), np.ones((3, 2), bool)),
+     TypeError, "mask must be a boolean array of shape"),
+    ("permutation_matrix", lambda: ag.permutation_matrix([0, 0, 1]), ValueError, "order must be a permutation"),
+    ("relabel", lambda: ag.relabel(ag.AttentionGraph(np.eye(3), "abc"), [0, 1]),
+     ValueError, "order must permute the 3 nodes"),
+    ("five_models", lambda: ag.five_models(ok, path, rng=1), TypeError, "rng must be a numpy.random.Generator"),
+]

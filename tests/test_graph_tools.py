@@ -9,6 +9,7 @@ import pytest
 import scipy.linalg as sl
 import sympy as sp
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import AttentionGraph
@@ -26,6 +27,7 @@ from attention_graph.graph_tools import (
     stationary_distribution,
     symmetrised,
 )
+from bad_inputs import strs
 
 PAGE = "graph_tools"
 PEOPLE = ("Carla", "Ana", "Bruno", "Diego")
@@ -503,3 +505,25 @@ BROKEN = {
                                                                 lambda r: (r[0] + 1e-6, r[1])),
                           "the stack's output shifted"),
 }
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("attention_rollout", lambda: ag.attention_rollout([]), ValueError, "layers is empty"),
+    ("attention_rollout", lambda: ag.attention_rollout([ag.AttentionGraph(np.eye(3), "abc"),
+                                                        ag.AttentionGraph(np.eye(2), "ab")]),
+     ValueError, "every graph must be on the same nodes"),
+    ("head_graphs", lambda: ag.head_graphs(np.ones((3, 4)), np.ones((3, 4)), 3, "abc"),
+     ValueError, "not divisible into n_heads = 3"),
+    ("laplacian_spectrum", lambda: ag.laplacian_spectrum(np.ones((2, 3))), ValueError, "must be a square matrix"),
+    ("mean_graph", lambda: ag.mean_graph([]), ValueError, "graphs is empty"),
+    ("pagerank", lambda: ag.pagerank(np.eye(3), damping=1.5), ValueError, r"damping must be in \[0, 1\)"),
+    ("pagerank", lambda: ag.pagerank(np.full((2, 2), 0.7)), ValueError, "row-stochastic"),
+    ("random_walk_laplacian", lambda: ag.random_walk_laplacian(-np.ones((2, 2))), ValueError, "non-negative"),
+    ("spectral_bipartition", lambda: ag.spectral_bipartition(np.full((2, 2), np.nan)), ValueError, "must be finite"),
+    ("stationary_distribution", lambda: ag.stationary_distribution(np.ones((2, 3))),
+     ValueError, "must be a square matrix"),
+    ("symmetrised", lambda: ag.symmetrised(strs), TypeError, "must hold real numbers"),
+]

@@ -6,9 +6,11 @@ import importlib
 import numpy as np
 import pytest
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import bench, induction
+from bad_inputs import I2, I3, inf
 
 PAGE = "induction"
 RECORD = bench.record("induction")
@@ -225,3 +227,18 @@ BROKEN = {
     "thm-induction-composition": (ind, "induction_graph", _induction_one_back,
                                   "the induction head reads the earlier occurrence itself"),
 }
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("previous_token_graph", lambda: ag.previous_token_graph(0), ValueError, "n must be a positive integer"),
+    ("induction_graph", lambda: ag.induction_graph(5, 5),
+     ValueError, r"varpi must be an integer in 1..4 \(a period shorter than n\)"),
+    ("induction_graph", lambda: ag.induction_graph(5, 1.0), TypeError, "varpi must be an integer"),
+    ("composed_graph", lambda: ag.composed_graph(I2, I3), ValueError, "W1 and W2 must be square matrices of one shape"),
+    ("composed_graph", lambda: ag.composed_graph(inf[:2], I2), ValueError, "W1 must be finite"),
+    ("head_scores", lambda: ag.head_scores(I3, I3, 2), ValueError, r"varpi must be an integer in 1..1"),
+    ("head_scores", lambda: ag.head_scores(np.eye(4), np.eye(4), True), TypeError, "varpi must be an integer"),
+]

@@ -11,6 +11,7 @@ import pytest
 import scipy.linalg as sl
 from scipy.stats import spearmanr
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import karate
@@ -397,3 +398,16 @@ BROKEN = {
     "eq-gt-layer": (ka, "graph_transformer_layer", after(ka.graph_transformer_layer,
                                                          lambda r: (r[0] + 1e-6, r[1])), "output shifted"),
 }
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    # Graph tools and the karate club
+    ("adjusted_rand_index", lambda: ag.adjusted_rand_index([0, 1], [0, 1, 1]),
+     ValueError, "a and b must label the same nodes"),
+    ("club_graph", lambda: ag.club_graph(3), TypeError, "positional argument"),
+    ("graph_transformer_layer", lambda: ag.graph_transformer_layer(np.ones((3, 3)), np.ones((4, 2)), {}, 2),
+     ValueError, "P must have one row per node of A"),
+]

@@ -6,10 +6,12 @@ import importlib
 import numpy as np
 import pytest
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import attention, bipartite_adjacency, graph_tools, head_messages, multi_head_attention
 from attention_graph.multihead import split_heads
+from bad_inputs import I3, cplx, nan, ok
 
 PAGE = "multihead"
 PEOPLE = ("Carla", "Ana", "Bruno", "Diego")
@@ -167,3 +169,29 @@ BROKEN = {
                      "one unit in the last place off the single head"),
     "eq-bipartite": (mh, "bipartite_adjacency", lambda W: _mh_bipartite(W).T, "edges from the keys to the queries"),
 }
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    # Multi-head attention, the block, the patterns
+    ("multi_head_attention", lambda: ag.multi_head_attention(ok, ok, I2, I2, I2, I2, 0),
+     ValueError, "n_heads must be a positive integer"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(ok, ok, I2, I2, I2, I2, 2.0),
+     TypeError, "n_heads must be a positive integer"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(np.ones((3, 3)), np.ones((3, 3)), I3, I3, I3, I3, 2),
+     ValueError, "not divisible into n_heads = 2"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(ok, np.ones((4, 3)), I2, I2, I2, I2, 1),
+     ValueError, "X_q and X_kv must share d_model"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(ok, ok, I2, I2, I2, np.ones((2, 3)), 1),
+     ValueError, r"W_O must have shape \(d_model, d_model\)"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(nan, ok, I2, I2, I2, I2, 1),
+     ValueError, "X_q must be finite"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(ok, ok, I2, I2, I2, I2, 1, mask=np.ones((3, 3))),
+     TypeError, "mask must be a boolean array"),
+    ("head_messages", lambda: ag.head_messages(ok, ok, I2, I2, cplx[:2], I2, 1),
+     TypeError, "W_V must hold real numbers"),
+    ("bipartite_adjacency", lambda: ag.bipartite_adjacency(-ok), ValueError, "W must be non-negative"),
+    ("bipartite_adjacency", lambda: ag.bipartite_adjacency(ok[0]), ValueError, "W must be a 2-d array"),
+]

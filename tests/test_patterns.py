@@ -8,6 +8,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import (
@@ -182,3 +183,21 @@ BROKEN = {
     "eq-window-edges": (pa, "window_edges", lambda n, w: _pa_window(n, max(w - 1, 0)), "a window one narrower"),
     "eq-window-diameter": (pa, "max_path_length", after(pa.max_path_length, lambda D: D + 1), "one layer too many"),
 }
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("complete_edges", lambda: ag.complete_edges(0), ValueError, "n must be an integer >= 1"),
+    ("causal_edges", lambda: ag.causal_edges(2.0), TypeError, "n must be an integer"),
+    ("path_edges", lambda: ag.path_edges(-3), ValueError, "n must be an integer >= 1"),
+    ("window_edges", lambda: ag.window_edges(5, -1), ValueError, "w must be an integer >= 0"),
+    ("longformer_edges", lambda: ag.longformer_edges(5, 1, 6), ValueError, "n_global = 6 exceeds"),
+    ("bigbird_edges", lambda: ag.bigbird_edges(5, 1, 1, 2, seed=None), TypeError, "seed must be an integer"),
+    ("bigbird_edges", lambda: ag.bigbird_edges(5, 1, 1, -2, seed=0), ValueError, "n_random must be an integer >= 0"),
+    ("hop_distances", lambda: ag.hop_distances([[0, 3]], 3), ValueError, "outside 0..2"),
+    ("hop_distances", lambda: ag.hop_distances([[0.0, 1.0]], 3), TypeError, "integer array"),
+    ("max_path_length", lambda: ag.max_path_length([[0, 0]], 1, n_layers=0),
+     ValueError, "n_layers must be an integer >= 1"),
+]

@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
+import attention_graph as ag
 import booktools as bt
 from attention_graph import laplacian_pe, normalized_laplacian, positional
 from attention_graph.worked_example import path_adjacency
+from bad_inputs import ok
 
 PAGE = "positional"
 
@@ -290,3 +292,13 @@ BROKEN = {
     "thm-cycle-fourier": (po, "cycle_eigenvalue", lambda n, chi: float(1 + np.cos(2 * np.pi * chi / n)),
                           "1 + cos θ in place of 1 − cos θ"),
 }
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("normalized_laplacian", lambda: ag.normalized_laplacian(np.array([[0, 1], [0, 0]])), ValueError, "symmetric"),
+    ("normalized_laplacian", lambda: ag.normalized_laplacian(ok), ValueError, "square"),
+    ("laplacian_pe", lambda: ag.laplacian_pe(np.array([[0, 1], [1, 0]]), 2), ValueError, "k must be an integer"),
+]

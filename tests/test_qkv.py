@@ -7,10 +7,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import project
 from attention_graph.qkv import identity_projections, random_projections, rotation
+from bad_inputs import nan, ok
 from strategies import MANY, assert_close, matrices
 
 qkv_module = importlib.import_module("attention_graph.qkv")
@@ -220,3 +222,16 @@ BROKEN = {
         np.asarray(X, float) @ np.asarray(W_K, float) @ np.array([[1.0, 1.0], [0.0, 1.0]]),
         np.asarray(X, float) @ np.asarray(W_V, float)), "K sheared: W_Q = W_K is not shared"),
 }
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("project", lambda: ag.project(ok, np.ones((3, 2)), np.ones((2, 2)), np.ones((2, 2))),
+     ValueError, "W_Q must have one row per column of X"),
+    ("project", lambda: ag.project(ok, np.ones((2, 2)), np.ones((2, 3)), np.ones((2, 2))),
+     ValueError, "W_Q and W_K must have the same number of columns"),
+    ("project", lambda: ag.project(nan, np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2))),
+     ValueError, "X must be finite"),
+]

@@ -7,10 +7,12 @@ import re
 import numpy as np
 import pytest
 
+import attention_graph as ag
 import booktools as bt
 import buildpaths as paths
 import oracles
 from attention_graph import scaled_scores, scores
+from bad_inputs import cplx, inf, nan, objs, ok, strs
 
 PAGE = "scores"
 
@@ -190,3 +192,20 @@ BROKEN = {
     "eq-scale-outside-cancels": (sc, "misplaced_scale", after(sc.misplaced_scale, lambda r: {
         **r, "outside": r["right"]}), "the outside reading made equal to the right one"),
 }
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("scaled_scores", lambda: ag.scaled_scores(ok, np.ones((3, 4))), ValueError, "share the dimension d"),
+    ("scaled_scores", lambda: ag.scaled_scores(ok[0], ok), ValueError, "Q must be a 2-d array"),
+    ("scaled_scores", lambda: ag.scaled_scores(nan, ok), ValueError, r"Q must be finite; found nan at index \(0, 1\)"),
+    ("scaled_scores", lambda: ag.scaled_scores(ok, inf), ValueError, r"K must be finite; found inf at index \(1, 0\)"),
+    ("scaled_scores", lambda: ag.scaled_scores(cplx, ok), TypeError, "Q must hold real numbers; got dtype complex128"),
+    ("scaled_scores", lambda: ag.scaled_scores(ok, strs), TypeError, "K must hold real numbers"),
+    ("scaled_scores", lambda: ag.scaled_scores(objs, ok), TypeError, "Q must hold real numbers; got dtype object"),
+    ("scaled_scores", lambda: ag.scaled_scores([[1.0], [1.0, 2.0]], ok), ValueError, "Q must be a rectangular"),
+    ("scaled_scores", lambda: ag.scaled_scores(np.ones((2, 0)), np.ones((2, 0))), ValueError, "d = 0"),
+    ("scaled_scores", lambda: ag.scaled_scores(ok * 1e200, ok * 1e200), ValueError, "overflowed"),
+]

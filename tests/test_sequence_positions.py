@@ -8,6 +8,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import (
@@ -18,6 +19,7 @@ from attention_graph import (
     shortest_path_distances,
     sinusoidal_encoding,
 )
+from bad_inputs import nan, ok, path
 
 PAGE = "sequence_positions"
 
@@ -233,3 +235,30 @@ BROKEN = {
                           "angles quadratic in the position"),
     "eq-alibi": (sq, "alibi_kernel", lambda n, slope: _sq_alibi(n, slope).T, "the bias of the keys ahead, not behind"),
 }
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("sinusoidal_encoding", lambda: ag.sinusoidal_encoding(4, 3), ValueError, "d must be an even integer"),
+    ("sinusoidal_encoding", lambda: ag.sinusoidal_encoding(0, 4), ValueError, "n must be a positive integer"),
+    ("sinusoidal_encoding", lambda: ag.sinusoidal_encoding(4, 4, base=1.0),
+     ValueError, "base must be a finite real number > 1"),
+    ("sinusoidal_encoding", lambda: ag.sinusoidal_encoding(4, 4, base="10000"),
+     TypeError, "base must be a real number"),
+    ("rotary", lambda: ag.rotary(np.ones((3, 3)), [0, 1, 2]),
+     ValueError, "X's number of columns d must be an even integer"),
+    ("rotary", lambda: ag.rotary(ok, [0, 1]), ValueError, "positions must have one entry per row of X: 2 != 3"),
+    ("rotary", lambda: ag.rotary(ok, [[0, 1, 2]]), ValueError, "positions must be a 1-d array"),
+    ("rotary", lambda: ag.rotary(ok, [0, np.nan, 2]), ValueError, "positions must be finite"),
+    ("rotary", lambda: ag.rotary(nan, [0, 1, 2]), ValueError, "X must be finite"),
+    ("alibi_bias", lambda: ag.alibi_bias(4, -0.5), ValueError, "slope must be a finite real number >= 0"),
+    ("alibi_bias", lambda: ag.alibi_bias(4, np.inf), ValueError, "slope must be a finite real number >= 0"),
+    ("alibi_bias", lambda: ag.alibi_bias(4, None), TypeError, "slope must be a real number"),
+    ("alibi_bias", lambda: ag.alibi_bias(2.5, 0.5), TypeError, "n must be a positive integer"),
+    ("shortest_path_distances", lambda: ag.shortest_path_distances(np.ones((2, 3))), ValueError, "A must be square"),
+    ("shortest_path_distances", lambda: ag.shortest_path_distances(-path), ValueError, "A must be non-negative"),
+    ("distance_bias", lambda: ag.distance_bias(path, -1.0), ValueError, "slope must be a finite real number >= 0"),
+    ("distance_bias", lambda: ag.distance_bias(np.full((2, 2), np.nan), 1.0), ValueError, "A must be finite"),
+]

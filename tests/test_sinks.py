@@ -7,10 +7,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import bench, sinks
 from attention_graph.patterns import causal_edges
+from bad_inputs import strs
 
 PAGE = "sinks"
 RECORD = bench.record("sinks")
@@ -238,3 +240,20 @@ BROKEN = {
     "thm-causal-walk-absorbed": (sk, "causal_symbols", lambda n: _sk_causal(n).T,
                                  "W transposed: the walk goes forward in time"),
 }
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    # Attention sinks, induction heads
+    ("in_degrees", lambda: ag.in_degrees(np.ones((2, 2)), 3), TypeError, "edges must be an integer array"),
+    ("in_degrees", lambda: ag.in_degrees([[0, 5]], 3), ValueError, r"edges\[0\] has key index j = 5, outside 0..2"),
+    ("in_degrees", lambda: ag.in_degrees([[0, 0]], 0), ValueError, "n must be a positive integer"),
+    ("uniform_causal_weights", lambda: ag.uniform_causal_weights(0), ValueError, "n must be a positive integer"),
+    ("uniform_causal_weights", lambda: ag.uniform_causal_weights(2.5), TypeError, "n must be a positive integer"),
+    ("position_in_strength", lambda: ag.position_in_strength(np.ones((2, 3))),
+     ValueError, r"W must be one \(n, n\) attention matrix or a batch"),
+    ("position_in_strength", lambda: ag.position_in_strength(np.full((2, 2), np.nan)), ValueError, "W must be finite"),
+    ("position_in_strength", lambda: ag.position_in_strength(strs[:2, :2]), TypeError, "W must hold real numbers"),
+]

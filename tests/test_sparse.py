@@ -10,12 +10,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.sparse import csr_array
 
+import attention_graph as ag
 import booktools as bt
 import memtools
 import oracles
 from attention_graph import attention, bench, edge_attention, segment_softmax, sparse
 from attention_graph.bench.sparse import TARGETS, csr_attention, unsorted_attention
 from attention_graph.tables import sparse_benchmark_summary
+from bad_inputs import nan, ok
 
 PAGE = "sparse"
 
@@ -418,3 +420,19 @@ BROKEN = {
     "thm-edge-attention-is-masked-attention": (spm, "exact_masked_softmax", lambda S, mask: sm.RowSoftmax(
         S).doit(), "forbidden entries kept"),
 }
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("edge_attention", lambda: ag.edge_attention(ok, ok, ok, [[0, 0], [2, 2]]), ValueError, "no edge to query"),
+    ("edge_attention", lambda: ag.edge_attention(ok, ok, ok, [[0, 0], [1, 3], [2, 2]]), ValueError, "outside 0..2"),
+    ("edge_attention", lambda: ag.edge_attention(ok, ok, ok, [[0, 0], [1, 1], [2, 2], [0, 0]]),
+     ValueError, "same edge"),
+    ("edge_attention", lambda: ag.edge_attention(ok, ok, ok, [[0.0, 0.0]]), TypeError, "integer array"),
+    ("edge_attention", lambda: ag.edge_attention(ok, ok, nan, [[0, 0], [1, 1], [2, 2]]),
+     ValueError, "V must be finite"),
+    ("segment_softmax", lambda: ag.segment_softmax([1.0, 2.0], [0, 0, 2]), ValueError, "increase strictly"),
+    ("segment_softmax", lambda: ag.segment_softmax([1.0, np.nan], [0, 2]), ValueError, "s must be finite"),
+]
