@@ -21,7 +21,7 @@ STAMP  := $(VENV)/.installed
 # Strict: any warning, unresolved reference or cell error fails the build (tracebacks are shown).
 JB_FLAGS := -n -W --keep-going
 
-.PHONY: book test test-unbuilt test-built check browser notebooks lint pdf reproducible lab requirements clean
+.PHONY: data freeze-labels book test test-unbuilt test-built check browser notebooks lint pdf reproducible lab requirements clean
 
 # Everything .venv holds comes from requirements.txt, checked against its hashes (uv, from the lock,
 # removes what the lock no longer holds); then the package itself, editable (setuptools is in the lock, so no build environment is downloaded).
@@ -32,11 +32,21 @@ $(STAMP): requirements.txt pyproject.toml Makefile
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	@touch $@
 
+# The generated package data (tools/package_data.py: the index of results, the checks' classes, each
+# chapter's public names, the citation), never committed: everything that reads it depends on `data`,
+# so under `make -j` it is written once, before the build and the tests start.
+data: $(STAMP)
+	@$(BIN)/python tools/package_data.py
+
+# When publishing: the book's new labels join tests/public_labels.txt, the frozen list none of whose
+# labels may disappear (a chapter's labels need no hand edit of it).
+freeze-labels: $(STAMP)
+	$(BIN)/python tools/package_data.py --freeze-labels
+
 # Sphinx builds incrementally; a page whose source, or any file under code/, changed is re-read and
 # re-executed (see book/_ext/sphinx_watch.py). After a failed build the environment is
 # dropped, so the next build re-reads every page and cannot pass by forgetting a warning.
-book: $(STAMP)
-	@$(BIN)/python tools/package_data.py
+book: data
 	@$(BIN)/jupyter-book build . $(JB_FLAGS) || { \
 	  rm -rf _build/.doctrees; \
 	  echo "make book: the build failed (warnings or cell errors above)" >&2; exit 1; }
@@ -62,7 +72,7 @@ notebooks: book
 test: test-unbuilt test-built
 
 # BOOK_UNBUILT=1 hides the build from this run (tools/buildpaths.py): a test that reads it unmarked fails.
-test-unbuilt: lint
+test-unbuilt: lint data
 	BOOK_UNBUILT=1 HYPOTHESIS_PROFILE=ci $(PYTEST) -m "not build"
 
 test-built: book lint
@@ -81,7 +91,7 @@ reproducible: book
 # against the package installed from this working tree. Offline: no extension is built or fetched,
 # no news or update check. Add LAB_FLAGS="--no-browser" on a machine without a browser.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
-lab: $(STAMP)
+lab: data
 	@mkdir -p $(dir $(LAB_SETTINGS))
 	@printf '%s\n' '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers":' \
 	  '{"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}},' \

@@ -18,9 +18,10 @@ from pathlib import Path
 # Sources
 # --------------------------------------------------------------------------------------------------
 # The source readers are build code (tools/mystsource.py): the book's index of results is made with them too.
+import mystsource  # noqa: E402
 from attention_graph import registry  # noqa: E402
 from buildpaths import BOOK, EXECUTED, ROOT
-from mystsource import FENCE, NON_PROSE, THEOREM_KINDS, blocks, labeled_equations, theorem_labels  # noqa: F401,E402
+from mystsource import NON_PROSE, THEOREM_KINDS, blocks, labeled_equations, theorem_labels  # noqa: F401,E402
 
 
 def pages() -> list[Path]:
@@ -63,32 +64,10 @@ NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?%?(?![\w])"
 def prose(text: str) -> str:
     """The prose of a page: no front matter, code, math, roles, options, links or comments.
 
-    Replaced characters become spaces and newlines are kept, so line numbers stay valid.
+    Replaced characters become spaces and newlines are kept, so line numbers stay valid
+    (:func:`mystsource.prose`, on myst-parser's tokens, with the inline patterns above).
     """
-    lines = text.splitlines()
-    if lines and lines[0].strip() == "---":
-        end = next((n for n in range(1, len(lines)) if lines[n].strip() == "---"), 0)
-        for n in range(end + 1):
-            lines[n] = ""
-    keep = [True] * len(lines)
-    stack: list[tuple[str, str]] = []
-    for n, line in enumerate(lines):
-        m = FENCE.match(line)
-        if stack and line.strip() == stack[-1][0]:
-            stack.pop()
-            keep[n] = False
-            continue
-        if m and (m.group("name") or m.group("fence").startswith("`")) and (
-                not stack or stack[-1][1] not in NON_PROSE):
-            stack.append((m.group("fence"), m.group("name")))
-            keep[n] = False
-            continue
-        if stack and (stack[-1][1] in NON_PROSE or re.match(r"^\s*:[\w-]+:", line)):
-            keep[n] = False
-    out = "\n".join(line if k else "" for line, k in zip(lines, keep))
-    for pattern in _INLINE:
-        out = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), out)
-    return out
+    return mystsource.prose(text, _INLINE)
 
 
 def typed_numbers(text: str) -> list[tuple[int, str]]:

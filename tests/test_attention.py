@@ -10,11 +10,13 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import attention, attention_exact, pull, weighted_sum
 from attention_graph.attention import ulps_from_exact
 from attention_graph.plots import convex_hull_2d, plot_pull
+from bad_inputs import all_true, cplx, empty_row, inf, nan, ok
 from strategies import MANY, assert_close, masks, matrices, permutations
 
 
@@ -361,3 +363,70 @@ def test_bias_of_zeros_changes_nothing_and_minus_inf_is_the_mask():
     B = np.where(np.eye(5, k=-1) > 0, -np.inf, 0.0)
     W = attention(Q, K, V, mask=M, bias=B)[1]
     assert (W[~M] == 0).all() and (W[np.eye(5, k=-1) > 0] == 0).all()
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+
+def _uniform_layer(Q, K, V, mask=None):
+    """A layer that forgets the scores: every query attends uniformly."""
+    V = np.asarray(V, float)
+    W = np.full((len(Q), len(V)), 1 / len(V))
+    return W @ V, W
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # attention
+    "eq-weighted-sum": (att, "weighted_sum", lambda W, V: np.asarray(W) @ np.asarray(V) + 1e-9,
+                        "the weighted sum is off by 1e-9"),
+    "eq-attention": (att, "attention", _uniform_layer, "the layer ignores the scores"),
+    "thm-convex-combination": (att, "attention", lambda Q, K, V, mask=None: (
+        2.0 * (np.asarray(V, float) + 1.0), _uniform_layer(Q, K, V)[1]), "outputs outside the hull"),
+    "thm-pull-toward-centre": (att, "pull", lambda W, V: (np.zeros(len(V)), np.asarray(V, float)),
+                               "no pull"),
+    "thm-key-value-permutation": (att, "attention", lambda Q, K, V, mask=None: (
+        np.asarray(V, float)[: len(Q)], _uniform_layer(Q, K, V)[1]), "outputs follow the key order"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("weighted_sum", lambda: ag.weighted_sum(np.ones((3, 4)), ok), ValueError, "W must have one column per row of V"),
+    ("weighted_sum", lambda: ag.weighted_sum(np.ones((3, 3)), inf), ValueError, "V must be finite"),
+    ("attention", lambda: ag.attention(ok, ok, np.ones((4, 2))),
+     ValueError, "K and V must have the same number of rows"),
+    ("attention", lambda: ag.attention(ok, ok, nan), ValueError, "V must be finite"),
+    ("attention", lambda: ag.attention(ok, ok, ok, empty_row), ValueError, "mask allows no key"),
+    ("attention", lambda: ag.attention(ok, ok, cplx), TypeError, "V must hold real numbers"),
+    ("pull", lambda: ag.pull(np.ones((3, 2)) / 2, ok), ValueError, "W must be square"),
+    ("pull", lambda: ag.pull(np.ones((3, 3)), ok), ValueError, "every row of W must sum to 1"),
+    ("attention_exact", lambda: ag.attention_exact([[1, 0]], [[1, 0, 0]], [[1]]), ValueError, "share the dimension d"),
+    ("attention_exact", lambda: ag.attention_exact([[1, 0]], [[1, 0]], [[1], [2]]), ValueError, "same number of rows"),
+    ("AttentionGraph", lambda: ag.AttentionGraph(np.ones((2, 3)), ["a", "b"]), ValueError, "W must be square"),
+    ("AttentionGraph", lambda: ag.AttentionGraph(np.ones((2, 2)), ["a"]), ValueError, "labels must name the 2 nodes"),
+    ("AttentionGraph", lambda: ag.AttentionGraph(-np.ones((2, 2)), ["a", "b"]), ValueError, "non-negative"),
+    ("AttentionGraph", lambda: ag.AttentionGraph(np.full((2, 2), np.nan), ["a", "b"]), ValueError, "W must be finite"),
+    # Sequences as graphs: the bias of attention, positions, linear attention, decoding
+    ("attention", lambda: ag.attention(ok, ok, ok, bias=np.ones((3, 2))),
+     ValueError, r"bias must have shape \(3, 3\) \(n_q, n_k\)"),
+    ("attention", lambda: ag.attention(ok, ok, ok, bias=all_true),
+     TypeError, "bias must be a float array.*Pass a boolean mask as mask="),
+    ("attention", lambda: ag.attention(ok, ok, ok, bias=np.full((3, 3), np.nan)),
+     ValueError, r"bias must be finite or -inf \(a masked entry\); found nan"),
+    ("attention", lambda: ag.attention(ok, ok, ok, bias=np.full((3, 3), np.inf)),
+     ValueError, "bias must be finite or -inf.*found inf"),
+    ("attention", lambda: ag.attention(ok, ok, ok, bias=np.where(empty_row, 0.0, -np.inf)),
+     ValueError, r"bias is -inf in every entry of row\(s\) \[1\]"),
+    ("attention", lambda: ag.attention(ok, ok, ok, mask=empty_row, bias=np.zeros((3, 3))),
+     ValueError, "mask allows no key"),
+    ("attention", lambda: ag.attention(ok, ok, ok, mask=~np.eye(3, dtype=bool),
+                                       bias=np.where(np.eye(3) > 0, 0.0, -np.inf)),
+     ValueError, r"S allows no key in row\(s\) \[0, 1, 2\]: every entry is -inf or masked by mask"),
+    ("attention", lambda: ag.attention(ok * 7e307, ok, ok, bias=np.full((3, 3), 1.7e308)),
+     ValueError, r"the scores plus bias overflowed float64 at index \(0, 0\)"),
+    ("attention", lambda: ag.attention(ok, ok, ok, bias=np.ones((3, 3), dtype=complex)),
+     TypeError, "bias must hold real numbers"),
+]

@@ -1,17 +1,22 @@
 """The backward pass of attention: finite differences, the mask, dtypes and the chapter's claims."""
 
 
+import importlib
+
 import numpy as np
 import pytest
+import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import attention_graph as ag
 import booktools as bt
 import memtools
 import oracles
 from attention_graph import bench, blockwise_attention, blockwise_attention_backward
 from attention_graph.backward import attention_backward, softmax_backward
 from attention_graph.bench import backward as bench_backward
+from bad_inputs import cplx, empty_row, nan, ok
 
 PAGE = "backward"
 
@@ -157,3 +162,56 @@ def test_blockwise_backward_keeps_dtype(dtype):
 def test_benchmark_cli_runs_quick(tmp_path, name):
     record = bt.quick_benchmark(name, tmp_path)
     assert record["results"]["met"] if name == "training" else record["results"]["target"]["met"]
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+bw = importlib.import_module("attention_graph.blockwise")
+
+
+bk = importlib.import_module("attention_graph.backward")
+
+
+_sym_softmax = bk.sym_softmax
+
+
+def _no_rescale(a, b, *, exp, maximum):
+    """Merges two states but forgets e^{m_A − m}: wrong whenever the maxima differ."""
+    ell = a.ell + b.ell
+    return bw.BlockState(maximum(a.m, b.m), ell, (a.ell * a.o + b.ell * b.o) / ell)
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # backward
+    "eq-grad-v": (bk, "grad_v", lambda W, G: 2 * (W.T * G), "dV doubled"),
+    "eq-grad-w": (bk, "grad_w", lambda G, V: G * V.T + sp.ones(G.rows, V.rows), "dW shifted by 1"),
+    "eq-grad-s": (bk, "grad_s", lambda W, dW: W.multiply_elementwise(dW), "the row sum forgotten"),
+    "eq-grad-q": (bk, "grad_q", lambda dS, K: dS * K, "no 1/√d"),
+    "eq-grad-k": (bk, "grad_k", lambda dS, Q: dS.T * Q, "no 1/√d"),
+    "thm-masked-gradient": (bk, "sym_softmax", lambda S, allowed=None: _sym_softmax(S),
+                            "the mask is ignored"),
+    "eq-lse-weights": (bw, "merge", _no_rescale, "no rescaling by e^{m_A − m}"),
+    "eq-flash-delta": (bw, "delta_rows", lambda dY, Y: dY.sum(axis=1, keepdims=True),
+                       "D_i = rowsum(dY), Y forgotten"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("attention_backward", lambda: ag.attention_backward(ok, ok, ok, np.ones((3, 3))),
+     ValueError, r"dY must have the shape of Y"),
+    ("attention_backward", lambda: ag.attention_backward(ok, ok, ok, nan), ValueError, "dY must be finite"),
+    ("attention_backward", lambda: ag.attention_backward(ok, ok, ok, cplx), TypeError, "dY must hold real numbers"),
+    ("attention_backward", lambda: ag.attention_backward(ok, ok, np.ones((4, 2)), ok),
+     ValueError, "K and V must have the same number of rows"),
+    ("attention_backward", lambda: ag.attention_backward(ok, ok, ok, ok, empty_row), ValueError, "mask allows no key"),
+    ("attention_backward", lambda: ag.attention_backward(ok, ok, ok, ok, np.ones((3, 3))),
+     TypeError, "mask must be a boolean array"),
+    ("softmax_backward", lambda: ag.softmax_backward(np.ones((2, 3)), np.ones((2, 2))),
+     ValueError, "dW must have the shape of W"),
+    ("softmax_backward", lambda: ag.softmax_backward(nan, ok), ValueError, "W must be finite"),
+    ("softmax_backward", lambda: ag.softmax_backward(ok[0], ok), ValueError, "W must be a 2-d array"),
+]

@@ -1,11 +1,13 @@
 """The Transformer block against plain NumPy oracles (its definition, and PyTorch's encoder layer in
 PyTorch's own layout), its theorem on random cases, and what the block chapter shows, recomputed."""
 
+import importlib
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import (
@@ -18,6 +20,7 @@ from attention_graph import (
     params_to_torch,
     transformer_block,
 )
+from bad_inputs import I2, inf, ok
 
 PAGE = "block"
 PEOPLE = ("Carla", "Ana", "Bruno", "Diego")
@@ -159,3 +162,97 @@ def test_page_exercises():
     np.testing.assert_allclose(oracles.block(X_shift, p)[1], oracles.block(X_WORKED, p)[1], rtol=0, atol=1e-15)
     assert bt.glued_float(PAGE, "ex_post_mean") < 1e-12
     assert 0 < bt.glued_float(PAGE, "ex_post_var_dev") < 1e-3
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+bl = importlib.import_module("attention_graph.block")
+
+
+_block_orig = bl.transformer_block
+
+
+def _ln_sample_variance(X, gamma, beta, eps=1e-5):
+    X = np.asarray(X, float)
+    return gamma * (X - X.mean(axis=1, keepdims=True)) / np.sqrt(X.var(axis=1, ddof=1, keepdims=True) + eps) + beta
+
+
+def _other_placement(X, params, *, norm_first=True, mask=None):
+    return _block_orig(X, params, norm_first=not norm_first, mask=mask)
+
+
+def _layer_norm_across_tokens(X, gamma, beta, eps=1e-5):
+    """LayerNorm's formula applied down each column (over the tokens): mixes the rows."""
+    X = np.asarray(X, float)
+    return gamma * (X - X.mean(axis=0)) / np.sqrt(X.var(axis=0) + eps) + beta
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # the block
+    "eq-layer-norm": (bl, "layer_norm", _ln_sample_variance, "variance divided by d − 1"),
+    "eq-ffn": (bl, "feed_forward", lambda X, W_1, b_1, W_2, b_2: (np.asarray(X) @ W_1 + b_1) @ W_2 + b_2,
+               "no ReLU"),
+    "eq-pre-ln": (bl, "transformer_block", _other_placement, "pre-LN and post-LN swapped"),
+    "eq-post-ln": (bl, "transformer_block", _other_placement, "pre-LN and post-LN swapped"),
+    "thm-node-wise-update": (bl, "layer_norm", _layer_norm_across_tokens, "normalises each feature across the tokens"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+def _params(**change):
+    """Valid BlockParams for d = 2 (two heads of width 1, d_ff = 4), with some fields changed."""
+    p = dict(W_Q=I2, W_K=I2, W_V=I2, W_O=I2, W_1=np.ones((2, 4)), b_1=np.zeros(4), W_2=np.ones((4, 2)),
+             b_2=np.zeros(2), gamma_1=np.ones(2), beta_1=np.zeros(2), gamma_2=np.ones(2),
+             beta_2=np.zeros(2), n_heads=2)
+    if "b_1" in change:  # a wrong b_1: make d_ff = 4 and d = 4 so that only b_1 is off
+        p.update(W_Q=np.eye(4), W_K=np.eye(4), W_V=np.eye(4), W_O=np.eye(4), W_1=np.ones((4, 4)),
+                 W_2=np.ones((4, 4)), b_2=np.zeros(4), gamma_1=np.ones(4), beta_1=np.zeros(4),
+                 gamma_2=np.ones(4), beta_2=np.zeros(4))
+    p.update(change)
+    return ag.BlockParams(**p)
+
+
+def _torch_state_bad(in_bias: float = 0.0):
+    """A state dict in PyTorch's layout for d = 2, d_ff = 3."""
+    return {"self_attn.in_proj_weight": np.ones((6, 2)), "self_attn.in_proj_bias": np.full(6, in_bias),
+            "self_attn.out_proj.weight": np.eye(2), "linear1.weight": np.ones((3, 2)),
+            "linear2.weight": np.ones((2, 3)), "norm1.weight": np.ones(2), "norm2.weight": np.ones(2)}
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("BlockParams", lambda: ag.BlockParams(W_Q=I2), TypeError, "missing"),
+    ("transformer_block", lambda: ag.transformer_block(ok, {"W_Q": I2}), TypeError, "params must be a BlockParams"),
+    ("transformer_block", lambda: ag.transformer_block(np.ones((3, 3)), _params()),
+     ValueError, "X must have d = 2 columns"),
+    ("transformer_block", lambda: ag.transformer_block(ok, _params(), norm_first=1),
+     TypeError, "norm_first must be True"),
+    ("transformer_block", lambda: ag.transformer_block(ok, _params(b_1=np.ones(3))),
+     ValueError, r"params.b_1 must have shape \(4,\)"),
+    ("transformer_block", lambda: ag.transformer_block(ok, _params(n_heads=3)),
+     ValueError, "not divisible into n_heads = 3"),
+    ("transformer_block", lambda: ag.transformer_block(inf, _params()), ValueError, "X must be finite"),
+    ("block_weights", lambda: ag.block_weights(ok, _params(), norm_first="pre"), TypeError, "norm_first must be True"),
+    ("block_weights", lambda: ag.block_weights(ok, _params(), mask=np.ones((3, 3))),
+     TypeError, "mask must be a boolean array"),
+    ("params_to_torch", lambda: ag.params_to_torch({"W_Q": I2}), TypeError, "params must be a BlockParams"),
+    ("layer_norm", lambda: ag.layer_norm(ok, np.ones(3), np.zeros(2)),
+     ValueError, r"gamma must be a vector of shape \(2,\)"),
+    ("layer_norm", lambda: ag.layer_norm(ok, np.ones(2), np.zeros(2), eps=-1.0),
+     ValueError, "eps must be a real number >= 0"),
+    ("layer_norm", lambda: ag.layer_norm(ok, np.ones(2), np.zeros(2), eps=0.0), ValueError, "constant and eps = 0"),
+    ("feed_forward", lambda: ag.feed_forward(ok, np.ones((3, 4)), np.zeros(4), np.ones((4, 2)), np.zeros(2)),
+     ValueError, "W_1 must have one row per column of X"),
+    ("feed_forward", lambda: ag.feed_forward(ok, np.ones((2, 4)), np.zeros(4), np.ones((4, 3)), np.zeros(2)),
+     ValueError, r"W_2 must have shape \(d_ff, d\)"),
+    ("params_from_torch", lambda: ag.params_from_torch({}, 1), ValueError, "state lacks"),
+    ("params_from_torch", lambda: ag.params_from_torch([], 1), TypeError, "state must be a dict"),
+    ("params_from_torch", lambda: ag.params_from_torch(_torch_state_bad(in_bias=1.0), 1),
+     ValueError, "in_proj_bias.*is not zero"),
+    ("params_from_torch", lambda: ag.params_from_torch(_torch_state_bad(), 3),
+     ValueError, "not divisible into n_heads = 3"),
+    ("init_block_params", lambda: ag.init_block_params(4, 8, 3, np.random.default_rng(0)),
+     ValueError, "not divisible into n_heads = 3"),
+    ("init_block_params", lambda: ag.init_block_params(4, 8, 2, 0), TypeError, "rng must be a numpy.random.Generator"),
+]

@@ -1,18 +1,22 @@
 """Blockwise attention and the online softmax: the merge, the function, and what the chapter shows."""
 
+import importlib
 import re
 
 import numpy as np
 import pytest
+import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
+import attention_graph as ag
 import booktools as bt
 import memtools
 import oracles
 from attention_graph import attention, bench
 from attention_graph.bench import blockwise as bench_blockwise
 from attention_graph.blockwise import BlockState, block_state, blockwise_attention, merge
+from bad_inputs import inf, nan, ok
 
 PAGE = "blockwise"
 
@@ -404,3 +408,75 @@ def test_the_page_glues_the_online_explorables_state():
     assert state["labels"] == list(we.PEOPLE) and state["query"] == we.index("Ana")
     assert np.array_equal(state["X"], we.embeddings()) and state["block_size"] == 1
     assert np.array_equal(state["dense"], attention(we.embeddings(), we.embeddings(), we.embeddings())[0][1])
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+bw = importlib.import_module("attention_graph.blockwise")
+
+
+_merge = bw.merge
+
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+def _no_rescale(a, b, *, exp, maximum):
+    """Merges two states but forgets e^{m_A − m}: wrong whenever the maxima differ."""
+    ell = a.ell + b.ell
+    return bw.BlockState(maximum(a.m, b.m), ell, (a.ell * a.o + b.ell * b.o) / ell)
+
+
+def _keep_last(a, b, *, exp, maximum):
+    """Neither commutative nor the union."""
+    return bw.BlockState(maximum(a.m, b.m), a.ell + b.ell, b.o)
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # blockwise
+    "eq-block-normaliser": (bw, "block_state", after(bw.block_state, lambda st: bw.BlockState(
+        st.m, 2 * st.ell, st.o)), "the normaliser doubled"),
+    "eq-block-output": (bw, "sym_block_state", lambda s, v: bw.BlockState(
+        sp.Max(*s), 1, sum((sp.exp(x - sp.Max(*s)) * y for x, y in zip(s, v)), sp.zeros(1, 2))),
+        "o not divided by ℓ"),
+    "eq-merge-max": (bw, "merge", lambda a, b, *, exp, maximum: bw.BlockState(
+        a.m, *_merge(a, b, exp=exp, maximum=maximum)[1:]), "the merged maximum is m_A"),
+    "eq-merge-normaliser": (bw, "merge", _no_rescale, "no rescaling by e^{m_A − m}"),
+    "eq-merge-output": (bw, "merge", _keep_last, "the merged o is o_b"),
+    "thm-merge-is-union": (bw, "merge", _no_rescale, "no rescaling by e^{m_A − m}"),
+    "thm-merge-order": (bw, "merge", _keep_last, "the merged o is o_b"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("blockwise_attention", lambda: ag.blockwise_attention(ok, ok, ok, 0),
+     ValueError, "block_size must be a positive integer"),
+    ("blockwise_attention", lambda: ag.blockwise_attention(ok, ok, ok, 2.0),
+     TypeError, "block_size must be a positive integer"),
+    ("blockwise_attention", lambda: ag.blockwise_attention(ok, ok, ok, True), TypeError, "got True of type bool"),
+    ("blockwise_attention", lambda: ag.blockwise_attention(ok, ok, nan, 2), ValueError, "V must be finite"),
+    ("blockwise_attention", lambda: ag.blockwise_attention(ok, ok, np.ones((4, 2)), 2),
+     ValueError, "K and V must have the same number of rows"),
+    ("blockwise_attention", lambda: ag.blockwise_attention(ok, np.ones((0, 2)), np.ones((0, 2)), 2),
+     ValueError, "K has no rows"),
+    ("blockwise_attention_backward", lambda: ag.blockwise_attention_backward(ok, ok, ok, ok, 0),
+     ValueError, "block_size must be a positive integer"),
+    ("blockwise_attention_backward", lambda: ag.blockwise_attention_backward(ok, ok, ok, ok, 1.5),
+     TypeError, "block_size must be a positive integer"),
+    ("blockwise_attention_backward", lambda: ag.blockwise_attention_backward(ok, ok, ok, ok[:2], 2),
+     ValueError, "dY must have the shape of Y"),
+    ("blockwise_attention_backward", lambda: ag.blockwise_attention_backward(ok, ok, ok, inf, 2),
+     ValueError, "dY must be finite"),
+    ("blockwise_attention_backward",
+     lambda: ag.blockwise_attention_backward(ok, np.ones((0, 2)), np.ones((0, 2)), ok, 2),
+     ValueError, "K has no rows"),
+    ("block_state", lambda: ag.block_state(ok, np.ones((3, 2))), ValueError, "S must have one column per row of V"),
+    ("block_state", lambda: ag.block_state(inf, np.ones((2, 2))), ValueError, "S must be finite"),
+    ("merge", lambda: ag.merge((0.0, 1.0, ok), (0.0, 1.0, ok)), TypeError, "a must be a BlockState"),
+]

@@ -1,12 +1,15 @@
 """Bottlenecks: path counts against math.comb and networkx, the sensitivity of the last token against
 central differences through an independent stack, and the numbers the chapter shows, recomputed."""
 
+import importlib
 import math
 
 import networkx as nx
 import numpy as np
 import pytest
+import sympy as sp
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import (
@@ -17,6 +20,7 @@ from attention_graph import (
     path_share,
     uniform_walk_share,
 )
+from bad_inputs import I2, I3, inf, nan, ok
 
 PAGE = "bottlenecks"
 
@@ -165,3 +169,49 @@ def test_exercise_no_self_loops():
     assert bt.glued_float(PAGE, "ex_bn_first") == walks[0] == math.comb(6, 2)
     assert bt.glued_plain(PAGE, "ex_bn_same") == "True"
     assert bt.glued_float(PAGE, "ex_bn_reach") == 8 - 3
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+bn = importlib.import_module("attention_graph.bottlenecks")
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # bottlenecks
+    "thm-causal-path-count": (bn, "path_count_formula", lambda s, L: sp.binomial(s + L, L - 1),
+                              "one position too many in the binomial"),
+    "thm-walk-sensitivity": (bn, "last_token_sensitivity", after(bn.last_token_sensitivity, lambda s: s[::-1]),
+                             "the tokens in reverse order"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("causal_path_counts", lambda: ag.causal_path_counts(0, 2), ValueError, "n must be a positive integer"),
+    ("causal_path_counts", lambda: ag.causal_path_counts(5, 1.5), TypeError, "n_layers must be a positive integer"),
+    ("causal_path_counts", lambda: ag.causal_path_counts(200, 40), ValueError, "more than 2\\*\\*62 paths"),
+    ("path_share", lambda: ag.path_share(4, 0), ValueError, "n_layers must be a positive integer"),
+    ("uniform_walk_share", lambda: ag.uniform_walk_share(-1, 2), ValueError, "n must be a positive integer"),
+    ("init_causal_stack", lambda: ag.init_causal_stack(4, 2, 0), TypeError, "rng must be a numpy.random.Generator"),
+    ("init_causal_stack", lambda: ag.init_causal_stack(4, 2, np.random.default_rng(0), scale=-1.0), ValueError,
+     "scale must be a real number >= 0"),
+    ("causal_stack", lambda: ag.causal_stack(ok, []), TypeError, "layers must be a non-empty list"),
+    ("causal_stack", lambda: ag.causal_stack(ok, [{"W_Q": I2, "W_K": I2}]), ValueError,
+     r"layers\[0\] must be a dict with exactly W_Q, W_K and W_V"),
+    ("causal_stack", lambda: ag.causal_stack(ok, [{"W_Q": I3, "W_K": I2, "W_V": I2}]), ValueError,
+     r"layers\[0\]\['W_Q'\] must have shape \(2, 2\)"),
+    ("causal_stack", lambda: ag.causal_stack(ok, [{"W_Q": I2, "W_K": I2, "W_V": I2}], residual=1), TypeError,
+     "residual must be True or False"),
+    ("last_token_sensitivity", lambda: ag.last_token_sensitivity(nan, [{"W_Q": I2, "W_K": I2, "W_V": I2}]),
+     ValueError, "X must be finite"),
+    ("last_token_sensitivity", lambda: ag.last_token_sensitivity(ok, [{"W_Q": I2, "W_K": I2, "W_V": inf[:2]}]),
+     ValueError, r"layers\[0\]\['W_V'\] must be finite"),
+]

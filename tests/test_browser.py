@@ -28,6 +28,7 @@ from glue_marks import prose_number  # 1e+09 is pasted as 10⁹
 import booktools as bt
 import browsertools as bw
 import buildpaths as paths
+import mystsource
 from visits import RAW_TEX, Visit
 
 pytestmark = pytest.mark.browser
@@ -209,24 +210,8 @@ _COMMENT = re.compile(r"<!--[\s\S]*?-->|^%.*$", re.M)
 
 
 def _outside_code(text: str) -> str:
-    """The page source without front matter and without the bodies of code and math directives."""
-    lines = text.splitlines()
-    if lines and lines[0].strip() == "---":
-        end = next((n for n in range(1, len(lines)) if lines[n].strip() == "---"), 0)
-        lines = lines[end + 1:]
-    out, stack = [], []
-    for line in lines:
-        m = bt.FENCE.match(line)
-        if stack and line.strip() == stack[-1][0]:
-            stack.pop()
-            continue
-        if m and (m.group("name") or m.group("fence").startswith("`")) and (
-                not stack or stack[-1][1] not in bt.NON_PROSE):
-            stack.append((m.group("fence"), m.group("name")))
-            continue
-        if not (stack and stack[-1][1] in bt.NON_PROSE):
-            out.append(line)
-    return _COMMENT.sub("", "\n".join(out))
+    """The page source without front matter, comments and the bodies of code and math directives."""
+    return _COMMENT.sub("", mystsource.outside_code(text))
 
 
 def glue_text_roles(text: str) -> list[str]:

@@ -2,32 +2,33 @@
 CITATION.cff, and an index of results generated from the sources."""
 
 import re
-from pathlib import Path
 
 import pytest
 import yaml
 
 import booktools as bt
 import buildpaths as paths
+import package_data
 from attention_graph import citable
 from package_data import book_results
 
-LABELS_FILE = Path(__file__).with_name("public_labels.txt")
 ITEMS = book_results(bt.ROOT)
 
 
-def _committed_labels() -> list[str]:
-    lines = LABELS_FILE.read_text().splitlines()
-    return [x.strip() for x in lines if x.strip() and not x.startswith("#")]
-
-
-def test_public_labels_match_the_committed_list():
-    """Removing or renaming a label fails here until tests/public_labels.txt is changed on purpose."""
-    in_book = sorted(it.label for it in ITEMS)
-    committed = sorted(_committed_labels())
-    assert set(committed) - set(in_book) == set(), "labels removed or renamed"
-    assert set(in_book) - set(committed) == set(), "new labels: add them to tests/public_labels.txt"
+def test_no_frozen_label_disappears():
+    """Removing or renaming a frozen label fails here (citations point at it) until it is removed from
+    tests/public_labels.txt on purpose. New labels are frozen at publishing (make freeze-labels)."""
+    in_book = [it.label for it in ITEMS]
+    assert set(package_data.frozen_labels()) - set(in_book) == set(), "labels removed or renamed"
     assert len(in_book) == len(set(in_book)), "a label is used twice"
+
+
+def test_freezing_adds_new_labels_and_keeps_every_frozen_one(tmp_path):
+    frozen = tmp_path / "labels.txt"
+    frozen.write_text("# a comment\neq-gone\n")
+    added = package_data.freeze_labels(bt.ROOT, frozen)
+    assert "eq-gone" in package_data.frozen_labels(frozen) and added
+    assert set(added) == {it.label for it in ITEMS} and package_data.freeze_labels(bt.ROOT, frozen) == []
 
 
 def test_labels_are_readable():

@@ -1,11 +1,16 @@
 """Decoding with a KV cache: step by step equals full causal attention (the oracle's masked softmax)."""
 
+import importlib
+
 import numpy as np
 import pytest
+import sympy as sp
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import KVCache, decode
+from bad_inputs import nan, ok
 
 PAGE = "decoding"
 
@@ -84,3 +89,43 @@ def test_exercise_window_decoding():
         for col in range(max(0, row - w + 1), row + 1):
             cache.append(K[col], V[col])
         np.testing.assert_allclose(cache.attend(Q[row]), Y[row], rtol=0, atol=1e-14)
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+sm = importlib.import_module("attention_graph.softmax")
+
+
+de = importlib.import_module("attention_graph.decoding")
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    "thm-kv-new-node": (de, "causal_weights_exact", lambda S: sm.RowSoftmax(sp.Matrix(S)).doit(),
+                        "no causal mask: earlier tokens see the new one"),
+    "thm-decoding-equals-causal": (de, "step_weights", lambda q, K: np.exp(K @ q) / np.exp(K @ q).sum(),
+                                   "no 1/√d in the decoding step"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+def _cache():
+    """A KV cache holding one token with d = 2 and d_v = 1."""
+    cache = ag.KVCache()
+    cache.append([1.0, 0.0], [1.0])
+    return cache
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("KVCache", lambda: ag.KVCache().attend([1.0, 0.0]), ValueError, "the cache is empty"),
+    ("KVCache", lambda: _cache().append([1.0, 0.0, 0.0], [1.0]),
+     ValueError, "k must have 2 entries, as the cached ones"),
+    ("KVCache", lambda: _cache().append([1.0, 0.0], [1.0, 2.0]), ValueError, "v must have 1 entries"),
+    ("KVCache", lambda: _cache().attend([[1.0, 0.0]]), ValueError, "q must be one vector"),
+    ("KVCache", lambda: _cache().attend([np.nan, 0.0]), ValueError, "q must be finite"),
+    ("KVCache", lambda: ag.KVCache().append([], []), ValueError, "k is empty"),
+    ("decode", lambda: ag.decode(ok, np.ones((2, 2)), np.ones((2, 2))),
+     ValueError, r"one query per token \(n_q = n_k\): 3 != 2"),
+    ("decode", lambda: ag.decode(ok, ok, nan), ValueError, "V must be finite"),
+]

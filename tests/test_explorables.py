@@ -11,6 +11,7 @@ page keeps the static figure and drops the explorable.
 
 from __future__ import annotations
 
+import ast
 import math
 from urllib.parse import urlsplit
 
@@ -32,8 +33,6 @@ PAGES = {"worked": "book/worked_example.html", "softmax": "book/softmax.html",
          "fixed": "book/graph.html", "online": "book/blockwise.html", "patterns": "book/patterns.html",
          "karate": "book/karate.html"}
 WINDOWS = [(1280, "light"), (1280, "dark"), (390, "light"), (390, "dark")]
-
-
 
 
 class Opened:
@@ -242,7 +241,7 @@ def check_softmax(o: Opened, rows):
 def test_softmax_temperature_and_scale(opened):
     seed, d0 = int(bt.glued_float("softmax", "row_seed")), int(bt.glued_float("softmax", "row_d"))
     n_k = int(bt.glued_float("softmax", "pk_nk"))
-    dims = [1, 4, 16, 64, 256, 1024]
+    dims = ast.literal_eval(bt.glued_plain("softmax", "pk_dims"))  # the page's dimensions, as it glued them
     rng = np.random.default_rng(seed)
     rows = {d: raw_score_row(d, n_k, rng) for d in dims}
     o = opened("softmax")

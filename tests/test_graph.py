@@ -4,17 +4,21 @@ Every expected value here is computed independently, in plain NumPy loops and fo
 in the test, never by the package function under test.
 """
 
+import importlib
 import json
 import re
 
 import numpy as np
 import pytest
+import sympy as sp
 
+import attention_graph as ag
 import booktools as bt
 import buildpaths as paths
 import oracles
 from attention_graph import graph, tables
 from attention_graph.worked_example import PEOPLE
+from bad_inputs import nan, ok, path
 
 PAGE = "graph"
 C, ANA, B, D = range(4)
@@ -679,3 +683,83 @@ def test_exercise_attention_graph_is_directed():
     Z = np.exp(X @ X.T / np.sqrt(2)).sum(axis=1)  # each receiver's normaliser
     assert W[i, j] / W[j, i] == pytest.approx(Z[j] / Z[i], rel=1e-12)  # the solution's ratio
     assert bt.glued_float(PAGE, "ex_dir_gcn") <= 1e-16
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+gr = importlib.import_module("attention_graph.graph")
+
+
+sm = importlib.import_module("attention_graph.softmax")
+
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # graph
+    "eq-message-passing": (gr, "display_message_passing", after(gr.display_message_passing, lambda eq: eq.replace(
+        lambda e: isinstance(e, sp.Indexed) and e.base.label.name == "A", lambda e: e.base[e.indices[::-1]])),
+        "the display sums A_ji instead of A_ij"),
+    "thm-attention-is-message-passing": (gr, "message_passing", lambda graph, V: graph.W.T @ np.asarray(V),
+                                         "messages flow along the edges, i → j"),
+    "eq-gcn-propagation": (gr, "gcn_propagation", lambda A, **kw: gr.mean_propagation(A),
+                           "one-sided normalisation"),
+    "eq-mean-aggregation": (gr, "display_mean_aggregation", after(gr.display_mean_aggregation, lambda eq: eq.replace(
+        lambda e: isinstance(e, sp.MatPow) and e.exp == -1, lambda e: e.base)),
+        "the display multiplies by D̃ instead of dividing"),
+    "eq-gat-scores": (gr, "gat_scores", after(gr.gat_scores, lambda e: e.T), "query and key swapped"),
+    "eq-neighbour-softmax": (gr, "display_neighbour_softmax", after(gr.display_neighbour_softmax, lambda eq: sp.Eq(
+        eq.lhs, eq.rhs.xreplace({sp.IndexedBase("M")[eq.lhs.indices]: 1}), evaluate=False)),
+        "the display forgets M_ij in the numerator"),
+    "thm-constant-scores-mean-aggregation": (gr, "mean_propagation", lambda A, self_loops=True: gr.gcn_propagation(A),
+                                             "GCN in place of the mean"),
+    "thm-masked-softmax-neighbours": (gr, "product_mask_softmax",
+                                      lambda S, allowed: sm.softmax(S, allowed),
+                                      "S ∘ M computed as the exact mask"),
+    "thm-gat-is-masked-attention": (gr, "gat", after(gr.gat, lambda r: (r[0] + 1.0, r[1])),
+                                    "GAT output shifted"),
+    "thm-permutation-equivariance": (gr, "sym_scores", lambda Q, K: Q * K.T / sp.sqrt(Q.cols) + sp.Matrix(
+        Q.rows, K.rows, lambda r, c: c), "scores with a bias by key position"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    # The graph chapter's models
+    ("graph_mask", lambda: ag.graph_mask(np.ones((2, 3))), ValueError, "A must be square"),
+    ("causal_mask", lambda: ag.causal_mask(-1), ValueError, "n must be a positive integer"),
+    ("causal_mask", lambda: ag.causal_mask(2.5), TypeError, "n must be a positive integer"),
+    ("message_passing", lambda: ag.message_passing(ag.AttentionGraph(np.eye(3), "abc"), np.ones((4, 2))),
+     ValueError, "V must have one row per node"),
+    ("message_passing", lambda: ag.message_passing(np.eye(3), ok), TypeError, "graph must be an AttentionGraph"),
+    ("message_edge_index", lambda: ag.message_edge_index(np.eye(3)), TypeError, "graph must be an AttentionGraph"),
+    ("gcn_propagation", lambda: ag.gcn_propagation(-path), ValueError, "A must be non-negative"),
+    ("mean_propagation", lambda: ag.mean_propagation(np.ones((2, 3))), ValueError, "A must be square"),
+    ("gcn", lambda: ag.gcn(path, np.ones((4, 2))), ValueError, "one row per node"),
+    ("mean_aggregation", lambda: ag.mean_aggregation(path, nan), ValueError, "X must be finite"),
+    ("gat_parameters", lambda: ag.gat_parameters(2, 2, rng=0), TypeError, "rng must be a numpy.random.Generator"),
+    ("gat_parameters", lambda: ag.gat_parameters(0, 2, np.random.default_rng(0)),
+     ValueError, "d_in must be a positive integer"),
+    ("gat_scores", lambda: ag.gat_scores(ok, np.ones((3, 2)), np.ones(4)), ValueError, "X and Theta must share d_in"),
+    ("gat", lambda: ag.gat(path, ok, np.ones((2, 2)), np.ones(3)), ValueError, "a must have 2 d_out entries"),
+    ("complete_attention", lambda: ag.complete_attention(ok, ok, ok, labels="ab"),
+     ValueError, "labels must name the 3 nodes"),
+    ("masked_attention", lambda: ag.masked_attention(ok, ok, ok, np.ones((2, 2))),
+     ValueError, r"mask must have shape \(3, 3\)"),
+    ("masked_attention", lambda: ag.masked_attention(ok, ok, ok, np.zeros((3, 3)), self_loops=False),
+     ValueError, "have no neighbour"),
+    ("additive_mask_softmax", lambda: ag.additive_mask_softmax(np.ones((3, 3)), np.ones((3, 3))),
+     TypeError, "mask must be a boolean array"),
+    ("product_mask_softmax", lambda: ag.product_mask_softmax(np.ones((3, 3)), np.ones((3, 2), bool)),
+     TypeError, "mask must be a boolean array of shape"),
+    ("permutation_matrix", lambda: ag.permutation_matrix([0, 0, 1]), ValueError, "order must be a permutation"),
+    ("relabel", lambda: ag.relabel(ag.AttentionGraph(np.eye(3), "abc"), [0, 1]),
+     ValueError, "order must permute the 3 nodes"),
+    ("five_models", lambda: ag.five_models(ok, path, rng=1), TypeError, "rng must be a numpy.random.Generator"),
+]

@@ -1,11 +1,15 @@
 """Graph tools on attention: each tool against an independent oracle, the theorems on random cases, and
 what the graph_tools chapter shows, recomputed with plain numpy, scipy and networkx."""
 
+import importlib
+
 import networkx as nx
 import numpy as np
 import pytest
 import scipy.linalg as sl
+import sympy as sp
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import AttentionGraph
@@ -23,6 +27,7 @@ from attention_graph.graph_tools import (
     stationary_distribution,
     symmetrised,
 )
+from bad_inputs import strs
 
 PAGE = "graph_tools"
 PEOPLE = ("Carla", "Ana", "Bruno", "Diego")
@@ -454,3 +459,71 @@ def test_exercise_doubly_stochastic_gives_uniform_pagerank():
     for alpha in (0.1, 0.5, 0.85, 0.99):
         np.testing.assert_allclose(_pagerank_by_power(W, alpha), 1 / 4, atol=1e-12)
     assert bt.glued_plain("graph_tools", "ex_doubly_uniform") == "True"
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+gt = importlib.import_module("attention_graph.graph_tools")
+
+
+gr = importlib.import_module("attention_graph.graph")
+
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # graph_tools
+    "thm-in-strength-sums-to-n": (gr.AttentionGraph, "in_strength", lambda self: self.W.max(axis=0),
+                                  "the in-strength takes the largest weight, not the sum"),
+    "eq-stationary": (gt, "stationary_distribution", lambda W: np.full(len(W), 1 / len(W)),
+                      "the uniform distribution"),
+    "eq-pagerank": (gt, "pagerank", lambda W, damping=0.85: np.linalg.solve(
+        np.eye(len(W)) - damping * np.asarray(W, float), np.full(len(W), (1 - damping) / len(W))),
+        "the walker goes from the attended to the attender"),
+    "thm-pagerank-unique": (gt, "EXAMPLE", sp.Matrix([[sp.Rational(3, 2), sp.Rational(-1, 2), 0],
+                                                       [0, 1, 0], [0, 0, 1]]),
+                            "rows sum to 1 but an entry is negative: not a stochastic W"),
+    "thm-symmetric-scores-reversible": (gt, "stationary_distribution",
+                                        lambda W: np.full(len(W), 1 / len(W)), "the uniform distribution"),
+    "eq-rw-laplacian": (gt, "random_walk_laplacian", lambda W: np.eye(len(W)) - np.asarray(W, float),
+                        "D⁻¹ forgotten"),
+    "thm-laplacian-disc": (gt, "laplacian_spectrum", after(gt.laplacian_spectrum, lambda lam: 3 * lam),
+                           "eigenvalues outside the disc"),
+    "eq-spectral-bipartition": (gt, "spectral_bipartition", lambda W: np.array([0, 1, 0, 1]),
+                                "an alternating split"),
+    "eq-head-weights": (gt, "head_graphs", after(gt.head_graphs, lambda heads: heads[::-1]),
+                        "heads in the wrong order"),
+    "eq-rollout": (gt, "attention_rollout", lambda layers, residual=0.5: gr.AttentionGraph(
+        np.linalg.multi_dot([np.eye(len(np.asarray(layers[0])))] + [
+            residual * np.eye(len(np.asarray(W))) + (1 - residual) * np.asarray(W) for W in layers]),
+        [str(k) for k in range(len(np.asarray(layers[0])))]), "layers multiplied in the wrong order"),
+    "thm-rollout-exact": (gt, "residual_attention_stack", after(gt.residual_attention_stack,
+                                                                lambda r: (r[0] + 1e-6, r[1])),
+                          "the stack's output shifted"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("attention_rollout", lambda: ag.attention_rollout([]), ValueError, "layers is empty"),
+    ("attention_rollout", lambda: ag.attention_rollout([ag.AttentionGraph(np.eye(3), "abc"),
+                                                        ag.AttentionGraph(np.eye(2), "ab")]),
+     ValueError, "every graph must be on the same nodes"),
+    ("head_graphs", lambda: ag.head_graphs(np.ones((3, 4)), np.ones((3, 4)), 3, "abc"),
+     ValueError, "not divisible into n_heads = 3"),
+    ("laplacian_spectrum", lambda: ag.laplacian_spectrum(np.ones((2, 3))), ValueError, "must be a square matrix"),
+    ("mean_graph", lambda: ag.mean_graph([]), ValueError, "graphs is empty"),
+    ("pagerank", lambda: ag.pagerank(np.eye(3), damping=1.5), ValueError, r"damping must be in \[0, 1\)"),
+    ("pagerank", lambda: ag.pagerank(np.full((2, 2), 0.7)), ValueError, "row-stochastic"),
+    ("random_walk_laplacian", lambda: ag.random_walk_laplacian(-np.ones((2, 2))), ValueError, "non-negative"),
+    ("spectral_bipartition", lambda: ag.spectral_bipartition(np.full((2, 2), np.nan)), ValueError, "must be finite"),
+    ("stationary_distribution", lambda: ag.stationary_distribution(np.ones((2, 3))),
+     ValueError, "must be a square matrix"),
+    ("symmetrised", lambda: ag.symmetrised(strs), TypeError, "must hold real numbers"),
+]

@@ -1,12 +1,16 @@
 """Induction heads: the composition of the ideal heads, the model's gradients, and the chapter's
 numbers recomputed from the benchmark record and from re-run training by independent code."""
 
+import importlib
+
 import numpy as np
 import pytest
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import bench, induction
+from bad_inputs import I2, I3, inf
 
 PAGE = "induction"
 RECORD = bench.record("induction")
@@ -278,3 +282,39 @@ def test_benchmark_cli_runs_quick(tmp_path):
     record = bt.quick_benchmark("induction", tmp_path)
     assert record["machine"]["cpus"] >= 1
     assert RECORD["quick"] is False  # the committed record is a full run
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+ind = importlib.import_module("attention_graph.induction")
+
+
+def _induction_one_back(n, varpi):
+    """An induction head that attends to the earlier occurrence, i − ϖ, not the token after it."""
+    W = np.zeros((n, n))
+    i = np.arange(n)
+    W[i, np.where(i >= varpi, i - varpi, i)] = 1.0
+    return W
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # induction
+    "thm-induction-composition": (ind, "induction_graph", _induction_one_back,
+                                  "the induction head reads the earlier occurrence itself"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("previous_token_graph", lambda: ag.previous_token_graph(0), ValueError, "n must be a positive integer"),
+    ("induction_graph", lambda: ag.induction_graph(5, 5),
+     ValueError, r"varpi must be an integer in 1..4 \(a period shorter than n\)"),
+    ("induction_graph", lambda: ag.induction_graph(5, 1.0), TypeError, "varpi must be an integer"),
+    ("composed_graph", lambda: ag.composed_graph(I2, I3), ValueError, "W1 and W2 must be square matrices of one shape"),
+    ("composed_graph", lambda: ag.composed_graph(inf[:2], I2), ValueError, "W1 must be finite"),
+    ("head_scores", lambda: ag.head_scores(I3, I3, 2), ValueError, r"varpi must be an integer in 1..1"),
+    ("head_scores", lambda: ag.head_scores(np.eye(4), np.eye(4), True), TypeError, "varpi must be an integer"),
+]

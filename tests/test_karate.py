@@ -2,6 +2,7 @@
 recomputed by an independent pipeline (networkx for the data and PageRank, numpy for the layer, scipy
 for the eigenproblems, pair counting for the adjusted Rand index)."""
 
+import importlib
 import itertools
 
 import networkx as nx
@@ -10,6 +11,7 @@ import pytest
 import scipy.linalg as sl
 from scipy.stats import spearmanr
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import karate
@@ -376,3 +378,36 @@ def test_caption_claim_uniform_attention_on_the_mask_has_a_real_spectrum():
     lam = np.linalg.eigvals(np.eye(len(A)) - W)
     assert np.abs(lam.imag).max() < 1e-12
     assert bt.glued_float("karate", "imag_heads") > 1e-6  # the heads' are not real
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+ka = importlib.import_module("attention_graph.karate")
+
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # karate
+    "eq-ari": (ka, "adjusted_rand_index", lambda a, b: 0.5, "a constant index"),
+    "thm-ari-random-zero": (ka, "adjusted_rand_index", lambda a, b: 0.1, "chance scores 0.1"),
+    "eq-gt-layer": (ka, "graph_transformer_layer", after(ka.graph_transformer_layer,
+                                                         lambda r: (r[0] + 1e-6, r[1])), "output shifted"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    # Graph tools and the karate club
+    ("adjusted_rand_index", lambda: ag.adjusted_rand_index([0, 1], [0, 1, 1]),
+     ValueError, "a and b must label the same nodes"),
+    ("club_graph", lambda: ag.club_graph(3), TypeError, "positional argument"),
+    ("graph_transformer_layer", lambda: ag.graph_transformer_layer(np.ones((3, 3)), np.ones((4, 2)), {}, 2),
+     ValueError, "P must have one row per node of A"),
+]

@@ -35,8 +35,6 @@ DOCS = [d for d in bw.toc_docnames() if (HTML / f"{d}.html").exists()] if HTML.e
 LAYOUTS = [(w, mode) for w in (1280, 390) for mode in ("light", "dark")]
 
 
-
-
 # --- Glued ranges with equal ends (the built HTML, no browser) -------------------------------------
 
 # A value MyST-NB pasted, inside the mark glue_marks.py puts around it.

@@ -1,14 +1,19 @@
 """Linear attention: the feature maps, the linear form against the paper's quadratic loop
 (tests/oracles.py), the causal running sum and the random features' unbiasedness."""
 
+import importlib
+
 import numpy as np
 import pytest
+import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import RandomFeatures, elu_feature_map, linear_attention, linear_weights, random_features, registry
+from bad_inputs import inf, nan, ok
 
 PAGE = "linear_attention"
 
@@ -198,3 +203,64 @@ def test_exercise_rank_equals_the_number_of_features():
         PQ, PK = phi(Q), phi(K)
         W = (PQ @ PK.T) / (PQ @ PK.sum(axis=0))[:, None]
         assert rank == np.linalg.matrix_rank(W) == F
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+la = importlib.import_module("attention_graph.linear_attention")
+
+
+_la_read = la.read_feature_nodes
+
+
+_la_linear = la.linear_two_hop
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    "eq-linear-attention": (la, "read_feature_nodes", lambda PQ, KV, z: PQ @ KV, "no normaliser D"),
+    "thm-linear-equals-quadratic": (la, "read_feature_nodes", after(_la_read, lambda Y: Y + 1e-9), "output shifted"),
+    "thm-causal-running-sum": (la, "causal_running_sum", _la_linear, "every key seen, not only j <= i"),
+    "thm-random-features-unbiased": (la, "standard_normal_density", lambda x: sp.exp(-x**2 / 2),
+                                     "the density not normalised"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("elu_feature_map", lambda: ag.elu_feature_map(nan), ValueError, "X must be finite"),
+    ("linear_attention", lambda: ag.linear_attention(ok, ok, np.ones((4, 2))),
+     ValueError, "K and V must have the same number of rows"),
+    ("linear_attention", lambda: ag.linear_attention(ok, ok, ok, feature_map="elu"),
+     TypeError, "feature_map must be callable"),
+    ("linear_attention", lambda: ag.linear_attention(ok, ok, ok, feature_map=lambda X: -X),
+     ValueError, r"feature_map\(K\) must be non-negative"),
+    ("linear_attention", lambda: ag.linear_attention(ok, ok, ok, feature_map=lambda X: X[:2]),
+     ValueError, r"feature_map\(K\) must be an array \(n, F\) with one row per row of K"),
+    ("linear_attention", lambda: ag.linear_attention(ok, ok, ok, feature_map=lambda X: np.where(X > 0, np.inf, 1.0)),
+     ValueError, r"feature_map\(K\) must be finite"),
+    ("linear_attention", lambda: ag.linear_attention(ok, ok, ok, feature_map=lambda X: np.zeros_like(X)),
+     ValueError, "the normaliser .* of row 0 is 0"),
+    ("linear_attention", lambda: ag.linear_attention(ok, np.ones((2, 2)), np.ones((2, 2)), causal=True),
+     ValueError, r"causal needs one query per key \(n_q = n_k\): 3 != 2"),
+    ("linear_attention", lambda: ag.linear_attention(ok, ok, ok, causal="yes"),
+     TypeError, "causal must be True or False"),
+    ("linear_attention", lambda: ag.linear_attention(ok, np.ones((0, 2)), np.ones((0, 2))),
+     ValueError, "K has no rows"),
+    ("linear_weights", lambda: ag.linear_weights(ok, np.ones((3, 4)), feature_map=lambda X: X**2 + 1),
+     ValueError, "feature_map must give Q and K the same number F of features: 2 != 4"),
+    ("linear_weights", lambda: ag.linear_weights(inf, ok), ValueError, "Q must be finite"),
+    ("random_features", lambda: ag.random_features(4, 0, np.random.default_rng(0)),
+     ValueError, "F must be a positive integer"),
+    ("random_features", lambda: ag.random_features(4, 8, 0), TypeError, "rng must be a numpy.random.Generator"),
+    ("RandomFeatures", lambda: ag.RandomFeatures(np.ones(3)), ValueError, "Xi must be a 2-d array"),
+    ("RandomFeatures", lambda: ag.RandomFeatures(np.ones((4, 2)))(np.ones((3, 3))),
+     ValueError, "X must have d = 2 columns, as Xi"),
+]

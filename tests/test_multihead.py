@@ -1,13 +1,17 @@
 """Multi-head attention against a reshape-based oracle, its theorems on random cases, and what the
 multihead chapter shows, recomputed."""
 
+import importlib
+
 import numpy as np
 import pytest
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import attention, bipartite_adjacency, graph_tools, head_messages, multi_head_attention
 from attention_graph.multihead import split_heads
+from bad_inputs import I3, cplx, nan, ok
 
 PAGE = "multihead"
 PEOPLE = ("Carla", "Ana", "Bruno", "Diego")
@@ -126,3 +130,68 @@ def test_page_exercises():
     assert bt.glued_float(PAGE, "ex_mask_carla") == pytest.approx(W[1, 0], abs=1e-12)
     assert bt.glued_float(PAGE, "ex_mask_ana") + bt.glued_float(PAGE, "ex_mask_carla") == pytest.approx(1.0)
     assert bt.glued_float(PAGE, "ex_swap_diff") < 1e-12
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+att = importlib.import_module("attention_graph.attention")
+
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+mh = importlib.import_module("attention_graph.multihead")
+
+
+_mh_bipartite = mh.bipartite_adjacency
+
+
+def _mha_wrong_scale(X_q, X_kv, W_Q, W_K, W_V, W_O, n_heads, mask=None):
+    """Multi-head attention whose heads divide the scores by √d_model instead of √d_h."""
+    Q, K, V = (np.asarray(a, float) @ W for a, W in ((X_q, W_Q), (X_kv, W_K), (X_kv, W_V)))
+    d, H = Q.shape[1], n_heads
+    d_h = d // H
+    heads = [att.attention(Q[:, h * d_h:(h + 1) * d_h] * np.sqrt(d_h / d), K[:, h * d_h:(h + 1) * d_h],
+                           V[:, h * d_h:(h + 1) * d_h], mask=mask) for h in range(H)]
+    return np.hstack([Y for Y, _ in heads]) @ W_O, np.stack([W for _, W in heads])
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # multi-head attention
+    "eq-multihead": (mh, "multi_head_attention", _mha_wrong_scale, "every head scaled by √d_model, not √d_h"),
+    "thm-heads-add": (mh, "head_messages", after(mh.head_messages, lambda M: np.repeat(M[:1], len(M), axis=0)),
+                      "every head sends head 1's message"),
+    "thm-one-head": (mh, "multi_head_attention",
+                     after(mh.multi_head_attention, lambda r: (np.nextafter(r[0], np.inf), r[1])),
+                     "one unit in the last place off the single head"),
+    "eq-bipartite": (mh, "bipartite_adjacency", lambda W: _mh_bipartite(W).T, "edges from the keys to the queries"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    # Multi-head attention, the block, the patterns
+    ("multi_head_attention", lambda: ag.multi_head_attention(ok, ok, I2, I2, I2, I2, 0),
+     ValueError, "n_heads must be a positive integer"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(ok, ok, I2, I2, I2, I2, 2.0),
+     TypeError, "n_heads must be a positive integer"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(np.ones((3, 3)), np.ones((3, 3)), I3, I3, I3, I3, 2),
+     ValueError, "not divisible into n_heads = 2"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(ok, np.ones((4, 3)), I2, I2, I2, I2, 1),
+     ValueError, "X_q and X_kv must share d_model"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(ok, ok, I2, I2, I2, np.ones((2, 3)), 1),
+     ValueError, r"W_O must have shape \(d_model, d_model\)"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(nan, ok, I2, I2, I2, I2, 1),
+     ValueError, "X_q must be finite"),
+    ("multi_head_attention", lambda: ag.multi_head_attention(ok, ok, I2, I2, I2, I2, 1, mask=np.ones((3, 3))),
+     TypeError, "mask must be a boolean array"),
+    ("head_messages", lambda: ag.head_messages(ok, ok, I2, I2, cplx[:2], I2, 1),
+     TypeError, "W_V must hold real numbers"),
+    ("bipartite_adjacency", lambda: ag.bipartite_adjacency(-ok), ValueError, "W must be non-negative"),
+    ("bipartite_adjacency", lambda: ag.bipartite_adjacency(ok[0]), ValueError, "W must be a 2-d array"),
+]

@@ -167,21 +167,78 @@ def test_the_repository_path_check_sees_one():
     assert _repository_reads('"""Reads ``_toc.yml``."""') == []
 
 
-def test_the_package_names_every_public_name_once():
-    """``__all__`` is one list, written once, of exactly the names ``__init__.py`` imports."""
+# The package's public API as it stood when __init__.py listed it by hand: gathering it from the
+# modules' __all__ must neither drop nor add a name (a new chapter adds its names in its module).
+API_BEFORE_GATHERING = {
+    "AttentionGraph", "BlockParams", "DerivationError", "KVCache", "RandomFeatures", "additive_mask_softmax",
+    "adjusted_rand_index", "alibi_bias", "attention", "attention_backward", "attention_exact", "attention_rollout",
+    "bigbird_edges", "bipartite_adjacency", "block_state", "block_weights", "blockwise_attention",
+    "blockwise_attention_backward", "causal_edges", "causal_mask", "causal_path_counts", "causal_stack",
+    "club_graph", "complete_attention", "complete_edges", "composed_graph", "decode", "distance_bias",
+    "distance_from_rank_one", "edge_attention", "elu_feature_map", "ergodicity_coefficient", "feed_forward",
+    "five_models", "gat", "gat_parameters", "gat_scores", "gcn", "gcn_propagation", "graph_mask",
+    "graph_transformer_layer", "hardmax", "head_graphs", "head_messages", "head_scores", "hop_distances",
+    "in_degrees", "induction_graph", "init_block_params", "init_causal_stack", "laplacian_pe",
+    "laplacian_spectrum", "last_token_sensitivity", "layer_norm", "linear_attention", "linear_weights",
+    "longformer_edges", "masked_attention", "max_path_length", "mean_aggregation", "mean_graph",
+    "mean_propagation", "merge", "message_edge_index", "message_passing", "multi_head_attention",
+    "normalized_laplacian", "pagerank", "params_from_torch", "params_to_torch", "path_edges", "path_share",
+    "permutation_matrix", "position_in_strength", "previous_token_graph", "product_coefficients",
+    "product_mask_softmax", "project", "pull", "random_features", "random_walk_laplacian", "relabel", "rotary",
+    "row_spread", "scaled_scores", "segment_softmax", "shortest_path_distances", "sinusoidal_encoding",
+    "softmax", "softmax_backward", "softmax_jacobian", "softmax_with_temperature", "spectral_bipartition",
+    "stationary_distribution", "symmetrised", "transformer_block", "uniform_causal_weights",
+    "uniform_walk_share", "weighted_sum", "window_edges", "worked_example"}
+
+
+def test_the_package_gathers_every_concept_modules_public_names():
+    """``__all__`` of the package is the union of the concept modules' ``__all__`` (each name once,
+    bound to its own module's object), plus ``DerivationError`` and the module ``worked_example``."""
+    import importlib
+
     import attention_graph as ag
 
+    stems = ag.concept_modules()
+    assert "softmax" in stems and not set(stems) & ag.NOT_CONCEPTS
+    declared = [(stem, name) for stem in stems for name in importlib.import_module(f"attention_graph.{stem}").__all__]
+    names = [name for _, name in declared]
+    assert len(names) == len(set(names)), "a name is in two modules' __all__"
+    assert set(ag.__all__) == set(names) | {"DerivationError", "worked_example"}
+    assert all(getattr(ag, name) is getattr(importlib.import_module(f"attention_graph.{stem}"), name)
+               for stem, name in declared)
+    assert API_BEFORE_GATHERING <= set(ag.__all__), API_BEFORE_GATHERING - set(ag.__all__)
+    assert callable(ag.attention) and callable(ag.softmax), "a function named as its module is exported"
+
+
+def test_importing_the_package_loads_no_presentation_and_no_benchmark():
+    """``import attention_graph`` imports the concept modules only (and the base rooms), in a fresh
+    interpreter: the plots, tables, citable and bench stay unloaded until a page asks for them."""
+    code = ("import sys, attention_graph; print(' '.join(m for m in sys.modules if m.startswith('attention_graph')))")
+    loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                cwd=bt.ROOT).stdout.split())
+    assert not {m for m in loaded if m.split(".")[1:2] and m.split(".")[1] in {"tables", "plots", "citable", "bench"}}
+    assert {"attention_graph.softmax", "attention_graph.induction", "attention_graph.registry"} <= loaded
+
+
+def test_two_modules_exporting_one_name_fail_the_import(tmp_path):
+    """The gathering refuses a name two concept modules both export (a planted package)."""
+    package = tmp_path / "attention_graph"
+    package.mkdir()
     source = (PACKAGE / "__init__.py").read_text()
-    imported = {a.asname or a.name for node in ast.parse(source).body if isinstance(node, ast.ImportFrom)
-                for a in node.names}
-    assert source.count("__all__") == 1, "one __all__ = [...], no __all__ += ..."
-    assert len(ag.__all__) == len(set(ag.__all__)) and set(ag.__all__) == imported
+    (package / "__init__.py").write_text(source)
+    (package / "worked_example.py").write_text("__all__ = []\n")
+    (package / "registry.py").write_text("class DerivationError(Exception):\n    pass\n")
+    (package / "one.py").write_text("__all__ = ['f']\ndef f():\n    pass\n")
+    (package / "two.py").write_text("__all__ = ['f']\ndef f():\n    pass\n")
+    run = subprocess.run([sys.executable, "-c", "import attention_graph"], capture_output=True, text=True,
+                         cwd=tmp_path, env={"PYTHONPATH": str(tmp_path)})
+    assert run.returncode != 0 and "f is exported twice (again by attention_graph.two)" in run.stderr
 
 
 def test_package_data_follows_the_sources():
-    """data/results.json, data/CITATION.cff and data/checks.json are what tools/package_data.py writes
-    (make book)."""
-    assert package_data.stale() == [], "run: python tools/package_data.py (make book does)"
+    """data/results.json, CITATION.cff, checks.json and api.json (generated, not committed) are what
+    tools/package_data.py writes (make data, which the build and the test runs depend on)."""
+    assert package_data.stale() == [], "run: make data"
 
 
 def test_packaged_index_is_read_back_whole():
@@ -195,7 +252,8 @@ def test_packaged_index_is_read_back_whole():
 def test_stale_package_data_is_reported(tmp_path):
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "CITATION.cff").write_text("cff-version: 1.2.0\n")
-    assert set(package_data.stale(data=tmp_path / "data")) == {"results.json", "CITATION.cff", "checks.json"}
+    assert set(package_data.stale(data=tmp_path / "data")) == {"results.json", "CITATION.cff", "checks.json",
+                                                               "api.json"}
 
 
 @pytest.mark.build

@@ -1,12 +1,14 @@
 """Attention patterns: edge lists, edge counts and diameters against networkx, the causal DAG, and
 what the patterns chapter shows, recomputed."""
 
+import importlib
 import math
 
 import networkx as nx
 import numpy as np
 import pytest
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import (
@@ -154,3 +156,48 @@ def test_page_exercises():
     cw = np.array([(i, j) for i in range(64) for j in range(64) if i - 4 <= j <= i])
     assert bt.glued_float(PAGE, "ex_causal_window_edges") == len(cw)
     assert bt.glued_float(PAGE, "ex_causal_window_path") == oracles.max_path_length(cw, 64) == math.ceil(63 / 4)
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+gr = importlib.import_module("attention_graph.graph")
+
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+pa = importlib.import_module("attention_graph.patterns")
+
+
+_pa_window = pa.window_edges
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    "thm-causal-mask-lower-triangular": (gr, "causal_mask", lambda n: np.triu(np.ones((n, n))) == 1,
+                                         "an upper-triangular mask"),
+    # patterns
+    "thm-causal-dag": (pa, "causal_edges", lambda n: pa.complete_edges(n), "the causal pattern is complete"),
+    "eq-window-edges": (pa, "window_edges", lambda n, w: _pa_window(n, max(w - 1, 0)), "a window one narrower"),
+    "eq-window-diameter": (pa, "max_path_length", after(pa.max_path_length, lambda D: D + 1), "one layer too many"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("complete_edges", lambda: ag.complete_edges(0), ValueError, "n must be an integer >= 1"),
+    ("causal_edges", lambda: ag.causal_edges(2.0), TypeError, "n must be an integer"),
+    ("path_edges", lambda: ag.path_edges(-3), ValueError, "n must be an integer >= 1"),
+    ("window_edges", lambda: ag.window_edges(5, -1), ValueError, "w must be an integer >= 0"),
+    ("longformer_edges", lambda: ag.longformer_edges(5, 1, 6), ValueError, "n_global = 6 exceeds"),
+    ("bigbird_edges", lambda: ag.bigbird_edges(5, 1, 1, 2, seed=None), TypeError, "seed must be an integer"),
+    ("bigbird_edges", lambda: ag.bigbird_edges(5, 1, 1, -2, seed=0), ValueError, "n_random must be an integer >= 0"),
+    ("hop_distances", lambda: ag.hop_distances([[0, 3]], 3), ValueError, "outside 0..2"),
+    ("hop_distances", lambda: ag.hop_distances([[0.0, 1.0]], 3), TypeError, "integer array"),
+    ("max_path_length", lambda: ag.max_path_length([[0, 0]], 1, n_layers=0),
+     ValueError, "n_layers must be an integer >= 1"),
+]

@@ -1,13 +1,17 @@
 """Positions from the graph: the normalized Laplacian, the encoding and its sign, the cycle's Fourier
 modes, and what the chapter shows, recomputed with plain NumPy."""
 
+import importlib
+
 import numpy as np
 import pytest
 import sympy as sp
 
+import attention_graph as ag
 import booktools as bt
 from attention_graph import laplacian_pe, normalized_laplacian, positional
 from attention_graph.worked_example import path_adjacency
+from bad_inputs import ok
 
 PAGE = "positional"
 
@@ -264,3 +268,37 @@ def test_thm_path_cosines():
     np.testing.assert_allclose(np.abs(P), np.abs(V[:, 1:]), atol=1e-12)
     assert bt.glued_float(PAGE, "path_cosine_dev") < 1e-12
     assert bt.glued_float(PAGE, "path_mode_residual") < 1e-12
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+po = importlib.import_module("attention_graph.positional")
+
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # positional
+    "eq-normalized-laplacian": (po, "normalized_laplacian", lambda A: np.eye(len(A)) - np.asarray(A) / 2,
+                                "I − A/2 whatever the degrees"),
+    "eq-laplacian-kernel": (po, "normalized_laplacian", lambda A: np.eye(len(A)) - np.asarray(A) / 2,
+                            "I − A/2 whatever the degrees"),
+    "thm-path-cosines": (po, "path_modes", after(po.path_modes, lambda r: (2 * r[0], r[1])),
+                         "eigenvalues 2(1 − cos θ)"),
+    "thm-cycle-fourier": (po, "cycle_eigenvalue", lambda n, chi: float(1 + np.cos(2 * np.pi * chi / n)),
+                          "1 + cos θ in place of 1 − cos θ"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("normalized_laplacian", lambda: ag.normalized_laplacian(np.array([[0, 1], [0, 0]])), ValueError, "symmetric"),
+    ("normalized_laplacian", lambda: ag.normalized_laplacian(ok), ValueError, "square"),
+    ("laplacian_pe", lambda: ag.laplacian_pe(np.array([[0, 1], [1, 0]]), 2), ValueError, "k must be an integer"),
+]

@@ -7,10 +7,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import project
 from attention_graph.qkv import identity_projections, random_projections, rotation
+from bad_inputs import nan, ok
 from strategies import MANY, assert_close, matrices
 
 qkv_module = importlib.import_module("attention_graph.qkv")
@@ -201,3 +203,35 @@ def test_the_qkv_figure_prints_the_query_meeting_every_key():
     for value in list(scores) + list((X4 @ W_Q)[ana]) + list((X4 @ W_V)[ana]):
         assert f"{value:.2f}".replace("-", "−") in shown
     assert "image/svg+xml" in bt.glue_data(PAGE)["fig-qkv"]["data"]
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+qk = importlib.import_module("attention_graph.qkv")
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # qkv
+    "eq-qkv": (qk, "project", lambda X, W_Q, W_K, W_V: tuple(
+        np.asarray(X, float) @ np.asarray(W, float) + 1e-9 for W in (W_Q, W_K, W_V)), "products off by 1e-9"),
+    "eq-identity-projections": (qk, "project", lambda X, W_Q, W_K, W_V: (np.asarray(X, float) * 2,) * 3,
+                                "the projections double X"),
+    "thm-symmetric-scores": (qk, "project", lambda X, W_Q, W_K, W_V: (
+        np.asarray(X, float) @ np.asarray(W_Q, float),
+        np.asarray(X, float) @ np.asarray(W_K, float) @ np.array([[1.0, 1.0], [0.0, 1.0]]),
+        np.asarray(X, float) @ np.asarray(W_V, float)), "K sheared: W_Q = W_K is not shared"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("project", lambda: ag.project(ok, np.ones((3, 2)), np.ones((2, 2)), np.ones((2, 2))),
+     ValueError, "W_Q must have one row per column of X"),
+    ("project", lambda: ag.project(ok, np.ones((2, 2)), np.ones((2, 3)), np.ones((2, 2))),
+     ValueError, "W_Q and W_K must have the same number of columns"),
+    ("project", lambda: ag.project(nan, np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2))),
+     ValueError, "X must be finite"),
+]

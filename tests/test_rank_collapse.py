@@ -7,10 +7,12 @@ import math
 import numpy as np
 import pytest
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import distance_from_rank_one, ergodicity_coefficient, product_coefficients, row_spread
 from attention_graph import rank_collapse as rc
+from bad_inputs import inf, ok
 
 PAGE = "rank_collapse"
 
@@ -215,3 +217,45 @@ def test_exercises():
     assert bt.glued_float(PAGE, "ex_rc_layers") == math.ceil(63 / 8)
     assert bt.glued_float(PAGE, "ex_rc_perm_tau") == 1.0
     assert bt.glued_plain(PAGE, "ex_rc_perm_spread_same") == "True"
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # rank collapse
+    "eq-ergodicity-coefficient": (rc, "ergodicity_coefficient", after(rc.ergodicity_coefficient, lambda t: t / 2),
+                                  "half the coefficient"),
+    "thm-tau-contraction": (rc, "ergodicity_coefficient", after(rc.ergodicity_coefficient, lambda t: t * 0.9),
+                            "a coefficient a tenth too small"),
+    "thm-tau-submultiplicative": (rc, "exact_tau", after(rc.exact_tau, lambda t: 1 - t),
+                                  "the overlap in place of the coefficient"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("ergodicity_coefficient", lambda: ag.ergodicity_coefficient([[0.5, 0.4]]), ValueError,
+     r"W must be row-stochastic .*row 0 sums to 0.9"),
+    ("ergodicity_coefficient", lambda: ag.ergodicity_coefficient([[1.5, -0.5]]), ValueError,
+     r"W must be row-stochastic .*found -0.5 at index \(0, 1\)"),
+    ("ergodicity_coefficient", lambda: ag.ergodicity_coefficient([0.5, 0.5]), ValueError, "W must be a 2-d array"),
+    ("ergodicity_coefficient", lambda: ag.ergodicity_coefficient(np.ones((0, 3))), ValueError, "at least one row"),
+    ("ergodicity_coefficient", lambda: ag.ergodicity_coefficient([[np.nan, 1.0]]), ValueError, "W must be finite"),
+    ("row_spread", lambda: ag.row_spread(ok[0]), ValueError, "X must be a 2-d array"),
+    ("row_spread", lambda: ag.row_spread(np.ones((0, 2))), ValueError, "X must have at least one row"),
+    ("distance_from_rank_one", lambda: ag.distance_from_rank_one(np.zeros((3, 2))), ValueError, "X is zero"),
+    ("distance_from_rank_one", lambda: ag.distance_from_rank_one(inf), ValueError, "X must be finite"),
+    ("product_coefficients", lambda: ag.product_coefficients([]), ValueError, "at least one weight matrix"),
+    ("product_coefficients", lambda: ag.product_coefficients([np.eye(2), np.eye(3)]), ValueError,
+     r"layers\[1\] must have shape \(2, 2\)"),
+    ("product_coefficients", lambda: ag.product_coefficients([np.eye(2), np.ones((2, 2))]), ValueError,
+     r"layers\[1\] must be row-stochastic"),
+]

@@ -1,15 +1,18 @@
 """Scores, Q Kᵀ/√d: the function, its errors, and what the scores chapter shows."""
 
+import importlib
 import json
 import re
 
 import numpy as np
 import pytest
 
+import attention_graph as ag
 import booktools as bt
 import buildpaths as paths
 import oracles
 from attention_graph import scaled_scores, scores
+from bad_inputs import cplx, inf, nan, objs, ok, strs
 
 PAGE = "scores"
 
@@ -45,26 +48,26 @@ def test_simulation_needs_a_generator():
 
 # --- What the page shows, recomputed independently of the package ---------------------------------
 
-def _independent_moments(seed, n, dims):
-    rng = np.random.default_rng(seed)
-    out = []
-    for d in dims:
-        q = rng.standard_normal((n, d))
-        k = rng.standard_normal((n, d))
-        x = (q * k).sum(axis=1)
-        out.append((x.mean(), x.var(), (x / np.sqrt(d)).var()))
-    return out
-
-
 @pytest.mark.build
-def test_glued_simulation_matches_an_independent_computation():
-    seed, n, d = (int(bt.glued_float(PAGE, k)) for k in ("sim_seed", "sim_n", "sim_d"))
-    dims = [1, 4, 16, 64, 256]  # the dimensions the page simulates, in order
-    assert d in dims
-    mean, var, var_scaled = _independent_moments(seed, n, dims)[dims.index(d)]
-    assert bt.glued_float(PAGE, "sim_mean") == pytest.approx(mean, rel=1e-12)
-    assert bt.glued_float(PAGE, "sim_var") == pytest.approx(var, rel=1e-12)
-    assert bt.glued_float(PAGE, "sim_var_scaled") == pytest.approx(var_scaled, rel=1e-12)
+def test_glued_simulation_agrees_with_the_moments_of_a_dot_product():
+    """For standard normal q, k in dimension d, q·k = Σ_l q_l k_l has mean 0 and variance d, and
+    E[(q·k)⁴] = 3d² + 6d (each term has E[(q_l k_l)⁴] = 9), so the sample variance of n pairs has
+    standard error √((2d² + 6d)/n). The glued moments lie within five standard errors of the formula's
+    values: a check on what was simulated, not a replay of the same random numbers in the same order."""
+    n, d = (bt.glued_float(PAGE, k) for k in ("sim_n", "sim_d"))
+    mean, var, var_scaled = (bt.glued_float(PAGE, k) for k in ("sim_mean", "sim_var", "sim_var_scaled"))
+    assert abs(mean) <= 5 * np.sqrt(d / n)
+    assert abs(var - d) <= 5 * np.sqrt((2 * d**2 + 6 * d) / n)
+    assert abs(var_scaled - 1) <= 5 * np.sqrt((2 + 6 / d) / n)
+    assert var_scaled == pytest.approx(var / d, rel=1e-12)  # the same products, divided by √d
+
+
+def test_the_fourth_moment_of_a_dot_product():
+    """E[(q·k)⁴] = 3d² + 6d, the formula the standard errors above use, measured at d = 3."""
+    rng = np.random.default_rng(11)
+    q, k = rng.standard_normal((2, 400_000, 3))  # (pairs, d) each
+    x = (q * k).sum(axis=1)  # (pairs,)
+    assert np.mean(x**4) == pytest.approx(3 * 9 + 6 * 3, rel=0.05)
 
 
 @pytest.mark.build
@@ -157,3 +160,52 @@ def test_exercise_sigma_scale():
     assert bt.glued_float("scores", "ex_var_sigma") == pytest.approx((dots / (sigma**2 * np.sqrt(d))).var(), rel=1e-9)
     assert abs(bt.glued_float("scores", "ex_var_plain") - sigma**4) < 0.1 * sigma**4
     assert abs(bt.glued_float("scores", "ex_var_sigma") - 1) < 0.05
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+sc = importlib.import_module("attention_graph.scores")
+
+
+_expectation = sc.expectation
+
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+def _hypotheses(mean=0, second=1):
+    return {sc.mq[1]: mean, sc.mk[1]: mean, sc.mq[2]: second, sc.mk[2]: second}
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # scores
+    "eq-scaled-scores": (sc, "scaled_scores", lambda Q, K: np.asarray(Q) @ np.asarray(K).T, "no 1/√d"),
+    "eq-mean-qk": (sc, "HYPOTHESES", _hypotheses(mean=1), "the statement with mean 1"),
+    "eq-var-term": (sc, "HYPOTHESES", _hypotheses(second=2), "the statement with variance 2"),
+    "eq-var-qk": (sc, "expectation", lambda expr: _expectation(expr.subs(*sorted(
+        (s for s in expr.free_symbols if s.name in "kq"), key=lambda s: s.name))),
+                  "q and k the same variable: not independent"),
+    "eq-var-scaled": (sc, "HYPOTHESES", _hypotheses(mean=1), "the statement with mean 1"),
+    "eq-scale-outside-cancels": (sc, "misplaced_scale", after(sc.misplaced_scale, lambda r: {
+        **r, "outside": r["right"]}), "the outside reading made equal to the right one"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("scaled_scores", lambda: ag.scaled_scores(ok, np.ones((3, 4))), ValueError, "share the dimension d"),
+    ("scaled_scores", lambda: ag.scaled_scores(ok[0], ok), ValueError, "Q must be a 2-d array"),
+    ("scaled_scores", lambda: ag.scaled_scores(nan, ok), ValueError, r"Q must be finite; found nan at index \(0, 1\)"),
+    ("scaled_scores", lambda: ag.scaled_scores(ok, inf), ValueError, r"K must be finite; found inf at index \(1, 0\)"),
+    ("scaled_scores", lambda: ag.scaled_scores(cplx, ok), TypeError, "Q must hold real numbers; got dtype complex128"),
+    ("scaled_scores", lambda: ag.scaled_scores(ok, strs), TypeError, "K must hold real numbers"),
+    ("scaled_scores", lambda: ag.scaled_scores(objs, ok), TypeError, "Q must hold real numbers; got dtype object"),
+    ("scaled_scores", lambda: ag.scaled_scores([[1.0], [1.0, 2.0]], ok), ValueError, "Q must be a rectangular"),
+    ("scaled_scores", lambda: ag.scaled_scores(np.ones((2, 0)), np.ones((2, 0))), ValueError, "d = 0"),
+    ("scaled_scores", lambda: ag.scaled_scores(ok * 1e200, ok * 1e200), ValueError, "overflowed"),
+]

@@ -1,12 +1,14 @@
 """Positions in a sequence: sinusoidal encodings, RoPE, ALiBi and the distance bias, against the papers'
 formulas written independently (below, and tests/oracles.py) and by their defining properties."""
 
+import importlib
 import math
 
 import networkx as nx
 import numpy as np
 import pytest
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import (
@@ -17,6 +19,7 @@ from attention_graph import (
     shortest_path_distances,
     sinusoidal_encoding,
 )
+from bad_inputs import nan, ok, path
 
 PAGE = "sequence_positions"
 
@@ -208,3 +211,54 @@ def test_exercise_alibi_reach():
     assert bt.glued_float(PAGE, "ex_reach_share_less") == pytest.approx(shares[n_half - 2], abs=1e-15)
     assert shares[n_half - 2] < 0.5
     assert shares[n_half - 1] == pytest.approx(1 - np.exp(-zeta * n_half), abs=1e-12)  # 64 tokens: long enough
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+sq = importlib.import_module("attention_graph.sequence_positions")
+
+
+_sq_rotate = sq.rotate_pairs
+
+
+_sq_alibi = sq.alibi_kernel
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    "eq-sinusoidal": (sq, "sinusoidal_kernel", lambda p, w: np.column_stack(
+        [np.sin(np.outer(p, w)), np.cos(np.outer(p, w))]), "the sines first, then the cosines"),
+    "thm-sinusoidal-offset": (sq, "sinusoidal_kernel", lambda p, w: np.column_stack(
+        [np.sin(np.outer(p, w)), np.cos(np.outer(p, w))]) * (1 + np.asarray(p)[:, None] / 10),
+                              "an amplitude that grows with the position"),
+    "thm-rope-relative": (sq, "rotate_pairs", lambda X, theta: _sq_rotate(X, theta**2 / 7),
+                          "angles quadratic in the position"),
+    "eq-alibi": (sq, "alibi_kernel", lambda n, slope: _sq_alibi(n, slope).T, "the bias of the keys ahead, not behind"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("sinusoidal_encoding", lambda: ag.sinusoidal_encoding(4, 3), ValueError, "d must be an even integer"),
+    ("sinusoidal_encoding", lambda: ag.sinusoidal_encoding(0, 4), ValueError, "n must be a positive integer"),
+    ("sinusoidal_encoding", lambda: ag.sinusoidal_encoding(4, 4, base=1.0),
+     ValueError, "base must be a finite real number > 1"),
+    ("sinusoidal_encoding", lambda: ag.sinusoidal_encoding(4, 4, base="10000"),
+     TypeError, "base must be a real number"),
+    ("rotary", lambda: ag.rotary(np.ones((3, 3)), [0, 1, 2]),
+     ValueError, "X's number of columns d must be an even integer"),
+    ("rotary", lambda: ag.rotary(ok, [0, 1]), ValueError, "positions must have one entry per row of X: 2 != 3"),
+    ("rotary", lambda: ag.rotary(ok, [[0, 1, 2]]), ValueError, "positions must be a 1-d array"),
+    ("rotary", lambda: ag.rotary(ok, [0, np.nan, 2]), ValueError, "positions must be finite"),
+    ("rotary", lambda: ag.rotary(nan, [0, 1, 2]), ValueError, "X must be finite"),
+    ("alibi_bias", lambda: ag.alibi_bias(4, -0.5), ValueError, "slope must be a finite real number >= 0"),
+    ("alibi_bias", lambda: ag.alibi_bias(4, np.inf), ValueError, "slope must be a finite real number >= 0"),
+    ("alibi_bias", lambda: ag.alibi_bias(4, None), TypeError, "slope must be a real number"),
+    ("alibi_bias", lambda: ag.alibi_bias(2.5, 0.5), TypeError, "n must be a positive integer"),
+    ("shortest_path_distances", lambda: ag.shortest_path_distances(np.ones((2, 3))), ValueError, "A must be square"),
+    ("shortest_path_distances", lambda: ag.shortest_path_distances(-path), ValueError, "A must be non-negative"),
+    ("distance_bias", lambda: ag.distance_bias(path, -1.0), ValueError, "slope must be a finite real number >= 0"),
+    ("distance_bias", lambda: ag.distance_bias(np.full((2, 2), np.nan), 1.0), ValueError, "A must be finite"),
+]

@@ -1,15 +1,18 @@
 """Attention sinks: the causal graph's counts, the model's gradients, and the chapter's numbers
 recomputed from the benchmark record and from re-run training by independent code."""
 
+import importlib
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import bench, sinks
 from attention_graph.patterns import causal_edges
+from bad_inputs import strs
 
 PAGE = "sinks"
 RECORD = bench.record("sinks")
@@ -217,3 +220,40 @@ def test_benchmark_cli_runs_quick(tmp_path):
     record = bt.quick_benchmark("sinks", tmp_path)
     assert record["machine"]["cpus"] >= 1
     assert RECORD["quick"] is False  # the committed record is a full run
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+sk = importlib.import_module("attention_graph.sinks")
+
+
+_sk_causal = sk.causal_symbols
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # sinks
+    "thm-causal-first-token": (sk, "in_degrees", lambda edges, n: np.bincount(
+        np.asarray(edges)[:, 0], minlength=n), "counts the keys each query sees (the out-degree)"),
+    "thm-uniform-causal-sink": (sk, "uniform_causal_weights", lambda n: np.tril(np.ones((n, n))) / n,
+                                "every entry 1/n: rows not normalised"),
+    "thm-causal-walk-absorbed": (sk, "causal_symbols", lambda n: _sk_causal(n).T,
+                                 "W transposed: the walk goes forward in time"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    # Attention sinks, induction heads
+    ("in_degrees", lambda: ag.in_degrees(np.ones((2, 2)), 3), TypeError, "edges must be an integer array"),
+    ("in_degrees", lambda: ag.in_degrees([[0, 5]], 3), ValueError, r"edges\[0\] has key index j = 5, outside 0..2"),
+    ("in_degrees", lambda: ag.in_degrees([[0, 0]], 0), ValueError, "n must be a positive integer"),
+    ("uniform_causal_weights", lambda: ag.uniform_causal_weights(0), ValueError, "n must be a positive integer"),
+    ("uniform_causal_weights", lambda: ag.uniform_causal_weights(2.5), TypeError, "n must be a positive integer"),
+    ("position_in_strength", lambda: ag.position_in_strength(np.ones((2, 3))),
+     ValueError, r"W must be one \(n, n\) attention matrix or a batch"),
+    ("position_in_strength", lambda: ag.position_in_strength(np.full((2, 2), np.nan)), ValueError, "W must be finite"),
+    ("position_in_strength", lambda: ag.position_in_strength(strs[:2, :2]), TypeError, "W must hold real numbers"),
+]

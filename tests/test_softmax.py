@@ -10,10 +10,12 @@ import scipy.special
 from hypothesis import given
 from hypothesis import strategies as st
 
+import attention_graph as ag
 import booktools as bt
 import oracles
 from attention_graph import hardmax, registry, softmax, softmax_jacobian, softmax_with_temperature
 from attention_graph.softmax import exp_overflow_point, naive_breaking_points, naive_softmax, peakedness
+from bad_inputs import cplx, empty_row, nan, ok
 from strategies import EDGE, MANY, assert_close, assert_equal, edge_matrices, masks, matrices
 
 
@@ -343,3 +345,54 @@ def test_the_page_glues_the_rows_of_the_softmax_explorable():
     assert state["d"] == int(bt.glued_float("softmax", "row_d"))
     for d, row in zip(state["dims"], state["rows"]):
         assert np.array_equal(row, raw_score_row(d, n_k, rng))
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # softmax
+    "eq-softmax": (sm, "softmax", lambda S, mask=None: np.exp(np.asarray(S, float)), "not normalised"),
+    "eq-softmax-stable": (sm, "softmax", lambda S, mask=None: sm.naive_softmax(S), "no maximum subtracted"),
+    "eq-softmax-temperature": (sm, "softmax_with_temperature", lambda S, tau, mask=None: sm.softmax(S),
+                               "τ ignored"),
+    "thm-rows-sum-to-one": (sm, "softmax", lambda S, mask=None: np.exp(np.asarray(S, float)) / 2,
+                            "rows not normalised"),
+    "thm-shift-invariance": (sm, "softmax", lambda S, mask=None: np.asarray(S, float) / np.asarray(S, float).sum(),
+                             "a linear normalisation"),
+    "thm-temperature-limits": (sm, "hardmax", lambda S, mask=None: sm.softmax(S), "softmax for hardmax"),
+    "thm-softmax-jacobian": (sm, "softmax_jacobian", lambda p: np.diag(np.asarray(p, float)),
+                             "the outer product forgotten"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("softmax", lambda: ag.softmax(ok[0]), ValueError, "S must be a 2-d array"),
+    ("softmax", lambda: ag.softmax(nan), ValueError, "S must be finite"),
+    ("softmax", lambda: ag.softmax(np.ones((3, 3)), empty_row), ValueError, r"mask allows no key in row\(s\) \[1\]"),
+    ("softmax", lambda: ag.softmax(np.ones((3, 3)), np.ones((3, 3))), TypeError, "mask must be a boolean array"),
+    ("softmax", lambda: ag.softmax(np.ones((3, 3)), np.ones((3, 2), bool)),
+     ValueError, r"mask must have shape \(3, 3\)"),
+    ("softmax", lambda: ag.softmax(np.ones((2, 0))), ValueError, "no columns"),
+    # −∞ is a masked entry (PyTorch's way); a row of −∞ only, +∞ and NaN are still refused.
+    ("softmax", lambda: ag.softmax([[0.0, 1.0], [-np.inf, -np.inf]]), ValueError,
+     r"S allows no key in row\(s\) \[1\]: every entry is -inf \(masked\)"),
+    ("softmax", lambda: ag.softmax([[0.0, -np.inf]], mask=np.array([[False, True]])), ValueError,
+     r"S allows no key in row\(s\) \[0\]: every entry is -inf or masked by mask"),
+    ("softmax", lambda: ag.softmax([[0.0, np.inf]]), ValueError,
+     r"S must be finite or -inf \(a masked entry\); found inf at index \(0, 1\)"),
+    ("softmax", lambda: ag.softmax([[-np.inf, np.nan]]), ValueError, r"S must be finite or -inf .*found nan"),
+    ("hardmax", lambda: ag.hardmax([[-np.inf, -np.inf]]), ValueError, r"S allows no key in row\(s\) \[0\]"),
+    ("softmax_with_temperature", lambda: ag.softmax_with_temperature(ok, 0.0), ValueError, "tau must be > 0"),
+    ("softmax_with_temperature", lambda: ag.softmax_with_temperature(nan, 1.0), ValueError, "S must be finite"),
+    ("softmax_with_temperature", lambda: ag.softmax_with_temperature([[-np.inf]], float("inf")), ValueError,
+     r"S allows no key in row\(s\) \[0\]"),
+    ("hardmax", lambda: ag.hardmax(np.ones((3, 3)), empty_row), ValueError, "mask allows no key"),
+    ("hardmax", lambda: ag.hardmax(cplx), TypeError, "S must hold real numbers"),
+    ("softmax_jacobian", lambda: ag.softmax_jacobian([0.2, 0.2]), ValueError, "p must sum to 1"),
+    ("softmax_jacobian", lambda: ag.softmax_jacobian(ok), ValueError, "p must be one row"),
+]

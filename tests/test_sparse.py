@@ -2,18 +2,22 @@
 "Graph Transformers at scale" chapter shows from the committed benchmark record."""
 
 
+import importlib
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy.sparse import csr_array
 
+import attention_graph as ag
 import booktools as bt
 import memtools
 import oracles
 from attention_graph import attention, bench, edge_attention, segment_softmax, sparse
 from attention_graph.bench.sparse import TARGETS, csr_attention, unsorted_attention
 from attention_graph.tables import sparse_benchmark_summary
+from bad_inputs import nan, ok
 
 PAGE = "sparse"
 
@@ -391,3 +395,44 @@ def test_exercise_cross_attention_is_bipartite_edge_attention():
 def test_exercise_isolated_query_is_refused():
     msg = bt.glued_plain("sparse", "ex_isolated_message")
     assert "every query must attend to at least one key" in msg and "[3]" in msg
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+sm = importlib.import_module("attention_graph.softmax")
+
+
+spm = importlib.import_module("attention_graph.sparse")
+
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # sparse
+    "eq-edge-softmax": (spm, "segment_softmax", lambda s, indptr: np.exp(np.asarray(s, float)),
+                        "not normalised per segment"),
+    "eq-edge-attention": (spm, "edge_attention", after(spm.edge_attention, lambda Y: Y + 1e-6),
+                          "output shifted"),
+    "thm-edge-attention-is-masked-attention": (spm, "exact_masked_softmax", lambda S, mask: sm.RowSoftmax(
+        S).doit(), "forbidden entries kept"),
+}
+
+
+# --- Bad inputs --------------------------------------------------------------------------------
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("edge_attention", lambda: ag.edge_attention(ok, ok, ok, [[0, 0], [2, 2]]), ValueError, "no edge to query"),
+    ("edge_attention", lambda: ag.edge_attention(ok, ok, ok, [[0, 0], [1, 3], [2, 2]]), ValueError, "outside 0..2"),
+    ("edge_attention", lambda: ag.edge_attention(ok, ok, ok, [[0, 0], [1, 1], [2, 2], [0, 0]]),
+     ValueError, "same edge"),
+    ("edge_attention", lambda: ag.edge_attention(ok, ok, ok, [[0.0, 0.0]]), TypeError, "integer array"),
+    ("edge_attention", lambda: ag.edge_attention(ok, ok, nan, [[0, 0], [1, 1], [2, 2]]),
+     ValueError, "V must be finite"),
+    ("segment_softmax", lambda: ag.segment_softmax([1.0, 2.0], [0, 0, 2]), ValueError, "increase strictly"),
+    ("segment_softmax", lambda: ag.segment_softmax([1.0, np.nan], [0, 2]), ValueError, "s must be finite"),
+]

@@ -5,6 +5,7 @@ The article's published numbers appear here as what they are, the source's round
 the four input vectors, not read from the package function under test.
 """
 
+import importlib
 import itertools
 import math
 import re
@@ -565,3 +566,43 @@ def test_the_page_glues_the_worked_explorables_state():
     html = bt.glue_data("worked_example")["explore-worked"]["data"]["text/html"]
     state = json.loads(re.search(r"<script[^>]*>(.*)</script>", html, re.S).group(1))
     assert state["labels"] == list(we.PEOPLE) and np.array_equal(state["X"], we.embeddings())
+
+
+# --- Broken variants ------------------------------------------------------------------------------
+
+gr = importlib.import_module("attention_graph.graph")
+
+
+def after(fn, change):
+    """``fn`` followed by ``change`` applied to its result (``fn`` is the original, bound now)."""
+    return lambda *args, **kwargs: change(fn(*args, **kwargs))
+
+
+def _transposed_graph(result):
+    Y, graph = result
+    return Y, gr.AttentionGraph(graph.W.T, graph.labels)
+
+
+# label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
+BROKEN = {
+    # worked example
+    "eq-worked-scores": (we, "scaled_scores", lambda Q, K: np.asarray(Q) @ np.asarray(K).T, "no 1/√d"),
+    "eq-worked-weights": (we, "attention_layer", after(we.attention_layer, _transposed_graph),
+                          "W transposed"),
+    "eq-worked-weight-ana-carla": (we, "attention_layer", after(we.attention_layer, _transposed_graph),
+                                   "W transposed"),
+    "eq-worked-asymmetry": (we, "row_normalisers", after(we.row_normalisers, lambda Z: Z[::-1]),
+                            "normalisers in reverse order"),
+    "thm-worked-rotation-invariance": (we, "rotation", lambda theta: np.array([[1.0, 0.5], [0.0, 1.0]]),
+                                       "a shear, not a rotation"),
+    "eq-worked-gram-plane": (we, "gram_in_plane", after(we.gram_in_plane, lambda G: G.subs(we.t, 2 * we.t)),
+                             "the cross term doubled"),
+    "eq-worked-recover-g": (we, "g_from_ana", after(we.g_from_ana, lambda e: e + 1), "g off by one"),
+    "eq-worked-recover-t-bruno": (we, "t_from_bruno", after(we.t_from_bruno, lambda e: 2 * e),
+                                  "t doubled"),
+    "eq-worked-recover-t-diego": (we, "t_from_diego", after(we.t_from_diego, lambda e: 2 * e),
+                                  "t doubled"),
+    "thm-worked-gram-recovered": (we, "PUBLISHED", tuple(
+        p if p[:3] != ("W", "Bruno", "Bruno") else ("W", "Bruno", "Bruno", 0.5) for p in we.PUBLISHED),
+        "another printed self-weight for Bruno"),
+}

@@ -2,119 +2,48 @@
 
 Every public name is importable as ``attention_graph.<name>``. Each module is one concept and has a
 chapter of the same stem in ``book/`` and a test file in ``tests/``.
+
+The public names are declared where they are defined: each concept module's ``__all__`` lists the
+names the package exports (its chapter's API, documented in ``book/api.md`` and given bad-input rows
+in the tests); a module's other helpers are imported from the module by name. This file gathers
+every concept module's ``__all__`` by itself, so a new chapter's module needs no edit here. The
+modules of the other rooms (``validation``, ``registry``, the presentation modules ``tables``,
+``plots``, ``citable`` and the benchmarks) are not gathered: importing the package never loads the
+presentation or the benchmarks. A name that two modules export is an error at import.
 """
 
-from . import worked_example  # importing it registers the worked example's SymPy checks
-from .attention import AttentionGraph, attention, attention_exact, pull, weighted_sum
-from .backward import attention_backward, softmax_backward
-from .block import (
-    BlockParams,
-    block_weights,
-    feed_forward,
-    init_block_params,
-    layer_norm,
-    params_from_torch,
-    params_to_torch,
-    transformer_block,
-)
-from .blockwise import block_state, blockwise_attention, blockwise_attention_backward, merge
-from .bottlenecks import (
-    causal_path_counts,
-    causal_stack,
-    init_causal_stack,
-    last_token_sensitivity,
-    path_share,
-    uniform_walk_share,
-)
-from .decoding import KVCache, decode
-from .differential import differential_attention, gated_attention, signed_laplacian
-from .graph import (
-    additive_mask_softmax,
-    causal_mask,
-    complete_attention,
-    five_models,
-    gat,
-    gat_parameters,
-    gat_scores,
-    gcn,
-    gcn_propagation,
-    graph_mask,
-    masked_attention,
-    mean_aggregation,
-    mean_propagation,
-    message_edge_index,
-    message_passing,
-    permutation_matrix,
-    product_mask_softmax,
-    relabel,
-)
-from .graph_tools import (
-    attention_rollout,
-    head_graphs,
-    laplacian_spectrum,
-    mean_graph,
-    pagerank,
-    random_walk_laplacian,
-    spectral_bipartition,
-    stationary_distribution,
-    symmetrised,
-)
-from .induction import composed_graph, head_scores, induction_graph, previous_token_graph
-from .karate import adjusted_rand_index, club_graph, graph_transformer_layer
-from .kv_sharing import (
-    absorbed_latent_attention,
-    grouped_step,
-    kv_cache_numbers,
-    latent_attention,
-    latent_cache_numbers,
-    latent_step,
-)
-from .linear_attention import RandomFeatures, elu_feature_map, linear_attention, linear_weights, random_features
-from .multihead import bipartite_adjacency, head_messages, multi_head_attention
-from .patterns import (
-    bigbird_edges,
-    causal_edges,
-    complete_edges,
-    hop_distances,
-    longformer_edges,
-    max_path_length,
-    path_edges,
-    window_edges,
-)
-from .positional import laplacian_pe, normalized_laplacian
-from .qkv import project
-from .rank_collapse import distance_from_rank_one, ergodicity_coefficient, product_coefficients, row_spread
-from .registry import DerivationError
-from .scores import scaled_scores
-from .sequence_positions import alibi_bias, distance_bias, rotary, shortest_path_distances, sinusoidal_encoding
-from .sinks import in_degrees, position_in_strength, uniform_causal_weights
-from .softmax import hardmax, softmax, softmax_jacobian, softmax_with_temperature
-from .sparse import edge_attention, segment_softmax
-from .windows import WindowCache, evict, sliding_window_mask, window_decode, window_edges_of
-from .state_spaces import decay_mask, ssd
+from __future__ import annotations
 
-# Every public name, once (tests/test_packaging.py checks it against the imports above).
-__all__ = ["AttentionGraph", "BlockParams", "DerivationError", "KVCache", "RandomFeatures", "WindowCache",
-           "absorbed_latent_attention", "additive_mask_softmax", "adjusted_rand_index", "alibi_bias", "attention",
-           "attention_backward", "attention_exact", "attention_rollout", "bigbird_edges", "bipartite_adjacency",
-           "block_state", "block_weights", "blockwise_attention", "blockwise_attention_backward", "causal_edges",
-           "causal_mask", "causal_path_counts", "causal_stack", "club_graph", "complete_attention", "complete_edges",
-           "composed_graph", "decay_mask", "decode", "differential_attention", "distance_bias",
-           "distance_from_rank_one", "edge_attention", "elu_feature_map", "ergodicity_coefficient", "evict",
-           "feed_forward", "five_models", "gat", "gat_parameters", "gat_scores", "gated_attention", "gcn",
-           "gcn_propagation", "graph_mask", "graph_transformer_layer", "grouped_step", "hardmax", "head_graphs",
-           "head_messages", "head_scores", "hop_distances", "in_degrees", "induction_graph", "init_block_params",
-           "init_causal_stack", "kv_cache_numbers", "laplacian_pe", "laplacian_spectrum", "last_token_sensitivity",
-           "latent_attention", "latent_cache_numbers", "latent_step", "layer_norm", "linear_attention",
-           "linear_weights", "longformer_edges", "masked_attention", "max_path_length", "mean_aggregation",
-           "mean_graph", "mean_propagation", "merge", "message_edge_index", "message_passing",
-           "multi_head_attention", "normalized_laplacian", "pagerank", "params_from_torch", "params_to_torch",
-           "path_edges", "path_share", "permutation_matrix", "position_in_strength", "previous_token_graph",
-           "product_coefficients", "product_mask_softmax", "project", "pull", "random_features",
-           "random_walk_laplacian", "relabel", "rotary", "row_spread", "scaled_scores", "segment_softmax",
-           "shortest_path_distances", "signed_laplacian", "sinusoidal_encoding", "sliding_window_mask", "softmax",
-           "softmax_backward", "softmax_jacobian", "softmax_with_temperature", "spectral_bipartition", "ssd",
-           "stationary_distribution", "symmetrised", "transformer_block", "uniform_causal_weights",
-           "uniform_walk_share", "weighted_sum", "window_decode", "window_edges", "window_edges_of",
-           "worked_example"]
+import importlib
+import pkgutil
+
+from . import worked_example  # first, as always: the package exports this module itself (its data and helpers)
+from .registry import DerivationError
+
+# The rooms that are not concept modules (README, "Architecture"): their names are not the package's API.
+NOT_CONCEPTS = frozenset({"validation", "registry", "tables", "plots", "citable", "bench"})
+
+
+def concept_modules() -> list[str]:
+    """The stems of the concept modules, found on the package's path (every module but :data:`NOT_CONCEPTS`)."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in NOT_CONCEPTS)
+
+
+def _gather() -> dict[str, object]:
+    """{public name: object} of every concept module's ``__all__``, imported before any name is bound."""
+    modules = [importlib.import_module(f"{__name__}.{stem}") for stem in concept_modules()]
+    found: dict[str, object] = {"DerivationError": DerivationError, "worked_example": worked_example}
+    for module in modules:
+        for name in module.__all__:
+            if name in found:
+                raise ImportError(f"attention_graph: {name} is exported twice (again by {module.__name__})")
+            found[name] = getattr(module, name)
+    return found
+
+
+# A function named as its module (attention, softmax) replaces the module as the package's attribute,
+# as `from .softmax import softmax` did: bound after every module is imported, so no later import undoes it.
+_PUBLIC = _gather()
+globals().update(_PUBLIC)
+__all__ = sorted(_PUBLIC)
 __version__ = "0.1.0"

@@ -20,6 +20,8 @@ from .multihead import exact_heads, multi_head_attention
 from .registry import close_to_exact, derivation, symbol_matrix
 from .validation import as_int, as_matrix, as_rng
 
+# The chapter's public names: attention_graph re-exports them (its API, documented in book/api.md,
+# with bad-input rows in the tests); the other helpers are imported from this module by name.
 __all__ = ["BlockParams", "block_weights", "feed_forward", "init_block_params", "layer_norm",
            "params_from_torch", "params_to_torch", "transformer_block"]
 

@@ -25,8 +25,10 @@ from .graph import causal_mask
 from .registry import derivation
 from .validation import as_int, as_matrix, as_rng
 
-__all__ = ["causal_path_counts", "causal_stack", "init_causal_stack", "last_token_sensitivity",
-           "path_share", "sensitivity_study", "uniform_walk_share"]
+# The chapter's public names: attention_graph re-exports them (its API, documented in book/api.md,
+# with bad-input rows in the tests); the other helpers are imported from this module by name.
+__all__ = ["causal_path_counts", "causal_stack", "init_causal_stack", "last_token_sensitivity", "path_share",
+           "uniform_walk_share"]
 
 MAX_COUNT = 2**62  # counts are int64: larger ones are refused, not wrapped around
 

@@ -18,7 +18,9 @@ from .multihead import kv_index
 from .registry import derivation
 from .validation import as_int, as_matrix, as_qkv
 
-__all__ = ["KVCache", "decode", "causal_weights_exact"]
+# The chapter's public names: attention_graph re-exports them (its API, documented in book/api.md,
+# with bad-input rows in the tests); the other helpers are imported from this module by name.
+__all__ = ["KVCache", "decode"]
 
 
 def _as_vector(x, name: str, size: int | None) -> np.ndarray:

@@ -31,8 +31,7 @@ from .softmax import RowSoftmax, softmax
 from .training import adam, cross_entropy
 from .validation import as_int, as_matrix, as_rng, as_square, check_same
 
-__all__ = ["differential_attention", "gated_attention", "signed_laplacian", "common_mode_scores",
-           "noise_share", "train_gated_model", "gate_study", "gate_summary"]
+__all__ = ["differential_attention", "gated_attention", "signed_laplacian"]
 
 
 # --------------------------------------------------------------------------------------------------

@@ -18,7 +18,9 @@ from .attention import attention
 from .registry import close_to_exact, derivation, symbol_matrix
 from .validation import as_int, as_matrix, check_same
 
-__all__ = ["bipartite_adjacency", "head_messages", "multi_head_attention", "split_heads"]
+# The chapter's public names: attention_graph re-exports them (its API, documented in book/api.md,
+# with bad-input rows in the tests); the other helpers are imported from this module by name.
+__all__ = ["bipartite_adjacency", "head_messages", "multi_head_attention"]
 
 
 def split_heads(M, n_heads: int, name: str = "M") -> list[np.ndarray]:

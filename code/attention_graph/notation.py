@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["SYMBOLS", "entries", "table_markdown"]
+# No public name of the package: its helpers are imported from this module by name.
+__all__: list[str] = []
 
 # (group, [(symbol, shape, meaning), ...]): the symbol column is what the page shows, one or more
 # symbols in dollars; each symbol between dollars is an entry.

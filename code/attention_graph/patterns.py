@@ -18,8 +18,10 @@ import sympy as sp
 from .registry import derivation
 from .validation import as_edges, as_int
 
+# The chapter's public names: attention_graph re-exports them (its API, documented in book/api.md,
+# with bad-input rows in the tests); the other helpers are imported from this module by name.
 __all__ = ["bigbird_edges", "causal_edges", "complete_edges", "hop_distances", "longformer_edges",
-           "max_path_length", "path_edges", "window_edges", "named_patterns", "compare_patterns"]
+           "max_path_length", "path_edges", "window_edges"]
 
 
 def _count(value, name: str, minimum: int = 1) -> int:

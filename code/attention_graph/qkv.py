@@ -16,7 +16,9 @@ import sympy as sp
 from .registry import derivation, evaluate, symbol_matrix
 from .validation import as_int, as_matrix, as_rng, check_same
 
-__all__ = ["project", "identity_projections", "random_projections", "rotation"]
+# The chapter's public names: attention_graph re-exports them (its API, documented in book/api.md,
+# with bad-input rows in the tests); the other helpers are imported from this module by name.
+__all__ = ["project"]
 
 
 def project(X, W_Q, W_K, W_V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

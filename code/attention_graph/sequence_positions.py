@@ -19,8 +19,9 @@ from scipy.sparse.csgraph import shortest_path
 from .registry import close_to_exact, derivation
 from .validation import as_int, as_matrix, as_square
 
-__all__ = ["frequencies", "sinusoidal_encoding", "rotary", "rotation_angles", "alibi_bias",
-           "shortest_path_distances", "distance_bias"]
+# The chapter's public names: attention_graph re-exports them (its API, documented in book/api.md,
+# with bad-input rows in the tests); the other helpers are imported from this module by name.
+__all__ = ["alibi_bias", "distance_bias", "rotary", "shortest_path_distances", "sinusoidal_encoding"]
 
 
 def _as_base(base) -> float:

@@ -24,8 +24,9 @@ from .attention import attention
 from .registry import derivation
 from .validation import as_edges, as_int, as_qkv, as_rng, as_square, check_same
 
-__all__ = ["edge_attention", "segment_softmax", "random_graph_edges", "cost_counts",
-           "edges_from_adjacency", "edges_to_mask", "edge_weight_matrix"]
+# The chapter's public names: attention_graph re-exports them (its API, documented in book/api.md,
+# with bad-input rows in the tests); the other helpers are imported from this module by name.
+__all__ = ["edge_attention", "segment_softmax"]
 
 # Edges per block of the score computation: two (CHUNK, d) buffers, 4 MiB at d = 64 in float64.
 # Measured on the benchmark machine at E = 1e6: 4096 was as fast as 1024 and faster than 16384.

@@ -20,7 +20,7 @@ from .linear_attention import linear_attention
 from .registry import derivation
 from .validation import as_matrix, check_same
 
-__all__ = ["ssd", "decay_mask", "FORMS"]
+__all__ = ["ssd", "decay_mask"]
 
 FORMS = ("recurrent", "quadratic")
 

@@ -28,10 +28,8 @@ from .graph_tools import attention_rollout, pagerank, spectral_bipartition
 from .karate import adjusted_rand_index, club_graph, standardised_pe
 from .softmax import softmax
 
-__all__ = ["adam", "cross_entropy", "sequence_task", "init_sequence_model", "sequence_model",
-           "sequence_model_grads", "edge_share", "train_sequence_model", "club_features",
-           "init_club_model", "club_model", "club_model_grads", "train_club_model", "CLUB_MODELS",
-           "LABELLED", "RECORD_EVERY", "held_out_members", "early_stopping"]
+# No public name of the package: its helpers are imported from this module by name.
+__all__: list[str] = []
 
 CLUB_MODELS = ("GCN", "GAT", "masked attention", "uniform attention")
 LABELLED = (0, 33)  # the instructor (Mr. Hi) and the administrator (the Officer)

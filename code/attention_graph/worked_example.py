@@ -23,12 +23,8 @@ from .scores import scaled_scores
 from .softmax import softmax
 from .validation import as_int, as_matrix, as_square, check_same
 
-__all__ = ["PEOPLE", "PUBLISHED", "PUBLISHED_DECIMALS", "embeddings", "path_adjacency",
-           "attention_layer", "index", "published_values", "matches_published", "integer_search",
-           "square_symmetries", "orthogonal_between", "distance_to_mean",
-           "displacement", "row_normalisers", "asymmetry_pairs", "row_entropy", "exact_gram",
-           "exact_scores", "exact_weights", "gram_in_plane", "recovery_intervals", "recovery_point",
-]
+# The package exports this module itself (attention_graph.worked_example, its data and helpers), no name of it.
+__all__: list[str] = []
 
 PEOPLE: tuple[str, ...] = ("Carla", "Ana", "Bruno", "Diego")
 
