@@ -22,6 +22,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # Strict: any warning, unresolved reference or cell error fails the build (tracebacks are shown).
+# No parallel read (-j): Jupyter Book 1.0's command has no option for it, and under sphinx-build -j 2
+# Sphinx reads serially anyway, warning that sphinx_multitoc_numbering (which Jupyter Book adds) does
+# not declare itself parallel-safe, a warning -W turns into a failed build.
 JB_FLAGS := -n -W --keep-going
 
 .PHONY: book test test-unbuilt test-built check browser notebooks lint pdf reproducible lab requirements clean
