@@ -1,24 +1,30 @@
-# Two commands: `make book` builds the HTML, `make test` builds when needed, runs ruff and every test
-# (the browser tests included: they need a Chromium, see README.md). Both create .venv on first use
-# and reinstall it when requirements.txt or pyproject.toml change.
-# The test targets (all build the book first, when it is out of date):
-#   make check      the writer's fast loop: ruff, the package tests and the integrity rules with few
-#                   Hypothesis examples (no browser, no notebook re-run, no PDF)
-#   make browser    the built pages in Chromium and the PDF printed from them (tests marked `browser`)
-#   make notebooks  the downloadable notebooks re-run outside the checkout (tests marked `notebooks`)
-#   make test       all of them, with many Hypothesis examples: the README's and CI's command. It is
-#                   two pytest runs: the tests that read nothing of the build (marked `build` if they
-#                   do), which need no book and so run beside `make book` under `make -j`, then the
-#                   tests marked `build`, on the checkout's build
-# Also: `make pdf` prints the built book into one PDF; `make reproducible` builds the book in a
-# fresh folder and compares every output file with the checkout's build, byte for byte; `make lab`
-# opens the chapters in JupyterLab; `make requirements` regenerates the hashed lock file.
+# Two commands: `make book` builds the HTML, `make test` builds when needed, prints the PDF, runs ruff
+# and every test (the browser tests included: they need a Chromium, see README.md). Both create .venv
+# on first use and reinstall it when requirements.txt, pyproject.toml or this Makefile change.
+#   make check      the writer's fast loop, no build: ruff, the package tests and the rules on the
+#                   sources, with few Hypothesis examples (the tests marked `build` or `slow` are left
+#                   out; BOOK_UNBUILT=1 hides the build, so a test that reads it unmarked fails)
+#   make pdf        the built book printed by Chromium into _build/pdf/book.pdf (tools/browsertools.py)
+#   make browser    the built pages in Chromium, and the PDF read back (tests marked `browser`): one
+#                   pytest process, one Chromium, each page opened once; it prints the PDF first
+#   make notebooks  the downloadable notebooks re-run outside the checkout (tests marked `notebooks`):
+#                   one pytest process, one reader's environment
+#   make test       all of them, with many Hypothesis examples: the README's and CI's command. Four
+#                   pytest runs: the tests that read nothing of the build (test-unbuilt), which need no
+#                   book and so run beside `make book` under `make -j`; then, on the checkout's build,
+#                   the tests marked `build` (test-built), `make browser` and `make notebooks`
+# Also: `make reproducible` builds the book in a fresh folder and compares every output file with the
+# checkout's build, byte for byte; `make lab` opens the chapters in JupyterLab; `make requirements`
+# regenerates the hashed lock file. No test writes into _build but the browser tests' screenshots.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # Strict: any warning, unresolved reference or cell error fails the build (tracebacks are shown).
+# No parallel read (-j): Jupyter Book 1.0's command has no option for it, and under sphinx-build -j 2
+# Sphinx reads serially anyway, warning that sphinx_multitoc_numbering (which Jupyter Book adds) does
+# not declare itself parallel-safe, a warning -W turns into a failed build.
 JB_FLAGS := -n -W --keep-going
 
 .PHONY: data freeze-labels book test test-unbuilt test-built check browser notebooks lint pdf reproducible lab requirements clean
@@ -43,9 +49,11 @@ data: $(STAMP)
 freeze-labels: $(STAMP)
 	$(BIN)/python tools/package_data.py --freeze-labels
 
-# Sphinx builds incrementally; a page whose source, or any file under code/, changed is re-read and
-# re-executed (see book/_ext/sphinx_watch.py). After a failed build the environment is
-# dropped, so the next build re-reads every page and cannot pass by forgetting a warning.
+# Sphinx builds incrementally (book/_ext/sphinx_watch.py says what each change re-does): a changed page
+# is re-read and re-executed, a change under code/ re-reads and re-executes every page, and a change
+# of CSS or JavaScript under book/_ext/static re-writes every page, executing nothing. After a failed
+# build the environment is dropped, so the next build re-reads every page and cannot pass by
+# forgetting a warning.
 book: data
 	@$(BIN)/jupyter-book build . $(JB_FLAGS) || { \
 	  rm -rf _build/.doctrees; \
@@ -55,32 +63,37 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 # Hypothesis profiles live in tests/conftest.py: `check` (few examples) and `ci` (many).
-# The tests spread over every core with pytest-xdist; `--dist loadgroup` keeps each xdist_group on
-# one worker: the browser tests (one Chromium, each page opened once) and the notebooks (one
-# reader's environment).
-PYTEST := $(BIN)/python -m pytest -n auto --dist loadgroup
+# The tests spread over every core with pytest-xdist, but for the browser and notebook tests: each
+# is a run of its own, one process (one Chromium; one reader's environment).
+PYTEST := $(BIN)/python -m pytest -n auto
 
-check: book lint
-	HYPOTHESIS_PROFILE=check $(PYTEST) -q -m "not browser and not notebooks and not slow"
+check: lint data
+	BOOK_UNBUILT=1 HYPOTHESIS_PROFILE=check $(PYTEST) -q -m "not build and not slow"
+
+# Without a Chromium no PDF is printed and the browser tests skip, saying how to get one (under CI=true
+# they fail).
+HAS_CHROMIUM := $(BIN)/python -c 'import sys; sys.path[:0] = ["tools"]; import browsertools; sys.exit(browsertools.find_chromium() is None)'
+PRINT_PDF := $(BIN)/python tools/browsertools.py pdf _build/pdf/book.pdf
 
 browser: book
-	$(BIN)/python -m pytest -m browser
+	@if $(HAS_CHROMIUM); then $(PRINT_PDF); else echo "make browser: no Chromium, so no PDF"; fi
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -m browser
 
 notebooks: book
-	$(BIN)/python -m pytest -m notebooks
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -m notebooks
 
-test: test-unbuilt test-built
+test: test-unbuilt test-built browser notebooks
 
 # BOOK_UNBUILT=1 hides the build from this run (tools/buildpaths.py): a test that reads it unmarked fails.
 test-unbuilt: lint data
 	BOOK_UNBUILT=1 HYPOTHESIS_PROFILE=ci $(PYTEST) -m "not build"
 
 test-built: book lint
-	HYPOTHESIS_PROFILE=ci $(PYTEST) -m build
+	HYPOTHESIS_PROFILE=ci $(PYTEST) -m "build and not browser and not notebooks"
 
 # The whole book as one PDF, printed by Chromium after MathJax has typeset each page (no LaTeX).
 pdf: book
-	$(BIN)/python tools/browsertools.py pdf _build/pdf/book.pdf
+	$(PRINT_PDF)
 
 # The checkout's build (up to date: the tree the tests check) and a clean build of a copy in a fresh
 # folder (another path, hash seed and date) give byte-identical files.

@@ -7,8 +7,8 @@ Tests give no example counts of their own.
 The browser tests (marked ``browser``) use three session fixtures: ``site``, the base URL of
 ``_build/html`` served on 127.0.0.1; ``browser``, a Playwright ``Browser`` on the system's Chromium
 (``tools/browsertools.launch``); and ``visit``, ``visit("book/softmax.html")`` → what that page showed
-(``tests/visits.py``; each page is opened once per session). Every browser test is put in one
-pytest-xdist group, so under ``-n ... --dist loadgroup`` one worker, with one Chromium, runs them all.
+(``tests/visits.py``; each page is opened once per session). The browser tests run as a pytest run of
+their own, in one process (``make browser``): one Chromium, each page opened once.
 """
 
 from __future__ import annotations
@@ -46,11 +46,8 @@ def need_chromium() -> str:
     return exe
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items):
     for item in items:
-        if item.get_closest_marker("browser"):
-            item.add_marker(pytest.mark.xdist_group("browser"))
         if item.get_closest_marker("browser") or item.get_closest_marker("notebooks"):
             item.add_marker(pytest.mark.build)  # both read the built site
 

@@ -232,7 +232,7 @@ def test_every_how_checked_line_is_the_registry_s():
         assert ast.literal_eval(plain) == registry.badge(label_of[key]), f"{page}:{key}"
 
 
-# --- Rule 4: a change in code/ alone reaches the next build ----------------------------------------
+# --- Rule 4: a change in code/ alone reaches the next build; a change of CSS or JavaScript executes nothing
 
 STALE_PAGE = textwrap.dedent("""\
     ---
@@ -252,6 +252,8 @@ STALE_PAGE = textwrap.dedent("""\
     import sys; sys.path.insert(0, "code")
     from myst_nb import glue
     import probe
+    with open("runs.log", "a") as log:
+        log.write("run\\n")
     glue("value", probe.VALUE, display=False)
     ```
 
@@ -267,19 +269,24 @@ def _jupyter_book() -> str:
 @pytest.mark.slow
 def test_rule4_a_change_in_code_alone_reaches_the_html(tmp_path):
     """The book's own mechanism (execute: force + book/_ext/sphinx_watch.py) on a one-page book: a
-    change in code/ alone, then in the book's CSS alone, reaches the site."""
+    change in code/ alone reaches the site, the page executed afresh; a change of the book's CSS alone
+    reaches the site (the page re-written, linking the new file) without executing the page; a
+    change of the page's prose executes it again, so does code set back to an earlier value."""
     # The book's own configuration, unchanged; only the table of contents and the page differ.
     shutil.copy(bt.ROOT / "_config.yml", tmp_path / "_config.yml")
     shutil.copy(bt.ROOT / "references.bib", tmp_path / "references.bib")
     shutil.copytree(bt.ROOT / "book" / "_ext", tmp_path / "book" / "_ext")
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: page\n")
-    (tmp_path / "page.md").write_text(STALE_PAGE)
+    page = tmp_path / "page.md"
+    page.write_text(STALE_PAGE)
     (tmp_path / "code").mkdir()
     probe = tmp_path / "code" / "probe.py"
     html = tmp_path / "_build" / "html" / "page.html"
+    runs = tmp_path / "runs.log"
 
-    def build_and_read(value: int | None) -> str:
-        """Build (code/probe.py first set to ``value``, unless None) and read the page's value."""
+    def build_and_read(value: int | None) -> tuple[str, int]:
+        """Build (code/probe.py first set to ``value``, unless None): the page's value, and how many
+        times the page has been executed so far."""
         if value is not None:
             probe.write_text(f"VALUE = {value}\n")
             os.utime(probe, None)
@@ -287,12 +294,21 @@ def test_rule4_a_change_in_code_alone_reaches_the_html(tmp_path):
                              capture_output=True, text=True, cwd=tmp_path)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
         text = re.sub(r"<[^>]+>", "", html.read_text())
-        return re.search(r"The value is\s*(\S+?)\.", text).group(1)
+        return re.search(r"The value is\s*(\S+?)\.", text).group(1), len(runs.read_text().split())
 
-    assert build_and_read(1111) == "1111"
-    assert build_and_read(2222) == "2222", "page.md did not change, code/probe.py did: stale output"
+    def css_link() -> str:
+        return re.search(r'href="_static/book\.css\?v=(\w+)"', html.read_text()).group(1)
+
+    assert build_and_read(1111) == ("1111", 1)
+    assert build_and_read(2222) == ("2222", 2), "page.md did not change, code/probe.py did: stale output"
+    link = css_link()
     css = tmp_path / "book" / "_ext" / "static" / "book.css"
     css.write_text(css.read_text() + "\n.probe-rule { color: red; }\n")
-    assert build_and_read(None) == "2222"  # code/ untouched
+    assert build_and_read(None) == ("2222", 2), "a change of CSS alone executed the page"
     assert ".probe-rule" in (tmp_path / "_build" / "html" / "_static" / "book.css").read_text(), \
         "book.css changed, the site kept the old one"
+    assert css_link() != link, "the page still links the old book.css (a browser would keep it)"
+    page.write_text(STALE_PAGE + "\nA sentence of new prose.\n")
+    assert build_and_read(None) == ("2222", 3)
+    assert "A sentence of new prose." in html.read_text()
+    assert build_and_read(1111) == ("1111", 4), "code set back: the page was not executed again"

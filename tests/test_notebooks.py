@@ -27,7 +27,7 @@ import pytest
 import booktools as bt
 import buildpaths as paths
 
-pytestmark = [pytest.mark.notebooks, pytest.mark.xdist_group("notebooks")]  # one worker, one environment
+pytestmark = pytest.mark.notebooks  # a run of its own (make notebooks): one environment
 
 # What the wheel is built from: nothing else of the checkout reaches the reader.
 WHEEL_SOURCES = ["pyproject.toml", "README.md", "LICENSE", "LICENSE-text", "code"]

@@ -369,23 +369,3 @@ def test_a_run_with_the_build_hidden_finds_no_build():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stderr
     assert "is missing" in run.stdout and "marked `build`" in run.stdout
-
-
-def test_each_group_of_tests_runs_on_one_worker(tmp_path):
-    """Under `--dist loadgroup` the tests marked `browser` share one worker (one Chromium, each page
-    opened once), whatever their module; so do the notebook tests (one reader's environment)."""
-    page = "@pytest.mark.parametrize('i', range(4))\ndef test_{}(i):\n    pass\n"
-    for name in ("a", "b"):
-        (tmp_path / f"test_{name}.py").write_text("import pytest\n\n@pytest.mark.browser\n" + page.format("page")
-                                                  + "\n" + page.format("other"))
-    (tmp_path / "test_c.py").write_text("import pytest\n\npytestmark = pytest.mark.xdist_group('notebooks')\n\n"
-                                        + page.format("notebook"))
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{bt.ROOT / 'tests'}:{bt.ROOT / 'tools'}"}
-    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "conftest", "-p", "no:cacheprovider", "-v",
-                          "-W", "ignore::pytest.PytestUnknownMarkWarning",
-                          "-n", "2", "--dist", "loadgroup", "."], cwd=tmp_path, capture_output=True, text=True, env=env)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    ran = re.findall(r"^\[(gw\d+)\] \[ *\d+%\] PASSED test_\w\.py::test_(\w+)\[\d\](@\w+)?", run.stdout, re.M)
-    workers = {kind: {w for w, k, _ in ran if k == kind} for kind in ("page", "notebook", "other")}
-    assert len(ran) == 20 and len(workers["page"]) == len(workers["notebook"]) == 1, run.stdout
-    assert {g for _, k, g in ran if k != "other"} == {"@browser", "@notebooks"}, "the groups are named"

@@ -2,8 +2,7 @@
 
 :class:`Visits` (the session fixture ``visit`` of ``conftest.py``) opens a page the first time a test
 asks for it, in one tab for the whole session, and keeps what it read (a :class:`Visit`): the page's
-facts once MathJax has typeset it (``js/collect.js``), its layout (``js/layout.js``), the page
-printed to PDF (a document of ``_toc.yml``: ``tests/test_pdf.py`` assembles the book from them), a
+facts once MathJax has typeset it (``js/collect.js``), its layout (``js/layout.js``), a
 screenshot of the whole page, the collapsed solutions opened (``js/solutions.js``), the contrast of
 what it draws in light and in dark mode (``js/contrast.js``, ``js/dark.js``), its layout again in
 dark mode and a screenshot of its first screen in dark mode.
@@ -52,7 +51,6 @@ class Visit:
     contrast: dict[str, list[dict]]  # "light" and "dark": contrast of each equation, figure, table
     dark_screenshot: Path  # the first screen (bw.VIEWPORT), in dark mode
     layout: tuple[dict, dict]  # js/layout.js: light as loaded; dark, the solutions open
-    printed: tuple[str, bytes] | None  # (title for the PDF's outline, the page printed), if asked
 
 
 def _favicon_probe(url: str) -> bool:
@@ -61,7 +59,7 @@ def _favicon_probe(url: str) -> bool:
     return urlsplit(url).path == "/favicon.ico"
 
 
-def open_page(tab, site: str, rel: str, html: Path, shots: Path, print_it: bool = False) -> Visit:
+def open_page(tab, site: str, rel: str, html: Path, shots: Path) -> Visit:
     """Load ``rel`` of the site served at ``site`` (from ``html``) in ``tab`` and read everything."""
     origin = urlsplit(site).netloc
     offsite: list[str] = []
@@ -91,7 +89,6 @@ def open_page(tab, site: str, rel: str, html: Path, shots: Path, print_it: bool 
         mathjax = bw.settle(tab)
         data = tab.evaluate(script("collect.js"))
         light = tab.evaluate(script("layout.js"))
-        printed = bw.print_page(tab, rel) if print_it else None  # as the reader first sees it
         shot = bw.screenshot(tab, shots / Path(rel).with_suffix(".png"))
         solutions = tab.evaluate(script("solutions.js"))
         contrast = {"light": tab.evaluate(script("contrast.js"))}
@@ -102,7 +99,7 @@ def open_page(tab, site: str, rel: str, html: Path, shots: Path, print_it: bool 
     finally:
         for event, listener in listeners.items():
             tab.remove_listener(event, listener)
-    return Visit(rel, tab.url, mathjax, data, offsite, errors, shot, solutions, contrast, dark, layout, printed)
+    return Visit(rel, tab.url, mathjax, data, offsite, errors, shot, solutions, contrast, dark, layout)
 
 
 class Visits:
@@ -111,7 +108,6 @@ class Visits:
     def __init__(self, browser, site: str):
         self.browser, self.site = browser, site
         self.tab = browser.new_context(viewport=bw.VIEWPORT).new_page()  # one tab, as a reader's
-        self.toc = {f"{doc}.html" for doc in bw.toc_docnames()}  # printed too, for the PDF
         self.seen: dict[str, Visit] = {}
         # Only this build's pages: a screenshot of a page the build no longer has goes (never the
         # whole folder: under pytest-xdist another session may be writing its own screenshots).
@@ -123,8 +119,7 @@ class Visits:
 
     def __call__(self, rel: str) -> Visit:
         if rel not in self.seen:
-            self.seen[rel] = open_page(self.tab, self.site, rel, paths.HTML, paths.SCREENSHOTS,
-                                       print_it=rel in self.toc)
+            self.seen[rel] = open_page(self.tab, self.site, rel, paths.HTML, paths.SCREENSHOTS)
         return self.seen[rel]
 
     def elsewhere(self, directory: Path, rel: str) -> tuple[str, Visit]:
