@@ -1,0 +1,492 @@
+"""A language model read as a graph: GPT-2's layout in NumPy, its backward pass, its training.
+
+A model is its parameters, NumPy arrays keyed by GPT-2's tensor names (``wte.weight``,
+``h.0.attn.c_attn.weight``, …) in GPT-2's Conv1D layout (row vectors: X @ W), with its config in
+GPT-2's fields (``n_layer``, ``n_head``, ``n_embd``, ``vocab_size``, ``n_positions``,
+``layer_norm_epsilon``). :func:`gpt2_forward` computes what Hugging Face's ``GPT2Model`` and its
+tied head compute (Radford et al. 2019): token and learned position embeddings, pre-LN blocks
+(``ln_1``, fused ``c_attn``, heads split as GPT-2 splits them, causal mask, ``c_proj``; ``ln_2``,
+``c_fc``, the tanh GELU, ``c_proj``), ``ln_f``, logits through the token embedding. It returns every
+layer's attention weights: the graphs. :func:`load_gpt2` and :func:`save_gpt2` read and write
+safetensors files and Hugging Face's saved directories.
+
+The backward pass (:func:`gpt2_grads`) runs the chain rule through the whole model; attention's part
+goes through :func:`attention_graph.backward.attention_backward`, one head at a time, and Adam is
+the training chapter's :func:`attention_graph.training.adam`. The chapter is ``book/language_model.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from safetensors import safe_open
+from safetensors.numpy import load, save_file
+
+from .attention import attention
+from .backward import attention_backward, central_difference
+from .block import layer_norm
+from .graph import causal_mask
+from .registry import derivation
+from .training import adam, cross_entropy
+from .validation import as_int, as_rng
+
+__all__ = ["GPT2", "gpt2_config", "gpt2_shapes", "init_gpt2", "gpt2_forward", "gpt2_grads", "gelu",
+           "gelu_backward", "layer_norm_backward", "load_gpt2", "save_gpt2", "as_gpt2", "as_tokens",
+           "gpt2_loss", "train_gpt2", "lm_batches"]
+
+CONFIG_FIELDS = ("n_layer", "n_head", "n_embd", "vocab_size", "n_positions")
+LN_EPSILON = 1e-5  # GPT-2's layer_norm_epsilon
+GPT2_FLAGS = {"activation_function": "gelu_new", "scale_attn_weights": True,
+              "scale_attn_by_inverse_layer_idx": False, "add_cross_attention": False}
+BUFFERS = ("attn.bias", "attn.masked_bias")  # the causal-mask buffers older checkpoints carry
+
+
+@dataclass(frozen=True)
+class GPT2:
+    """A model in GPT-2's layout: ``config`` (GPT-2's fields) and ``params`` (GPT-2's tensor names)."""
+
+    config: dict
+    params: dict
+
+
+def gpt2_config(n_layer: int, n_head: int, n_embd: int, vocab_size: int = 256, n_positions: int = 128,
+                layer_norm_epsilon: float = LN_EPSILON) -> dict:
+    """GPT-2's config fields, checked: ``n_head`` must divide ``n_embd``.
+
+    >>> gpt2_config(2, 4, 64)["n_embd"]
+    64
+    """
+    config = {name: as_int(value, name) for name, value in zip(
+        CONFIG_FIELDS, (n_layer, n_head, n_embd, vocab_size, n_positions))}
+    if config["n_embd"] % config["n_head"]:
+        raise ValueError(f"n_head must divide n_embd; got n_head = {n_head}, n_embd = {n_embd}")
+    if isinstance(layer_norm_epsilon, bool) or not isinstance(layer_norm_epsilon, (int, float)) \
+            or not layer_norm_epsilon > 0:
+        raise ValueError(f"layer_norm_epsilon must be a number > 0; got {layer_norm_epsilon!r}")
+    config["layer_norm_epsilon"] = float(layer_norm_epsilon)
+    return config
+
+
+def gpt2_shapes(config: dict) -> dict[str, tuple[int, ...]]:
+    """Every tensor of the model, named as GPT-2 names it, and its shape (Conv1D: weight (in, out))."""
+    d, V, P = config["n_embd"], config["vocab_size"], config["n_positions"]
+    shapes = {"wte.weight": (V, d), "wpe.weight": (P, d)}
+    for layer in range(config["n_layer"]):
+        for name, shape in (("ln_1.weight", (d,)), ("ln_1.bias", (d,)),
+                            ("attn.c_attn.weight", (d, 3 * d)), ("attn.c_attn.bias", (3 * d,)),
+                            ("attn.c_proj.weight", (d, d)), ("attn.c_proj.bias", (d,)),
+                            ("ln_2.weight", (d,)), ("ln_2.bias", (d,)),
+                            ("mlp.c_fc.weight", (d, 4 * d)), ("mlp.c_fc.bias", (4 * d,)),
+                            ("mlp.c_proj.weight", (4 * d, d)), ("mlp.c_proj.bias", (d,))):
+            shapes[f"h.{layer}.{name}"] = shape
+    shapes["ln_f.weight"], shapes["ln_f.bias"] = (d,), (d,)
+    return shapes
+
+
+def init_gpt2(config: dict, rng: np.random.Generator, dtype=np.float64) -> GPT2:
+    """GPT-2's initialisation: weights N(0, 0.02²), each residual ``c_proj`` N(0, (0.02/√(2 n_layer))²),
+    biases 0, LayerNorm gains 1."""
+    config = gpt2_config(**config)
+    rng = as_rng(rng)
+    params = {}
+    for name, shape in gpt2_shapes(config).items():
+        if name.endswith("bias"):
+            params[name] = np.zeros(shape, dtype)
+        elif ".ln_" in name or name.startswith("ln_"):
+            params[name] = np.ones(shape, dtype)
+        else:
+            std = 0.02 / math.sqrt(2 * config["n_layer"]) if name.endswith("c_proj.weight") else 0.02
+            params[name] = (rng.standard_normal(shape) * std).astype(dtype)
+    return GPT2(config, params)
+
+
+# --------------------------------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------------------------------
+
+def as_gpt2(model, name: str = "model") -> GPT2:
+    """``model`` checked: its config's fields, and exactly the tensors the config asks for, finite and
+    of their shapes. A clear error names the first tensor that is missing, extra or wrong."""
+    if not isinstance(model, GPT2):
+        raise TypeError(f"{name} must be a GPT2 (load_gpt2(path) or init_gpt2(config, rng)); "
+                        f"got {type(model).__name__}")
+    config = gpt2_config(**{k: v for k, v in model.config.items()
+                            if k in CONFIG_FIELDS + ("layer_norm_epsilon",)})
+    shapes = gpt2_shapes(config)
+    missing = [k for k in shapes if k not in model.params]
+    extra = [k for k in model.params if k not in shapes]
+    if missing:
+        raise ValueError(f"{name} is missing tensor {missing[0]!r} ({len(missing)} missing in all) "
+                         f"for its config {config}")
+    if extra:
+        raise ValueError(f"{name} has an extra tensor {extra[0]!r} ({len(extra)} extra in all) that "
+                         f"GPT-2's layout with config {config} does not have")
+    params = {}
+    for key, shape in shapes.items():
+        arr = np.asarray(model.params[key])
+        if arr.dtype.kind != "f":
+            raise TypeError(f"{name}: tensor {key!r} must hold floats; got dtype {arr.dtype}")
+        if arr.shape != shape:
+            raise ValueError(f"{name}: tensor {key!r} must have shape {shape} for config {config}; "
+                             f"got {arr.shape}")
+        if not np.isfinite(arr).all():
+            raise ValueError(f"{name}: tensor {key!r} has a non-finite entry")
+        params[key] = arr
+    return GPT2(config, params)
+
+
+def as_tokens(tokens, config: dict, name: str = "tokens") -> np.ndarray:
+    """``tokens`` as a non-empty (n,) int array of ids in [0, vocab_size), n ≤ n_positions."""
+    arr = np.asarray(tokens)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-d array (n,); got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be an integer array of token ids; got dtype {arr.dtype}")
+    if arr.size > config["n_positions"]:
+        raise ValueError(f"{name} has {arr.size} tokens, more than the context n_positions = "
+                         f"{config['n_positions']}")
+    bad = (arr < 0) | (arr >= config["vocab_size"])
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name}[{k}] = {int(arr[k])} is outside the vocabulary 0..{config['vocab_size'] - 1}")
+    return arr.astype(np.int64)
+
+
+# --------------------------------------------------------------------------------------------------
+# The forward pass
+# --------------------------------------------------------------------------------------------------
+
+GELU_C = math.sqrt(2 / math.pi)
+
+
+def gelu(x) -> np.ndarray:
+    """GELU(x) ≈ ½ x (1 + tanh(√(2/π) (x + 0.044715 x³))): GPT-2's tanh form (Hendrycks & Gimpel 2016).
+
+    >>> float(gelu(np.array(0.0)))
+    0.0
+    """
+    x = np.asarray(x)
+    return 0.5 * x * (1 + np.tanh(GELU_C * (x + 0.044715 * x**3)))
+
+
+def gelu_backward(x, dy) -> np.ndarray:
+    """dx = dy · GELU′(x), GELU′ the derivative of the tanh form."""
+    x = np.asarray(x)
+    t = np.tanh(GELU_C * (x + 0.044715 * x**3))
+    return dy * (0.5 * (1 + t) + 0.5 * x * (1 - t**2) * GELU_C * (1 + 3 * 0.044715 * x**2))
+
+
+def _ln(X, gamma, beta, eps):
+    """layer_norm on the last axis of X (..., d): the block chapter's, rows flattened."""
+    return layer_norm(X.reshape(-1, X.shape[-1]), gamma, beta, eps).reshape(X.shape)
+
+
+def layer_norm_backward(X, gamma, dY, eps: float = LN_EPSILON):
+    """dX = (dX̂ − mean(dX̂) − X̂ mean(dX̂ ∘ X̂)) / √(σ² + ε), dX̂ = dY ∘ γ; also dγ, dβ.
+
+    Rows are the last axis of ``X`` (..., d); returns (dX, dγ, dβ).
+    """
+    mu = X.mean(axis=-1, keepdims=True)  # (..., 1)
+    inv = 1 / np.sqrt(((X - mu) ** 2).mean(axis=-1, keepdims=True) + eps)  # (..., 1)
+    X_hat = (X - mu) * inv  # (..., d)
+    dX_hat = dY * gamma  # (..., d)
+    dX = inv * (dX_hat - dX_hat.mean(axis=-1, keepdims=True)
+                - X_hat * (dX_hat * X_hat).mean(axis=-1, keepdims=True))  # (..., d)
+    axes = tuple(range(X.ndim - 1))
+    return dX, (dY * X_hat).sum(axis=axes), dY.sum(axis=axes)
+
+
+def _forward(params: dict, config: dict, tokens: np.ndarray):
+    """The model on a batch ``tokens`` (B, n): logits (B, n, V), weights (L, B, H, n, n), hidden
+    states (L + 1, B, n, d) as Hugging Face returns them (the last after ln_f), and the caches."""
+    B, n = tokens.shape
+    H, eps = config["n_head"], config["layer_norm_epsilon"]
+    mask = causal_mask(n)  # (n, n)
+    X = params["wte.weight"][tokens] + params["wpe.weight"][:n]  # (B, n, d)
+    d = X.shape[-1]
+    d_h = d // H
+    hidden, weights, caches = [X], [], []
+    for layer in range(config["n_layer"]):
+        p = {k[len(f"h.{layer}."):]: v for k, v in params.items() if k.startswith(f"h.{layer}.")}
+        A = _ln(X, p["ln_1.weight"], p["ln_1.bias"], eps)  # (B, n, d)
+        QKV = A @ p["attn.c_attn.weight"] + p["attn.c_attn.bias"]  # (B, n, 3d)
+        Y = np.empty_like(X)  # (B, n, d): the heads' outputs side by side
+        W = np.empty((B, H, n, n), dtype=X.dtype)  # (B, H, n, n)
+        for b in range(B):
+            for h in range(H):
+                cols = slice(h * d_h, (h + 1) * d_h)
+                Y[b, :, cols], W[b, h] = attention(QKV[b, :, :d][:, cols], QKV[b, :, d:2 * d][:, cols],
+                                                   QKV[b, :, 2 * d:][:, cols], mask)
+        X_mid = X + Y @ p["attn.c_proj.weight"] + p["attn.c_proj.bias"]  # (B, n, d)
+        A2 = _ln(X_mid, p["ln_2.weight"], p["ln_2.bias"], eps)  # (B, n, d)
+        F = A2 @ p["mlp.c_fc.weight"] + p["mlp.c_fc.bias"]  # (B, n, 4d)
+        X_out = X_mid + gelu(F) @ p["mlp.c_proj.weight"] + p["mlp.c_proj.bias"]  # (B, n, d)
+        caches.append({"X": X, "A": A, "QKV": QKV, "Y": Y, "X_mid": X_mid, "A2": A2, "F": F})
+        weights.append(W)
+        X = X_out
+        if layer < config["n_layer"] - 1:
+            hidden.append(X)
+    A_f = _ln(X, params["ln_f.weight"], params["ln_f.bias"], eps)  # (B, n, d)
+    hidden.append(A_f)
+    logits = A_f @ params["wte.weight"].T  # (B, n, V)
+    return logits, np.stack(weights), np.stack(hidden), {"blocks": caches, "X_L": X, "A_f": A_f}
+
+
+def gpt2_forward(model: GPT2, tokens) -> dict:
+    """z = LN_f(x_L) W_teᵀ after L pre-LN blocks on x_0 = W_te[t] + W_pe: GPT-2's forward pass.
+
+    ``tokens`` (n,) ids. Returns ``logits`` (n, vocab_size), ``attentions`` (n_layer, n_head, n, n),
+    row i of head h in layer l the weights W_ij token i gives token j (the graph), and
+    ``hidden_states`` (n_layer + 1, n, n_embd) as Hugging Face's ``output_hidden_states`` gives them
+    (the embeddings, each block's output, the last after ``ln_f``).
+    """
+    model = as_gpt2(model)
+    tokens = as_tokens(tokens, model.config)  # (n,)
+    logits, W, hidden, _ = _forward(model.params, model.config, tokens[None, :])
+    return {"logits": logits[0], "attentions": W[:, 0], "hidden_states": hidden[:, 0]}
+
+
+# --------------------------------------------------------------------------------------------------
+# The backward pass
+# --------------------------------------------------------------------------------------------------
+
+def _loss_grads(params: dict, config: dict, tokens: np.ndarray):
+    """Next-token cross-entropy of a batch (B, n + 1) and its gradient in every tensor."""
+    inputs, targets = tokens[:, :-1], tokens[:, 1:]  # (B, n), (B, n)
+    logits, _, _, cache = _forward(params, config, inputs)
+    B, n, V = logits.shape
+    L, dz = cross_entropy(logits.reshape(-1, V), targets.reshape(-1))  # dz (B n, V)
+    dz = dz.reshape(B, n, V)
+    H, eps = config["n_head"], config["layer_norm_epsilon"]
+    mask = causal_mask(n)  # (n, n)
+    g = {k: np.zeros_like(v) for k, v in params.items()}
+    A_f = cache["A_f"]  # (B, n, d)
+    g["wte.weight"] += np.einsum("bnv,bnd->vd", dz, A_f)  # (V, d): the tied head
+    dA_f = dz @ params["wte.weight"]  # (B, n, d)
+    dX, g["ln_f.weight"], g["ln_f.bias"] = layer_norm_backward(cache["X_L"], params["ln_f.weight"], dA_f, eps)
+    d = dX.shape[-1]
+    d_h = d // H
+    for layer in reversed(range(config["n_layer"])):
+        c, pre = cache["blocks"][layer], f"h.{layer}."
+        p = {k[len(pre):]: v for k, v in params.items() if k.startswith(pre)}
+        # the MLP sublayer: X_out = X_mid + GELU(A2 W_fc + b_fc) W_p + b_p
+        G = gelu(c["F"])  # (B, n, 4d)
+        g[pre + "mlp.c_proj.weight"] = np.einsum("bnf,bnd->fd", G, dX)
+        g[pre + "mlp.c_proj.bias"] = dX.sum(axis=(0, 1))
+        dF = gelu_backward(c["F"], dX @ p["mlp.c_proj.weight"].T)  # (B, n, 4d)
+        g[pre + "mlp.c_fc.weight"] = np.einsum("bnd,bnf->df", c["A2"], dF)
+        g[pre + "mlp.c_fc.bias"] = dF.sum(axis=(0, 1))
+        dX_mid, g[pre + "ln_2.weight"], g[pre + "ln_2.bias"] = layer_norm_backward(
+            c["X_mid"], p["ln_2.weight"], dF @ p["mlp.c_fc.weight"].T, eps)
+        dX_mid = dX_mid + dX  # (B, n, d): the residual
+        # the attention sublayer: X_mid = X + Y W_o + b_o, Y the heads side by side
+        g[pre + "attn.c_proj.weight"] = np.einsum("bnd,bne->de", c["Y"], dX_mid)
+        g[pre + "attn.c_proj.bias"] = dX_mid.sum(axis=(0, 1))
+        dY = dX_mid @ p["attn.c_proj.weight"].T  # (B, n, d)
+        QKV, dQKV = c["QKV"], np.empty_like(c["QKV"])  # (B, n, 3d) each
+        for b in range(B):
+            for h in range(H):
+                cols = [slice(part * d + h * d_h, part * d + (h + 1) * d_h) for part in range(3)]
+                grads = attention_backward(*(QKV[b][:, s] for s in cols), dY[b][:, cols[0]], mask)
+                for s, grad in zip(cols, grads):
+                    dQKV[b][:, s] = grad
+        g[pre + "attn.c_attn.weight"] = np.einsum("bnd,bne->de", c["A"], dQKV)
+        g[pre + "attn.c_attn.bias"] = dQKV.sum(axis=(0, 1))
+        dX_in, g[pre + "ln_1.weight"], g[pre + "ln_1.bias"] = layer_norm_backward(
+            c["X"], p["ln_1.weight"], dQKV @ p["attn.c_attn.weight"].T, eps)
+        dX = dX_in + dX_mid  # (B, n, d)
+    np.add.at(g["wte.weight"], inputs, dX)
+    g["wpe.weight"][:n] += dX.sum(axis=0)
+    return L, g
+
+
+def _as_batch(tokens, config: dict) -> np.ndarray:
+    arr = np.asarray(tokens)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] < 2:
+        raise ValueError(f"tokens must be (n + 1,) or (B, n + 1) with n + 1 >= 2 (inputs and the next "
+                         f"token); got shape {arr.shape}")
+    for row in arr:
+        as_tokens(row[:-1], config)
+        as_tokens(row[1:], config)
+    return arr.astype(np.int64)
+
+
+def gpt2_loss(model: GPT2, tokens) -> float:
+    """L = −mean log p(t_{i+1} | t_1..t_i): the next-token cross-entropy in nats, tokens (B, n + 1)."""
+    model = as_gpt2(model)
+    batch = _as_batch(tokens, model.config)  # (B, n + 1)
+    logits = _forward(model.params, model.config, batch[:, :-1])[0]  # (B, n, V)
+    return cross_entropy(logits.reshape(-1, logits.shape[-1]), batch[:, 1:].reshape(-1))[0]
+
+
+def gpt2_grads(model: GPT2, tokens) -> tuple[float, dict]:
+    """∂L/∂θ for every tensor θ by the chain rule, L the next-token cross-entropy of ``tokens``
+    (B, n + 1); attention's part through :func:`attention_backward`. Returns (L, grads by name)."""
+    model = as_gpt2(model)
+    return _loss_grads(model.params, model.config, _as_batch(tokens, model.config))
+
+
+# --------------------------------------------------------------------------------------------------
+# Files: safetensors, and Hugging Face's saved directories
+# --------------------------------------------------------------------------------------------------
+
+def _strip(name: str) -> str:
+    return name[len("transformer."):] if name.startswith("transformer.") else name
+
+
+def _config_from(tensors: dict, metadata: dict | None, config: dict | None, n_head) -> dict:
+    """The config: config.json's, else the file's metadata, else read off the shapes (n_head given)."""
+    if config is None and metadata and "config" in metadata:
+        config = json.loads(metadata["config"])
+    if config is None:
+        layers = {int(k.split(".")[1]) for k in tensors if k.startswith("h.")}
+        if "wte.weight" not in tensors or "wpe.weight" not in tensors:
+            raise ValueError("the file has no wte.weight or wpe.weight, and no config to read the sizes from")
+        if n_head is None:
+            raise ValueError("the file has no config (config.json or metadata): pass n_head")
+        config = {"n_layer": len(layers), "n_head": n_head, "n_embd": tensors["wte.weight"].shape[1],
+                  "vocab_size": tensors["wte.weight"].shape[0], "n_positions": tensors["wpe.weight"].shape[0]}
+    elif n_head is not None and config.get("n_head") != n_head:
+        raise ValueError(f"n_head = {n_head} disagrees with the file's config n_head = {config.get('n_head')}")
+    missing = [f for f in CONFIG_FIELDS if f not in config]
+    if missing:
+        raise ValueError(f"the config lacks GPT-2's field {missing[0]!r}")
+    if config.get("n_inner") not in (None, 4 * config["n_embd"]):
+        raise ValueError(f"n_inner = {config['n_inner']}: only GPT-2's 4 n_embd is supported")
+    for field, value in GPT2_FLAGS.items():
+        if config.get(field, value) != value:
+            raise ValueError(f"config {field} = {config[field]!r}: this layout computes {field} = {value!r}")
+    return gpt2_config(**{f: config[f] for f in CONFIG_FIELDS},
+                       layer_norm_epsilon=config.get("layer_norm_epsilon", LN_EPSILON))
+
+
+def load_gpt2(path, *, n_head: int | None = None) -> GPT2:
+    """A GPT-2 from ``path``: a safetensors file, or a directory as Hugging Face saves one
+    (``model.safetensors`` + ``config.json``).
+
+    Tensor names with or without the ``transformer.`` prefix; the buffers ``attn.bias`` and
+    ``attn.masked_bias`` are ignored; ``lm_head.weight``, if present, must equal ``wte.weight`` (the
+    tied head). A file without config (neither ``config.json`` nor :func:`save_gpt2`'s metadata)
+    needs ``n_head``. Then ``gpt2_forward(load_gpt2(path), tokens)`` runs it.
+    """
+    path = Path(path)
+    config = None
+    if path.is_dir():
+        if not (path / "config.json").is_file():
+            raise ValueError(f"path {str(path)!r} is a directory without config.json")
+        config = json.loads((path / "config.json").read_text())
+        path = path / "model.safetensors"
+    if not path.is_file():
+        raise ValueError(f"path {str(path)!r}: no such safetensors file")
+    with safe_open(str(path), framework="np") as f:
+        metadata = f.metadata()
+        tensors = {_strip(k): f.get_tensor(k) for k in f.keys()}
+    return _model_from(tensors, metadata, config, n_head)
+
+
+def _model_from(tensors: dict, metadata, config, n_head) -> GPT2:
+    tensors = {k: v for k, v in tensors.items() if not (k.startswith("h.") and k.split(".", 2)[2] in BUFFERS)}
+    head = tensors.pop("lm_head.weight", None)
+    if head is not None and ("wte.weight" not in tensors or not np.array_equal(head, tensors["wte.weight"])):
+        raise ValueError("lm_head.weight differs from wte.weight: this layout's head is tied")
+    config = _config_from(tensors, metadata, config, n_head)
+    return as_gpt2(GPT2(config, tensors))
+
+
+def save_gpt2(model: GPT2, path) -> None:
+    """Write ``model`` to the safetensors file ``path``, its config in the file's metadata."""
+    model = as_gpt2(model)
+    save_file({k: np.ascontiguousarray(v) for k, v in model.params.items()}, str(path),
+              metadata={"format": "np", "config": json.dumps(model.config, sort_keys=True)})
+
+
+def gpt2_from_bytes(data: bytes) -> GPT2:
+    """A GPT-2 from the bytes of a safetensors file :func:`save_gpt2` wrote (package data)."""
+    header = json.loads(data[8:8 + int.from_bytes(data[:8], "little")])
+    return _model_from(load(data), header.get("__metadata__"), None, None)
+
+
+# --------------------------------------------------------------------------------------------------
+# Training
+# --------------------------------------------------------------------------------------------------
+
+def lm_batches(data: np.ndarray, n: int, batch: int, rng: np.random.Generator) -> np.ndarray:
+    """``batch`` windows of n + 1 consecutive tokens of ``data``, drawn uniformly: (batch, n + 1)."""
+    starts = rng.integers(0, len(data) - n - 1, size=batch)  # (batch,)
+    return data[starts[:, None] + np.arange(n + 1)[None, :]]  # (batch, n + 1)
+
+
+def _clip(grads: dict, max_norm: float) -> float:
+    norm = math.sqrt(sum(float((g * g).sum()) for g in grads.values()))
+    if norm > max_norm:
+        for k in grads:
+            grads[k] = grads[k] * (max_norm / norm)
+    return norm
+
+
+def train_gpt2(config: dict, train: np.ndarray, held_out: np.ndarray, *, steps: int, batch: int, seed: int,
+               lr: float = 3e-3, warmup: int = 50, every: int = 25, eval_windows: int = 32,
+               dtype=np.float32, max_norm: float = 1.0, log=None) -> dict:
+    """Adam on the next-token loss of windows of ``train``; warm-up then cosine decay of the step size.
+
+    Every ``every`` steps the loss on ``eval_windows`` fixed windows of ``held_out`` is recorded.
+    Returns the model, the curve (steps, train loss, held-out loss) and the settings.
+    """
+    rng = np.random.default_rng(seed)
+    model = init_gpt2(config, rng, dtype)
+    params, n = dict(model.params), config["n_positions"]
+    probe = lm_batches(held_out, n, eval_windows, np.random.default_rng(10_000 + seed))  # (E, n + 1)
+    state: dict = {}
+    curve = {"steps": [], "train_loss": [], "held_out_loss": []}
+    running = []
+    for step in range(steps + 1):
+        if step % every == 0 or step == steps:
+            logits = _forward(params, config, probe[:, :-1])[0]  # (E, n, V)
+            held = cross_entropy(logits.reshape(-1, logits.shape[-1]).astype(np.float64),
+                                 probe[:, 1:].reshape(-1))[0]
+            curve["steps"].append(step)
+            curve["held_out_loss"].append(held)
+            curve["train_loss"].append(float(np.mean(running)) if running else held)
+            running = []
+            if log is not None:
+                log(f"step {step}: held-out loss {held:.4f}")
+        if step == steps:
+            break
+        L, grads = _loss_grads(params, config, lm_batches(train, n, batch, rng))
+        running.append(L)
+        _clip(grads, max_norm)
+        t = step + 1
+        rate = lr * min(1.0, t / warmup) * 0.5 * (1 + math.cos(math.pi * min(1.0, step / steps)))
+        adam(params, grads, state, rate)
+        for k in params:
+            params[k] = params[k].astype(dtype, copy=False)
+    return {"model": GPT2(config, params), "curve": curve, "seed": seed, "steps": steps, "batch": batch,
+            "lr": lr, "warmup": warmup}
+
+
+def _check_gradients(seed: int = 0):
+    """Every entry of every gradient of a tiny model against central differences, to 1e-6."""
+    config = gpt2_config(n_layer=2, n_head=2, n_embd=4, vocab_size=7, n_positions=5)
+    model = init_gpt2(config, np.random.default_rng(seed))
+    params = {k: v + 0.3 * np.random.default_rng(seed + 1).standard_normal(v.shape)
+              for k, v in model.params.items()}  # off the initial point: LN gains and biases not 1, 0
+    tokens = np.random.default_rng(seed + 2).integers(0, 7, size=(2, 5))  # (B, n + 1)
+    _, grads = _loss_grads(params, config, tokens)
+    for name, value in params.items():
+        def loss(X, name=name, shape=value.shape):
+            return _loss_grads({**params, name: X.reshape(shape)}, config, tokens)[0]
+        numeric = central_difference(loss, value.reshape(value.shape[0], -1))  # (rows, cols)
+        yield bool(np.allclose(grads[name].reshape(numeric.shape), numeric, rtol=1e-6, atol=1e-8))
+
+
+@derivation("thm-lm-backward", strength="measured",
+            scope="to 1e-6 against central differences, every entry of every tensor of a 2-layer, "
+                  "2-head model with n_embd = 4, vocabulary 7, on 2 windows of 5 tokens")
+def _check_lm_backward():
+    yield from _check_gradients()

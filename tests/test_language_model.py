@@ -1,0 +1,249 @@
+"""The language model: GPT-2's layout against Hugging Face, its files, its backward pass, its training.
+
+The fixture ``tests/fixtures/hf_gpt2/`` was recorded by ``tools/hf_gpt2_fixture.py`` with torch and
+transformers (in a throwaway environment, not the project's): a random float64 GPT-2 saved with
+``save_pretrained`` twice (``lm_head/``: ``GPT2LMHeadModel``, names with ``transformer.``; ``model/``:
+``GPT2Model``), and its logits, hidden states and attention weights on four token sequences.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from safetensors.numpy import load_file, save_file
+
+import attention_graph as ag
+from attention_graph import registry
+from attention_graph.backward import central_difference
+
+lm = importlib.import_module("attention_graph.language_model")
+
+FIXTURE = Path(__file__).parent / "fixtures" / "hf_gpt2"
+
+
+def _recorded():
+    data = np.load(FIXTURE / "outputs.npz")
+    k = 0
+    while f"tokens_{k}" in data:
+        yield {name: data[f"{name}_{k}"] for name in ("tokens", "logits", "hidden_states", "attentions")}
+        k += 1
+
+
+# --------------------------------------------------------------------------------------------------
+# Against Hugging Face
+# --------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("saved", ["lm_head", "model"])
+def test_the_saved_directory_loads_as_it_is(saved):
+    model = ag.load_gpt2(FIXTURE / saved)
+    config = json.loads((FIXTURE / saved / "config.json").read_text())
+    assert {k: model.config[k] for k in lm.CONFIG_FIELDS} == {k: config[k] for k in lm.CONFIG_FIELDS}
+    assert model.params["h.1.mlp.c_fc.weight"].shape == (12, 48)  # Conv1D: (in, out)
+    assert model.params["wte.weight"].dtype == np.float64
+
+
+@pytest.mark.parametrize("saved", ["lm_head", "model"])
+def test_forward_matches_hugging_face(saved):
+    model = ag.load_gpt2(FIXTURE / saved)
+    recorded = list(_recorded())
+    assert len(recorded) == 4
+    for rec in recorded:
+        out = ag.gpt2_forward(model, rec["tokens"])
+        for key in ("logits", "hidden_states", "attentions"):
+            assert out[key].shape == rec[key].shape, key
+            np.testing.assert_allclose(out[key], rec[key], rtol=0, atol=1e-10, err_msg=key)
+
+
+def test_the_attention_weights_are_causal_stochastic_graphs():
+    rec = next(_recorded())
+    W = ag.gpt2_forward(ag.load_gpt2(FIXTURE / "model"), rec["tokens"])["attentions"]  # (L, H, n, n)
+    np.testing.assert_allclose(W.sum(axis=-1), 1.0, atol=1e-12)
+    assert (np.triu(W, k=1) == 0).all()
+
+
+# --------------------------------------------------------------------------------------------------
+# Files
+# --------------------------------------------------------------------------------------------------
+
+def test_save_then_load_gives_the_same_model(tmp_path):
+    model = ag.init_gpt2(ag.gpt2_config(2, 2, 8, vocab_size=11, n_positions=6), np.random.default_rng(0))
+    ag.save_gpt2(model, tmp_path / "m.safetensors")
+    back = ag.load_gpt2(tmp_path / "m.safetensors")
+    assert back.config == model.config
+    assert all(np.array_equal(back.params[k], v) for k, v in model.params.items())
+
+
+def test_a_bare_file_needs_n_head(tmp_path):
+    tensors = load_file(FIXTURE / "model" / "model.safetensors")
+    save_file(tensors, str(tmp_path / "bare.safetensors"))
+    with pytest.raises(ValueError, match="pass n_head"):
+        ag.load_gpt2(tmp_path / "bare.safetensors")
+    model = ag.load_gpt2(tmp_path / "bare.safetensors", n_head=3)
+    rec = next(_recorded())
+    np.testing.assert_allclose(ag.gpt2_forward(model, rec["tokens"])["logits"], rec["logits"], atol=1e-10)
+
+
+def test_old_buffers_are_ignored_and_a_tied_head_is_accepted(tmp_path):
+    tensors = load_file(FIXTURE / "lm_head" / "model.safetensors")
+    tensors["transformer.h.0.attn.bias"] = np.tril(np.ones((16, 16)))[None, None]
+    tensors["transformer.h.0.attn.masked_bias"] = np.array(-1e4)
+    tensors["lm_head.weight"] = tensors["transformer.wte.weight"].copy()
+    shutil.copy(FIXTURE / "lm_head" / "config.json", tmp_path / "config.json")
+    save_file(tensors, str(tmp_path / "model.safetensors"))
+    assert "h.0.attn.bias" not in ag.load_gpt2(tmp_path).params
+
+
+def _bad_dir(tmp_path, change_tensors=None, change_config=None):
+    tensors = load_file(FIXTURE / "model" / "model.safetensors")
+    config = json.loads((FIXTURE / "model" / "config.json").read_text())
+    if change_tensors:
+        change_tensors(tensors)
+    if change_config:
+        change_config(config)
+    save_file(tensors, str(tmp_path / "model.safetensors"))
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    return tmp_path
+
+
+def _untied(t):
+    t["lm_head.weight"] = t["wte.weight"] + 1.0
+
+
+@pytest.mark.parametrize("tensors, config, message", [
+    (lambda t: t.pop("h.1.ln_2.bias"), None, "missing tensor 'h.1.ln_2.bias'"),
+    (lambda t: t.update({"h.2.ln_1.weight": np.ones(12)}), None, "extra tensor 'h.2.ln_1.weight'"),
+    (lambda t: t.update({"h.0.attn.c_attn.weight": np.ones((36, 12))}), None,
+     r"'h.0.attn.c_attn.weight' must have shape \(12, 36\)"),
+    (None, lambda c: c.update(n_layer=3), "missing tensor 'h.2"),
+    (None, lambda c: c.update(n_embd=15), "must have shape"),
+    (None, lambda c: c.update(n_head=5), "n_head must divide n_embd"),
+    (None, lambda c: c.update(activation_function="relu"), "activation_function"),
+    (None, lambda c: c.pop("n_positions"), "field 'n_positions'"),
+    (_untied, None, "lm_head.weight differs"),
+    (lambda t: t.update({"wte.weight": np.full((50, 12), np.nan)}), None, "'wte.weight' has a non-finite"),
+])
+def test_a_checkpoint_that_disagrees_is_refused(tmp_path, tensors, config, message):
+    with pytest.raises(ValueError, match=message):
+        ag.load_gpt2(_bad_dir(tmp_path, tensors, config))
+
+
+# --------------------------------------------------------------------------------------------------
+# The pieces of the backward pass, against formulas written here
+# --------------------------------------------------------------------------------------------------
+
+def test_gelu_is_the_tanh_form():
+    x = np.linspace(-4, 4, 17)
+    want = [0.5 * v * (1 + math.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v**3))) for v in x]
+    np.testing.assert_allclose(lm.gelu(x), want, rtol=1e-14, atol=1e-15)
+
+
+def test_gelu_backward_is_its_derivative():
+    x = np.linspace(-4, 4, 33)
+    h = 1e-6
+    want = [(lm.gelu(np.array(v + h)) - lm.gelu(np.array(v - h))) / (2 * h) for v in x]
+    np.testing.assert_allclose(lm.gelu_backward(x, np.ones_like(x)), want, atol=1e-8)
+
+
+def test_layer_norm_backward_against_central_differences():
+    rng = np.random.default_rng(3)
+    X, gamma, G = rng.standard_normal((3, 5)), rng.standard_normal(5), rng.standard_normal((3, 5))
+
+    def loss(X_, gamma_=gamma):
+        mu = X_.mean(axis=1, keepdims=True)
+        return float((G * (gamma_ * (X_ - mu) / np.sqrt(X_.var(axis=1, keepdims=True) + 1e-5))).sum())
+
+    dX, dgamma, dbeta = lm.layer_norm_backward(X, gamma, G)
+    np.testing.assert_allclose(dX, central_difference(loss, X), atol=1e-8)
+    np.testing.assert_allclose(dgamma, central_difference(lambda g: loss(X, g[0]), gamma[None])[0], atol=1e-8)
+    np.testing.assert_allclose(dbeta, G.sum(axis=0))
+
+
+def test_thm_lm_backward():
+    assert registry.verify("thm-lm-backward") > 0
+
+
+def test_the_loss_is_the_mean_negative_log_likelihood():
+    model = ag.init_gpt2(ag.gpt2_config(1, 1, 4, vocab_size=5, n_positions=4), np.random.default_rng(1))
+    tokens = np.array([0, 3, 1, 4])
+    z = ag.gpt2_forward(model, tokens[:-1])["logits"]
+    log_p = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    want = -np.mean([log_p[i, tokens[i + 1]] for i in range(3)])
+    assert ag.gpt2_loss(model, tokens) == pytest.approx(want, abs=1e-12)
+
+
+def test_a_short_training_lowers_the_held_out_loss():
+    rng = np.random.default_rng(0)
+    data = np.tile(rng.integers(0, 9, size=7), 60).astype(np.int64)  # a period-7 sequence
+    run = ag.train_gpt2(ag.gpt2_config(1, 2, 8, vocab_size=9, n_positions=8), data, data, steps=40, batch=4,
+                        seed=0, lr=1e-2, warmup=5, every=20, eval_windows=4, dtype=np.float64)
+    loss = run["curve"]["held_out_loss"]
+    assert loss[0] == pytest.approx(math.log(9), abs=0.05)
+    assert loss[-1] < loss[0] - 0.5
+
+
+# --------------------------------------------------------------------------------------------------
+# Bad input and broken variants (collected by tests/test_validation.py and tests/test_can_fail.py)
+# --------------------------------------------------------------------------------------------------
+
+_cfg = ag.gpt2_config(1, 1, 4, vocab_size=5, n_positions=4)
+_model = ag.init_gpt2(_cfg, np.random.default_rng(0))
+
+BAD = [
+    ("gpt2_config", lambda: ag.gpt2_config(2, 3, 64), ValueError, "n_head must divide n_embd"),
+    ("gpt2_config", lambda: ag.gpt2_config(0, 1, 4), ValueError, "n_layer must be a positive integer"),
+    ("gpt2_config", lambda: ag.gpt2_config(1, 1, 4, layer_norm_epsilon=0), ValueError, "layer_norm_epsilon"),
+    ("init_gpt2", lambda: ag.init_gpt2(_cfg, 0), TypeError, "rng must be a numpy.random.Generator"),
+    ("gpt2_forward", lambda: ag.gpt2_forward(_model, [0, 5]), ValueError, r"tokens\[1\] = 5 is outside the vocabulary"),
+    ("gpt2_forward", lambda: ag.gpt2_forward(_model, [0, 1, 2, 3, 4]), ValueError,
+     "more than the context n_positions = 4"),
+    ("gpt2_forward", lambda: ag.gpt2_forward(_model, [0.0, 1.0]), TypeError, "tokens must be an integer array"),
+    ("gpt2_forward", lambda: ag.gpt2_forward(_model, []), ValueError, "non-empty 1-d array"),
+    ("gpt2_forward", lambda: ag.gpt2_forward({"wte.weight": 1}, [0]), TypeError, "model must be a GPT2"),
+    ("gpt2_forward", lambda: ag.gpt2_forward(ag.GPT2(_cfg, {**_model.params, "wte.weight": np.ones((5, 3))}), [0]),
+     ValueError, r"'wte.weight' must have shape \(5, 4\)"),
+    ("gpt2_loss", lambda: ag.gpt2_loss(_model, [1]), ValueError, "n \\+ 1 >= 2"),
+    ("gpt2_grads", lambda: ag.gpt2_grads(_model, [[0, 9]]), ValueError, "outside the vocabulary"),
+    ("load_gpt2", lambda: ag.load_gpt2("/nonexistent/model.safetensors"), ValueError, "no such safetensors file"),
+    ("load_gpt2", lambda: ag.load_gpt2(FIXTURE), ValueError, "directory without config.json"),
+    ("load_gpt2", lambda: ag.load_gpt2(FIXTURE / "model", n_head=4), ValueError, "disagrees with the file's config"),
+    ("save_gpt2", lambda: ag.save_gpt2(ag.GPT2(_cfg, {}), "/tmp/x.safetensors"), ValueError, "missing tensor"),
+    ("train_gpt2", lambda: ag.train_gpt2({"n_layer": 1}, np.zeros(9, int), np.zeros(9, int), steps=1, batch=1, seed=0),
+     TypeError, "n_head"),
+]
+
+
+def _ln_backward_no_mean(X, gamma, dY, eps=lm.LN_EPSILON):
+    """Forgets the mean's term: the gradient of (x − μ)/σ as if μ were a constant."""
+    mu = X.mean(axis=-1, keepdims=True)
+    inv = 1 / np.sqrt(((X - mu) ** 2).mean(axis=-1, keepdims=True) + eps)
+    X_hat = (X - mu) * inv
+    dX_hat = dY * gamma
+    axes = tuple(range(X.ndim - 1))
+    return inv * (dX_hat - X_hat * (dX_hat * X_hat).mean(axis=-1, keepdims=True)), (dY * X_hat).sum(axis=axes), \
+        dY.sum(axis=axes)
+
+
+BROKEN = {
+    "thm-lm-backward": (lm, "layer_norm_backward", _ln_backward_no_mean,
+                        "LayerNorm's backward forgets that the mean moves with x"),
+}
+
+
+@pytest.mark.parametrize("name, call, error, message", BAD, ids=[f"{b[0]}-{k}" for k, b in enumerate(BAD)])
+def test_bad_input_raises_a_clear_error(name, call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+@pytest.mark.parametrize("label", sorted(BROKEN))
+def test_the_check_fails_on_its_broken_variant(monkeypatch, label):
+    module, name, wrong, _what = BROKEN[label]
+    monkeypatch.setattr(module, name, wrong)
+    with pytest.raises(registry.DerivationError, match=label):
+        registry.verify(label)
