@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -170,14 +171,14 @@ def gelu(x) -> np.ndarray:
     0.0
     """
     x = np.asarray(x)
-    return 0.5 * x * (1 + np.tanh(GELU_C * (x + 0.044715 * x**3)))
+    return 0.5 * x * (1 + np.tanh(GELU_C * (x + 0.044715 * x * x * x)))
 
 
 def gelu_backward(x, dy) -> np.ndarray:
     """dx = dy · GELU′(x), GELU′ the derivative of the tanh form."""
     x = np.asarray(x)
-    t = np.tanh(GELU_C * (x + 0.044715 * x**3))
-    return dy * (0.5 * (1 + t) + 0.5 * x * (1 - t**2) * GELU_C * (1 + 3 * 0.044715 * x**2))
+    t = np.tanh(GELU_C * (x + 0.044715 * x * x * x))
+    return dy * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * GELU_C * (1 + 3 * 0.044715 * x * x))
 
 
 def _ln(X, gamma, beta, eps):
@@ -413,6 +414,98 @@ def gpt2_from_bytes(data: bytes) -> GPT2:
 
 
 # --------------------------------------------------------------------------------------------------
+# The corpus and the book's trained models (package data)
+# --------------------------------------------------------------------------------------------------
+
+HELD_OUT = 0.1  # the last tenth of the corpus is never trained on
+PRINTABLE = (32, 127)  # the random bytes of the repeated sequences: printable ASCII
+
+
+def _data(name: str):
+    return resources.files("attention_graph") / "data" / name
+
+
+def lm_corpus() -> np.ndarray:
+    """The corpus as bytes (N,) uint8: the Python language reference's topics, ``pydoc_data.topics``
+    (PSF licence; ``data/lm_corpus_LICENSE.txt``), as packaged by ``tools/lm_corpus.py``."""
+    return np.frombuffer(_data("lm_corpus.txt").read_bytes(), dtype=np.uint8)
+
+
+def corpus_split(data: np.ndarray, held_out: float = HELD_OUT) -> tuple[np.ndarray, np.ndarray]:
+    """(train, held-out): the first 1 − ``held_out`` of ``data`` and the rest, as int64 token ids."""
+    cut = int(round(len(data) * (1 - held_out)))
+    data = np.asarray(data, dtype=np.int64)  # (N,)
+    return data[:cut], data[cut:]
+
+
+def book_model(seed: int = 0) -> GPT2:
+    """The book's trained model of ``seed`` (package data, written by ``python -m attention_graph.bench lm``)."""
+    return gpt2_from_bytes(_data(f"lm_seed{as_int(seed, 'seed', low=0)}.safetensors").read_bytes())
+
+
+def repeated_bytes(T: int, batch: int, rng: np.random.Generator) -> np.ndarray:
+    """``batch`` sequences r r of T random printable bytes r, repeated once: (batch, 2T)."""
+    r = as_rng(rng).integers(*PRINTABLE, size=(batch, as_int(T, "T")))  # (batch, T)
+    return np.concatenate([r, r], axis=1)  # (batch, 2T)
+
+
+def position_losses(model: GPT2, windows) -> np.ndarray:
+    """ℓ_i = −mean over windows of log p(t_{i+1} | t_1..t_i), for each position i: (n,)."""
+    model = as_gpt2(model)
+    batch = _as_batch(windows, model.config)  # (B, n + 1)
+    return _position_losses(model.params, model.config, batch)
+
+
+def _position_losses(params: dict, config: dict, batch: np.ndarray, chunk: int = 16) -> np.ndarray:
+    out = []
+    for k in range(0, len(batch), chunk):
+        part = batch[k:k + chunk]  # (b, n + 1)
+        z = _forward(params, config, part[:, :-1])[0].astype(np.float64)  # (b, n, V)
+        m = z.max(axis=-1, keepdims=True)  # (b, n, 1)
+        log_p = z - m - np.log(np.exp(z - m).sum(axis=-1, keepdims=True))  # (b, n, V)
+        out.append(-np.take_along_axis(log_p, part[:, 1:, None], axis=-1)[..., 0])  # (b, n)
+    return np.concatenate(out).mean(axis=0)  # (n,)
+
+
+def icl_score(losses, early: tuple[int, int], late: tuple[int, int]) -> float:
+    """ℓ(late) − ℓ(early): the in-context learning score (Olsson et al. 2022), means of the per-position
+    losses over two ranges of positions (0-based, end excluded). Negative: later tokens are easier."""
+    losses = np.asarray(losses, dtype=float)  # (n,)
+    return float(losses[late[0]:late[1]].mean() - losses[early[0]:early[1]].mean())
+
+
+def prefix_matching(W, T: int) -> float:
+    """The mean of W[i, i − T + 1] over the second copy i = T … 2T − 1 of a repeated sequence r r:
+    the weight each token gives the token after its earlier occurrence (Olsson et al.'s prefix matching).
+    ``W`` (..., 2T, 2T)."""
+    W = np.asarray(W)
+    i = np.arange(T, 2 * T)  # (T,)
+    return float(W[..., i, i - T + 1].mean())
+
+
+def previous_token(W) -> float:
+    """The mean of W[i, i − 1] over i ≥ 1: the weight on the sub-diagonal. ``W`` (..., n, n)."""
+    W = np.asarray(W)
+    i = np.arange(1, W.shape[-1])  # (n − 1,)
+    return float(W[..., i, i - 1].mean())
+
+
+def ngram_loss(train, held_out, order: int) -> float:
+    """The held-out cross-entropy (nats) of a unigram (``order`` 1) or bigram (2) byte model counted on
+    ``train``, with add-one smoothing over the 256 bytes."""
+    train, held_out = np.asarray(train), np.asarray(held_out)
+    if order == 1:
+        p = (np.bincount(train, minlength=256) + 1.0) / (len(train) + 256)  # (256,)
+        return float(-np.log(p[held_out[1:]]).mean())
+    if order == 2:
+        C = np.ones((256, 256))  # (256, 256): add-one
+        np.add.at(C, (train[:-1], train[1:]), 1.0)
+        P = C / C.sum(axis=1, keepdims=True)  # (256, 256)
+        return float(-np.log(P[held_out[:-1], held_out[1:]]).mean())
+    raise ValueError(f"order must be 1 (unigram) or 2 (bigram); got {order!r}")
+
+
+# --------------------------------------------------------------------------------------------------
 # Training
 # --------------------------------------------------------------------------------------------------
 
@@ -442,16 +535,26 @@ def train_gpt2(config: dict, train: np.ndarray, held_out: np.ndarray, *, steps: 
     model = init_gpt2(config, rng, dtype)
     params, n = dict(model.params), config["n_positions"]
     probe = lm_batches(held_out, n, eval_windows, np.random.default_rng(10_000 + seed))  # (E, n + 1)
+    T = n // 2
+    repeats = repeated_bytes(T, 8, np.random.default_rng(20_000 + seed))  # (8, n)
     state: dict = {}
-    curve = {"steps": [], "train_loss": [], "held_out_loss": []}
+    curve = {"steps": [], "train_loss": [], "held_out_loss": [], "position_losses": [], "prefix_matching": [],
+             "previous_token": [], "repeat_losses": []}
     running = []
     for step in range(steps + 1):
         if step % every == 0 or step == steps:
-            logits = _forward(params, config, probe[:, :-1])[0]  # (E, n, V)
-            held = cross_entropy(logits.reshape(-1, logits.shape[-1]).astype(np.float64),
-                                 probe[:, 1:].reshape(-1))[0]
+            per_position = _position_losses(params, config, probe)  # (n,)
+            held = float(per_position.mean())
+            W = _forward(params, config, repeats)[1]  # (L, 8, H, n, n)
             curve["steps"].append(step)
             curve["held_out_loss"].append(held)
+            curve["position_losses"].append(per_position.tolist())
+            curve["prefix_matching"].append([[prefix_matching(W[l, :, h], T) for h in range(W.shape[2])]
+                                             for l in range(W.shape[0])])
+            curve["previous_token"].append([[previous_token(W[l, :, h]) for h in range(W.shape[2])]
+                                            for l in range(W.shape[0])])
+            rep = _position_losses(params, config, np.concatenate([repeats, repeats[:, :1]], axis=1))  # (n,)
+            curve["repeat_losses"].append([float(rep[:T - 1].mean()), float(rep[T:n - 1].mean())])
             curve["train_loss"].append(float(np.mean(running)) if running else held)
             running = []
             if log is not None:
