@@ -37,7 +37,9 @@ from .validation import as_int, as_rng
 
 __all__ = ["GPT2", "gpt2_config", "gpt2_shapes", "init_gpt2", "gpt2_forward", "gpt2_grads", "gelu",
            "gelu_backward", "layer_norm_backward", "load_gpt2", "save_gpt2", "as_gpt2", "as_tokens",
-           "gpt2_loss", "train_gpt2", "lm_batches"]
+           "gpt2_loss", "train_gpt2", "lm_batches", "lm_corpus", "corpus_split", "book_model", "repeated_bytes",
+           "position_losses", "icl_score", "prefix_matching", "previous_token", "ngram_loss", "head_readout",
+           "lm_windows", "gpt2_from_bytes"]
 
 CONFIG_FIELDS = ("n_layer", "n_head", "n_embd", "vocab_size", "n_positions")
 LN_EPSILON = 1e-5  # GPT-2's layer_norm_epsilon
@@ -488,6 +490,37 @@ def previous_token(W) -> float:
     W = np.asarray(W)
     i = np.arange(1, W.shape[-1])  # (n − 1,)
     return float(W[..., i, i - 1].mean())
+
+
+ICL_EARLY, ICL_LATE = (8, 16), (112, 128)  # positions (0-based, end excluded) the ICL score compares
+
+
+def lm_windows(data, n: int, count: int, seed: int) -> np.ndarray:
+    """``count`` windows of n + 1 consecutive tokens of ``data`` drawn with ``seed``: (count, n + 1)."""
+    return lm_batches(np.asarray(data, dtype=np.int64), as_int(n, "n"), as_int(count, "count"),
+                      np.random.default_rng(as_int(seed, "seed", low=0)))
+
+
+def head_readout(model: GPT2, text, repeats) -> list[dict]:
+    """Every head read with the graph tools: its previous-token score and first-token in-strength on
+    the windows ``text`` (B, n), its prefix-matching score on the repeated sequences ``repeats``
+    (B', 2T). One dict per head: layer, head (0-based), previous_token, first_in_strength,
+    prefix_matching."""
+    model = as_gpt2(model)
+    text, repeats = np.asarray(text), np.asarray(repeats)
+    for rows, name in ((text, "text"), (repeats, "repeats")):
+        for row in rows:
+            as_tokens(row, model.config, name)
+    W_text = _forward(model.params, model.config, text)[1]  # (L, B, H, n, n)
+    W_rep = _forward(model.params, model.config, repeats)[1]  # (L, B', H, 2T, 2T)
+    T = repeats.shape[1] // 2
+    out = []
+    for layer in range(W_text.shape[0]):
+        for h in range(W_text.shape[2]):
+            out.append({"layer": layer, "head": h, "previous_token": previous_token(W_text[layer, :, h]),
+                        "first_in_strength": float(W_text[layer, :, h, :, 0].sum(axis=-1).mean()),
+                        "prefix_matching": prefix_matching(W_rep[layer, :, h], T)})
+    return out
 
 
 def ngram_loss(train, held_out, order: int) -> float:
