@@ -19,7 +19,8 @@ import pytest
 from safetensors.numpy import load_file, save_file
 
 import attention_graph as ag
-from attention_graph import registry
+import booktools as bt
+from attention_graph import bench, registry
 from attention_graph.backward import central_difference
 
 lm = importlib.import_module("attention_graph.language_model")
@@ -235,15 +236,104 @@ BROKEN = {
 }
 
 
-@pytest.mark.parametrize("name, call, error, message", BAD, ids=[f"{b[0]}-{k}" for k, b in enumerate(BAD)])
-def test_bad_input_raises_a_clear_error(name, call, error, message):
-    with pytest.raises(error, match=message):
-        call()
+# --------------------------------------------------------------------------------------------------
+# The trained models and their record (package data), and what the page glued
+# --------------------------------------------------------------------------------------------------
+
+PAGE = "language_model"
 
 
-@pytest.mark.parametrize("label", sorted(BROKEN))
-def test_the_check_fails_on_its_broken_variant(monkeypatch, label):
-    module, name, wrong, _what = BROKEN[label]
-    monkeypatch.setattr(module, name, wrong)
-    with pytest.raises(registry.DerivationError, match=label):
-        registry.verify(label)
+def _record():
+    return bench.record("lm")["results"]
+
+
+def _held_out():
+    data = np.frombuffer(lm.lm_corpus().tobytes(), dtype=np.uint8).astype(np.int64)
+    cut = int(round(len(data) * 0.9))
+    return data[:cut], data[cut:]
+
+
+def test_the_corpus_is_the_packaged_pydoc_topics_with_its_source():
+    import hashlib
+    from importlib import resources
+    data = resources.files("attention_graph") / "data"
+    source = json.loads((data / "lm_corpus_source.json").read_text())
+    raw = (data / "lm_corpus.txt").read_bytes()
+    assert hashlib.sha256(raw).hexdigest() == source["sha256"] and len(raw) == source["bytes"]
+    assert "PYTHON SOFTWARE FOUNDATION LICENSE" in (data / "lm_corpus_LICENSE.txt").read_text()
+
+
+def test_the_packaged_weights_are_the_recorded_runs():
+    record = _record()
+    n = record["config"]["n_positions"]
+    _, held = _held_out()
+    k = (len(held) - 1) // n
+    windows = held[np.arange(k)[:, None] * n + np.arange(n + 1)[None, :]]  # (W, n + 1)
+    for run in record["runs"]:
+        model = lm.book_model(run["seed"])
+        assert model.config == record["config"]
+        assert (Path(lm.__file__).parent / "data" / f"lm_seed{run['seed']}.safetensors").stat().st_size <= 4e6
+        z = np.concatenate([ag.gpt2_forward(model, w[:-1])["logits"][None] for w in windows[:40]])
+        z = z.astype(np.float64)
+        log_p = z - np.log(np.exp(z - z.max(-1, keepdims=True)).sum(-1, keepdims=True)) - z.max(-1, keepdims=True)
+        mine = -np.take_along_axis(log_p, windows[:40, 1:, None], axis=-1)[..., 0]  # (40, n)
+        assert mine.shape == (40, n)
+        # the record averaged every window; the first 40 must agree with a run of the same code
+        np.testing.assert_allclose(mine.mean(axis=0), lm.position_losses(model, windows[:40]), atol=1e-4)
+        assert abs(mine.mean() - np.mean(run["held_out_positions"])) < 0.1
+
+
+def test_training_is_reproducible_bit_for_bit():
+    train, held = _held_out()
+    config = ag.gpt2_config(1, 2, 8, vocab_size=256, n_positions=16)
+    a = ag.train_gpt2(config, train, held, steps=3, batch=2, seed=4, every=3, eval_windows=2)
+    b = ag.train_gpt2(config, train, held, steps=3, batch=2, seed=4, every=3, eval_windows=2)
+    assert all(np.array_equal(a["model"].params[k], b["model"].params[k]) for k in a["model"].params)
+
+
+@pytest.mark.build
+def test_the_baselines_glued_are_the_counts_of_the_training_text():
+    train, held = _held_out()
+    counts = np.bincount(train, minlength=256) + 1.0
+    unigram = -np.mean(np.log(counts[held[1:]] / counts.sum()))
+    pairs = {}
+    for a, b in zip(train[:-1].tolist(), train[1:].tolist()):
+        pairs[a, b] = pairs.get((a, b), 0) + 1
+    rows = np.bincount(train[:-1], minlength=256) + 256.0
+    bigram = -np.mean([math.log((pairs.get((a, b), 0) + 1) / rows[a]) for a, b in zip(held[:-1].tolist(),
+                                                                                     held[1:].tolist())])
+    assert bt.glued_float(PAGE, "lm_unigram") == pytest.approx(unigram, abs=1e-9)
+    assert bt.glued_float(PAGE, "lm_bigram") == pytest.approx(bigram, abs=1e-9)
+
+
+@pytest.mark.build
+def test_the_losses_and_icl_scores_glued_follow_the_record():
+    record = _record()
+    held = [np.mean(r["held_out_positions"]) for r in record["runs"]]
+    icl = [np.mean(r["held_out_positions"][112:128]) - np.mean(r["held_out_positions"][8:16]) for r in record["runs"]]
+    assert bt.glued_float(PAGE, "lm_held_min") == pytest.approx(min(held), abs=1e-12)
+    assert bt.glued_float(PAGE, "lm_held_max") == pytest.approx(max(held), abs=1e-12)
+    assert bt.glued_float(PAGE, "lm_icl_min") == pytest.approx(min(icl), abs=1e-12)
+    assert bt.glued_float(PAGE, "lm_icl_max") == pytest.approx(max(icl), abs=1e-12)
+
+
+def _prefix_scores(model, repeats):
+    """Every head's mean W[i, i − T + 1] over the second copy, from the attentions (L, H)."""
+    T = repeats.shape[1] // 2
+    scores = 0.0
+    for r in repeats:
+        W = ag.gpt2_forward(model, r)["attentions"]  # (L, H, 2T, 2T)
+        scores = scores + np.mean([W[:, :, i, i - T + 1] for i in range(T, 2 * T)], axis=0)
+    return scores / len(repeats)
+
+
+@pytest.mark.build
+def test_the_induction_scores_glued_are_recomputed_from_the_models():
+    record = _record()
+    T = record["config"]["n_positions"] // 2
+    rng = np.random.default_rng(2)
+    r = rng.integers(32, 127, size=(8, T))
+    repeats = np.concatenate([r, r], axis=1)
+    best = [_prefix_scores(lm.book_model(s), repeats).max() for s in record["seeds"]]
+    assert bt.glued_float(PAGE, "lm_prefix_min") == pytest.approx(min(best), abs=1e-6)
+    assert bt.glued_float(PAGE, "lm_prefix_max") == pytest.approx(max(best), abs=1e-6)

@@ -569,7 +569,8 @@ def train_gpt2(config: dict, train: np.ndarray, held_out: np.ndarray, *, steps: 
     params, n = dict(model.params), config["n_positions"]
     probe = lm_batches(held_out, n, eval_windows, np.random.default_rng(10_000 + seed))  # (E, n + 1)
     T = n // 2
-    repeats = repeated_bytes(T, 8, np.random.default_rng(20_000 + seed))  # (8, n)
+    repeats = repeated_bytes(T, 8, np.random.default_rng(20_000 + seed)) if config["vocab_size"] >= PRINTABLE[1] \
+        else None  # (8, n): repeated random printable bytes, for a byte-level model
     state: dict = {}
     curve = {"steps": [], "train_loss": [], "held_out_loss": [], "position_losses": [], "prefix_matching": [],
              "previous_token": [], "repeat_losses": []}
@@ -578,20 +579,21 @@ def train_gpt2(config: dict, train: np.ndarray, held_out: np.ndarray, *, steps: 
         if step % every == 0 or step == steps:
             per_position = _position_losses(params, config, probe)  # (n,)
             held = float(per_position.mean())
-            W = _forward(params, config, repeats)[1]  # (L, 8, H, n, n)
             curve["steps"].append(step)
             curve["held_out_loss"].append(held)
             curve["position_losses"].append(per_position.tolist())
+            curve["train_loss"].append(float(np.mean(running)) if running else held)
+            running = []
+            if log is not None:
+                log(f"step {step}: held-out loss {held:.4f}")
+        if (step % every == 0 or step == steps) and config["vocab_size"] >= PRINTABLE[1]:  # bytes: read the heads
+            W = _forward(params, config, repeats)[1]  # (L, 8, H, n, n)
             curve["prefix_matching"].append([[prefix_matching(W[l, :, h], T) for h in range(W.shape[2])]
                                              for l in range(W.shape[0])])
             curve["previous_token"].append([[previous_token(W[l, :, h]) for h in range(W.shape[2])]
                                             for l in range(W.shape[0])])
             rep = _position_losses(params, config, np.concatenate([repeats, repeats[:, :1]], axis=1))  # (n,)
             curve["repeat_losses"].append([float(rep[:T - 1].mean()), float(rep[T:n - 1].mean())])
-            curve["train_loss"].append(float(np.mean(running)) if running else held)
-            running = []
-            if log is not None:
-                log(f"step {step}: held-out loss {held:.4f}")
         if step == steps:
             break
         L, grads = _loss_grads(params, config, lm_batches(train, n, batch, rng))
