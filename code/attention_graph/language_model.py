@@ -31,6 +31,7 @@ from .attention import attention
 from .backward import attention_backward, central_difference
 from .block import layer_norm
 from .graph import causal_mask
+from .induction import sudden_rise_step
 from .registry import derivation
 from .training import adam, cross_entropy
 from .validation import as_int, as_rng
@@ -39,7 +40,7 @@ __all__ = ["GPT2", "gpt2_config", "gpt2_shapes", "init_gpt2", "gpt2_forward", "g
            "gelu_backward", "layer_norm_backward", "load_gpt2", "save_gpt2", "as_gpt2", "as_tokens",
            "gpt2_loss", "train_gpt2", "lm_batches", "lm_corpus", "corpus_split", "book_model", "repeated_bytes",
            "position_losses", "icl_score", "prefix_matching", "previous_token", "ngram_loss", "head_readout",
-           "lm_windows", "gpt2_from_bytes"]
+           "lm_windows", "gpt2_from_bytes", "phase_summary"]
 
 CONFIG_FIELDS = ("n_layer", "n_head", "n_embd", "vocab_size", "n_positions")
 LN_EPSILON = 1e-5  # GPT-2's layer_norm_epsilon
@@ -203,40 +204,59 @@ def layer_norm_backward(X, gamma, dY, eps: float = LN_EPSILON):
     return dX, (dY * X_hat).sum(axis=axes), dY.sum(axis=axes)
 
 
+def _layer(params: dict, layer: int) -> dict:
+    """The tensors of block ``layer``, named without their prefix ``h.<layer>.``."""
+    pre = f"h.{layer}."
+    return {k[len(pre):]: v for k, v in params.items() if k.startswith(pre)}
+
+
+def _heads(QKV, H: int, mask):
+    """Each head's attention on its slice of the fused Q | K | V (B, n, 3d): Y (B, n, d), W (B, H, n, n)."""
+    B, n, d = QKV.shape[0], QKV.shape[1], QKV.shape[2] // 3
+    d_h = d // H
+    Y = np.empty((B, n, d), dtype=QKV.dtype)  # (B, n, d): the heads side by side
+    W = np.empty((B, H, n, n), dtype=QKV.dtype)  # (B, H, n, n)
+    for b in range(B):
+        Q, K, V = QKV[b, :, :d], QKV[b, :, d:2 * d], QKV[b, :, 2 * d:]  # (n, d) each
+        for h in range(H):
+            c = slice(h * d_h, (h + 1) * d_h)
+            Y[b, :, c], W[b, h] = attention(Q[:, c], K[:, c], V[:, c], mask)
+    return Y, W
+
+
+def _block(p: dict, X, H: int, eps: float, mask):
+    """One pre-LN block: X + attention(LN₁(X)), then + MLP(LN₂(·)); the output, W, the cache."""
+    A = _ln(X, p["ln_1.weight"], p["ln_1.bias"], eps)  # (B, n, d)
+    QKV = A @ p["attn.c_attn.weight"] + p["attn.c_attn.bias"]  # (B, n, 3d)
+    Y, W = _heads(QKV, H, mask)  # (B, n, d), (B, H, n, n)
+    X_mid = X + Y @ p["attn.c_proj.weight"] + p["attn.c_proj.bias"]  # (B, n, d)
+    A2 = _ln(X_mid, p["ln_2.weight"], p["ln_2.bias"], eps)  # (B, n, d)
+    F = A2 @ p["mlp.c_fc.weight"] + p["mlp.c_fc.bias"]  # (B, n, 4d)
+    M = gelu(F) @ p["mlp.c_proj.weight"]  # (B, n, d)
+    X_out = X_mid + M + p["mlp.c_proj.bias"]  # (B, n, d)
+    cache = {"X": X, "A": A, "QKV": QKV, "Y": Y, "X_mid": X_mid, "A2": A2, "F": F}
+    return X_out, W, cache
+
+
 def _forward(params: dict, config: dict, tokens: np.ndarray):
     """The model on a batch ``tokens`` (B, n): logits (B, n, V), weights (L, B, H, n, n), hidden
     states (L + 1, B, n, d) as Hugging Face returns them (the last after ln_f), and the caches."""
-    B, n = tokens.shape
-    H, eps = config["n_head"], config["layer_norm_epsilon"]
+    n = tokens.shape[1]
+    H, eps, L = config["n_head"], config["layer_norm_epsilon"], config["n_layer"]
     mask = causal_mask(n)  # (n, n)
     X = params["wte.weight"][tokens] + params["wpe.weight"][:n]  # (B, n, d)
-    d = X.shape[-1]
-    d_h = d // H
     hidden, weights, caches = [X], [], []
-    for layer in range(config["n_layer"]):
-        p = {k[len(f"h.{layer}."):]: v for k, v in params.items() if k.startswith(f"h.{layer}.")}
-        A = _ln(X, p["ln_1.weight"], p["ln_1.bias"], eps)  # (B, n, d)
-        QKV = A @ p["attn.c_attn.weight"] + p["attn.c_attn.bias"]  # (B, n, 3d)
-        Y = np.empty_like(X)  # (B, n, d): the heads' outputs side by side
-        W = np.empty((B, H, n, n), dtype=X.dtype)  # (B, H, n, n)
-        for b in range(B):
-            for h in range(H):
-                cols = slice(h * d_h, (h + 1) * d_h)
-                Y[b, :, cols], W[b, h] = attention(QKV[b, :, :d][:, cols], QKV[b, :, d:2 * d][:, cols],
-                                                   QKV[b, :, 2 * d:][:, cols], mask)
-        X_mid = X + Y @ p["attn.c_proj.weight"] + p["attn.c_proj.bias"]  # (B, n, d)
-        A2 = _ln(X_mid, p["ln_2.weight"], p["ln_2.bias"], eps)  # (B, n, d)
-        F = A2 @ p["mlp.c_fc.weight"] + p["mlp.c_fc.bias"]  # (B, n, 4d)
-        X_out = X_mid + gelu(F) @ p["mlp.c_proj.weight"] + p["mlp.c_proj.bias"]  # (B, n, d)
-        caches.append({"X": X, "A": A, "QKV": QKV, "Y": Y, "X_mid": X_mid, "A2": A2, "F": F})
+    for layer in range(L):
+        X, W, cache = _block(_layer(params, layer), X, H, eps, mask)  # (B, n, d)
+        caches.append(cache)
         weights.append(W)
-        X = X_out
-        if layer < config["n_layer"] - 1:
+        if layer < L - 1:
             hidden.append(X)
     A_f = _ln(X, params["ln_f.weight"], params["ln_f.bias"], eps)  # (B, n, d)
     hidden.append(A_f)
     logits = A_f @ params["wte.weight"].T  # (B, n, V)
-    return logits, np.stack(weights), np.stack(hidden), {"blocks": caches, "X_L": X, "A_f": A_f}
+    cache = {"blocks": caches, "X_L": X, "A_f": A_f}
+    return logits, np.stack(weights), np.stack(hidden), cache
 
 
 def gpt2_forward(model: GPT2, tokens) -> dict:
@@ -257,6 +277,46 @@ def gpt2_forward(model: GPT2, tokens) -> dict:
 # The backward pass
 # --------------------------------------------------------------------------------------------------
 
+def _block_backward(p: dict, c: dict, dX, H: int, eps: float, mask):
+    """The gradients of one block's tensors from dX (B, n, d) at its output; returns them and dX at its input."""
+    g = {}
+    # the MLP sublayer: X_out = X_mid + GELU(A2 W_fc + b_fc) W_p + b_p
+    g["mlp.c_proj.weight"] = np.einsum("bnf,bnd->fd", gelu(c["F"]), dX)
+    g["mlp.c_proj.bias"] = dX.sum(axis=(0, 1))
+    dF = gelu_backward(c["F"], dX @ p["mlp.c_proj.weight"].T)  # (B, n, 4d)
+    g["mlp.c_fc.weight"] = np.einsum("bnd,bnf->df", c["A2"], dF)
+    g["mlp.c_fc.bias"] = dF.sum(axis=(0, 1))
+    dA2 = dF @ p["mlp.c_fc.weight"].T  # (B, n, d)
+    dX_mid, g["ln_2.weight"], g["ln_2.bias"] = layer_norm_backward(
+        c["X_mid"], p["ln_2.weight"], dA2, eps)  # (B, n, d)
+    dX_mid = dX_mid + dX  # (B, n, d): the residual
+    # the attention sublayer: X_mid = X + Y W_o + b_o, Y the heads side by side
+    g["attn.c_proj.weight"] = np.einsum("bnd,bne->de", c["Y"], dX_mid)
+    g["attn.c_proj.bias"] = dX_mid.sum(axis=(0, 1))
+    dY = dX_mid @ p["attn.c_proj.weight"].T  # (B, n, d)
+    dQKV = _heads_backward(c["QKV"], dY, H, mask)  # (B, n, 3d)
+    g["attn.c_attn.weight"] = np.einsum("bnd,bne->de", c["A"], dQKV)
+    g["attn.c_attn.bias"] = dQKV.sum(axis=(0, 1))
+    dA = dQKV @ p["attn.c_attn.weight"].T  # (B, n, d)
+    dX_in, g["ln_1.weight"], g["ln_1.bias"] = layer_norm_backward(
+        c["X"], p["ln_1.weight"], dA, eps)  # (B, n, d)
+    return g, dX_in + dX_mid  # (B, n, d)
+
+
+def _heads_backward(QKV, dY, H: int, mask):
+    """dQ | dK | dV (B, n, 3d) of every head, by :func:`attention_backward` on its slice."""
+    B, d = QKV.shape[0], QKV.shape[2] // 3
+    d_h = d // H
+    dQKV = np.empty_like(QKV)  # (B, n, 3d)
+    for b in range(B):
+        for h in range(H):
+            cols = [slice(part * d + h * d_h, part * d + (h + 1) * d_h) for part in range(3)]
+            grads = attention_backward(*(QKV[b][:, c] for c in cols), dY[b][:, cols[0]], mask)
+            for c, grad in zip(cols, grads):
+                dQKV[b][:, c] = grad
+    return dQKV
+
+
 def _loss_grads(params: dict, config: dict, tokens: np.ndarray):
     """Next-token cross-entropy of a batch (B, n + 1) and its gradient in every tensor."""
     inputs, targets = tokens[:, :-1], tokens[:, 1:]  # (B, n), (B, n)
@@ -267,42 +327,15 @@ def _loss_grads(params: dict, config: dict, tokens: np.ndarray):
     H, eps = config["n_head"], config["layer_norm_epsilon"]
     mask = causal_mask(n)  # (n, n)
     g = {k: np.zeros_like(v) for k, v in params.items()}
-    A_f = cache["A_f"]  # (B, n, d)
-    g["wte.weight"] += np.einsum("bnv,bnd->vd", dz, A_f)  # (V, d): the tied head
+    g["wte.weight"] += np.einsum("bnv,bnd->vd", dz, cache["A_f"])  # (V, d): the tied head
     dA_f = dz @ params["wte.weight"]  # (B, n, d)
-    dX, g["ln_f.weight"], g["ln_f.bias"] = layer_norm_backward(cache["X_L"], params["ln_f.weight"], dA_f, eps)
-    d = dX.shape[-1]
-    d_h = d // H
+    dX, g["ln_f.weight"], g["ln_f.bias"] = layer_norm_backward(
+        cache["X_L"], params["ln_f.weight"], dA_f, eps)  # (B, n, d)
     for layer in reversed(range(config["n_layer"])):
-        c, pre = cache["blocks"][layer], f"h.{layer}."
-        p = {k[len(pre):]: v for k, v in params.items() if k.startswith(pre)}
-        # the MLP sublayer: X_out = X_mid + GELU(A2 W_fc + b_fc) W_p + b_p
-        G = gelu(c["F"])  # (B, n, 4d)
-        g[pre + "mlp.c_proj.weight"] = np.einsum("bnf,bnd->fd", G, dX)
-        g[pre + "mlp.c_proj.bias"] = dX.sum(axis=(0, 1))
-        dF = gelu_backward(c["F"], dX @ p["mlp.c_proj.weight"].T)  # (B, n, 4d)
-        g[pre + "mlp.c_fc.weight"] = np.einsum("bnd,bnf->df", c["A2"], dF)
-        g[pre + "mlp.c_fc.bias"] = dF.sum(axis=(0, 1))
-        dX_mid, g[pre + "ln_2.weight"], g[pre + "ln_2.bias"] = layer_norm_backward(
-            c["X_mid"], p["ln_2.weight"], dF @ p["mlp.c_fc.weight"].T, eps)
-        dX_mid = dX_mid + dX  # (B, n, d): the residual
-        # the attention sublayer: X_mid = X + Y W_o + b_o, Y the heads side by side
-        g[pre + "attn.c_proj.weight"] = np.einsum("bnd,bne->de", c["Y"], dX_mid)
-        g[pre + "attn.c_proj.bias"] = dX_mid.sum(axis=(0, 1))
-        dY = dX_mid @ p["attn.c_proj.weight"].T  # (B, n, d)
-        QKV, dQKV = c["QKV"], np.empty_like(c["QKV"])  # (B, n, 3d) each
-        for b in range(B):
-            for h in range(H):
-                cols = [slice(part * d + h * d_h, part * d + (h + 1) * d_h) for part in range(3)]
-                grads = attention_backward(*(QKV[b][:, s] for s in cols), dY[b][:, cols[0]], mask)
-                for s, grad in zip(cols, grads):
-                    dQKV[b][:, s] = grad
-        g[pre + "attn.c_attn.weight"] = np.einsum("bnd,bne->de", c["A"], dQKV)
-        g[pre + "attn.c_attn.bias"] = dQKV.sum(axis=(0, 1))
-        dX_in, g[pre + "ln_1.weight"], g[pre + "ln_1.bias"] = layer_norm_backward(
-            c["X"], p["ln_1.weight"], dQKV @ p["attn.c_attn.weight"].T, eps)
-        dX = dX_in + dX_mid  # (B, n, d)
-    np.add.at(g["wte.weight"], inputs, dX)
+        c = cache["blocks"][layer]
+        grads, dX = _block_backward(_layer(params, layer), c, dX, H, eps, mask)
+        g.update({f"h.{layer}.{k}": v for k, v in grads.items()})
+    np.add.at(g["wte.weight"], inputs, dX)  # the token embedding: each row its tokens' gradients
     g["wpe.weight"][:n] += dX.sum(axis=0)
     return L, g
 
@@ -520,6 +553,24 @@ def head_readout(model: GPT2, text, repeats) -> list[dict]:
             out.append({"layer": layer, "head": h, "previous_token": previous_token(W_text[layer, :, h]),
                         "first_in_strength": float(W_text[layer, :, h, :, 0].sum(axis=-1).mean()),
                         "prefix_matching": prefix_matching(W_rep[layer, :, h], T)})
+    return out
+
+
+def phase_summary(curve: dict, low: float = 0.1, high: float = 0.9) -> dict:
+    """When the induction head forms, from a training curve: the best head's prefix-matching score at each
+    record, the steps at which it has covered ``low`` and ``high`` of its rise from start to end
+    (:func:`attention_graph.induction.sudden_rise_step`), and the ICL score and held-out loss there."""
+    steps = np.asarray(curve["steps"])  # (records,)
+    best = np.asarray(curve["prefix_matching"]).reshape(len(steps), -1).max(axis=1)  # (records,)
+    share = (best - best[0]) / (best[-1] - best[0])  # (records,): 0 at the start, 1 at the end
+    icl = [icl_score(x, ICL_EARLY, ICL_LATE) for x in curve["position_losses"]]
+    out = {"best_prefix": best.tolist(), "icl": icl}
+    for name, level in (("from", low), ("to", high)):
+        step = sudden_rise_step(steps, share, level)
+        k = int(np.flatnonzero(steps == step)[0])
+        out[f"rise_{name}"] = step
+        out[f"icl_{name}"] = float(icl[k])
+        out[f"loss_{name}"] = float(curve["held_out_loss"][k])
     return out
 
 
