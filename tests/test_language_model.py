@@ -196,6 +196,7 @@ _cfg = ag.gpt2_config(1, 1, 4, vocab_size=5, n_positions=4)
 _model = ag.init_gpt2(_cfg, np.random.default_rng(0))
 
 BAD = [
+    ("GPT2", lambda: ag.gpt2_loss(ag.GPT2({"n_layer": 1}, {}), [0, 1]), TypeError, "n_head"),
     ("gpt2_config", lambda: ag.gpt2_config(2, 3, 64), ValueError, "n_head must divide n_embd"),
     ("gpt2_config", lambda: ag.gpt2_config(0, 1, 4), ValueError, "n_layer must be a positive integer"),
     ("gpt2_config", lambda: ag.gpt2_config(1, 1, 4, layer_norm_epsilon=0), ValueError, "layer_norm_epsilon"),
