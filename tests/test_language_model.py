@@ -338,3 +338,15 @@ def test_the_induction_scores_glued_are_recomputed_from_the_models():
     best = [_prefix_scores(lm.book_model(s), repeats).max() for s in record["seeds"]]
     assert bt.glued_float(PAGE, "lm_prefix_min") == pytest.approx(min(best), abs=1e-6)
     assert bt.glued_float(PAGE, "lm_prefix_max") == pytest.approx(max(best), abs=1e-6)
+
+
+@pytest.mark.build
+def test_the_rise_of_the_induction_head_glued_follows_the_record():
+    rises = []
+    for run in _record()["runs"]:
+        curve = run["curve"]
+        best = [max(max(row) for row in rec) for rec in curve["prefix_matching"]]
+        share = [(b - best[0]) / (best[-1] - best[0]) for b in best]
+        rises.append([next(s for s, x in zip(curve["steps"], share) if x >= level) for level in (0.1, 0.9)])
+    assert bt.glued_float(PAGE, "lm_rise_from_min") == min(r[0] for r in rises)
+    assert bt.glued_float(PAGE, "lm_rise_to_max") == max(r[1] for r in rises)

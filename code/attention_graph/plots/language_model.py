@@ -36,7 +36,7 @@ def plot_lm_training(record: dict):
     a.set_ylim(top=min(5.6, a.get_ylim()[1]))
     a.legend(frameon=False, fontsize=7, ncol=2)
     b.set_ylabel("best head's score")
-    b.set_ylim(0, 1)
+    b.set_ylim(bottom=0)
     b.legend(frameon=False, fontsize=7, loc="center right")
     c.axhline(0.0, color="grey", lw=0.8, ls=":")
     c.set_ylabel("ICL score (nats)")
