@@ -12,7 +12,7 @@ import json
 from importlib import resources
 from pathlib import Path
 
-NAMES = ("sparse", "blockwise", "backward", "training", "linear", "induction", "sinks", "kv", "gated", "ssd")
+NAMES = ("sparse", "blockwise", "backward", "training", "linear", "induction", "sinks", "kv", "gated", "ssd", "lm")
 
 
 def record(name: str, path: str | Path | None = None) -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -25,8 +26,10 @@ def main(argv=None) -> int:
                         help="where to write the JSON record (default: standard output)")
     args = parser.parse_args(argv)
     module = importlib.import_module(f"attention_graph.bench.{args.name}")
+    # A benchmark that writes files beside its record (lm: the trained weights) takes ``out``.
+    extra = {"out": args.out} if "out" in inspect.signature(module.benchmark).parameters else {}
     record = {"benchmark": args.name, "quick": args.quick, "machine": machine(),
-              "results": module.benchmark(quick=args.quick)}
+              "results": module.benchmark(quick=args.quick, **extra)}
     text = json.dumps(record, indent=1, sort_keys=True) + "\n"
     if args.out is None:
         sys.stdout.write(text)
