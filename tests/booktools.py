@@ -28,6 +28,20 @@ def pages() -> list[Path]:
     return sorted(BOOK.glob("*.md"))
 
 
+def chapter_tables(name: str, central: str) -> dict[str, object]:
+    """{test module: its table ``name``} for every ``tests/test_*.py`` but ``central`` that defines one.
+
+    A chapter keeps its broken variants (``BROKEN``) and bad inputs (``BAD``) in its own test file;
+    the central tests (test_can_fail, test_validation) gather them here.
+    """
+    import importlib
+    found = {}
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        if path.stem != central and re.search(rf"^{name} = ", path.read_text(), re.M):
+            found[path.stem] = getattr(importlib.import_module(path.stem), name)
+    return found
+
+
 # What is not computed and may be typed: years and the series' article numbers.
 ALLOWED_NUMBERS = [
     (re.compile(r"\b(?:1[89]|20)\d\d[a-z]?\b"), "a year (citations, dates)"),

@@ -23,12 +23,19 @@ import buildpaths as paths
 PACKAGE = "attention_graph"
 BASE = {"attention_graph.validation", "attention_graph.registry"}
 PRESENTATION = {"attention_graph.tables", "attention_graph.plots", "attention_graph.citable"}
+
+
+def presentation(name: str) -> bool:
+    """Whether a module is of the presentation room: tables, citable, or plots and its chapter modules."""
+    return name in PRESENTATION or name.startswith(f"{PACKAGE}.plots.")
+
+
 SPHINX = {"sphinx", "docutils", "myst_nb", "myst_parser", "sphinx_proof", "sphinx_exercise"}
 # The README's rows, by their first column, and what a file of each may import (see `rule`).
 ROOMS = {
     "`attention_graph/validation.py`, `registry.py`": "NumPy, SymPy (and IPython's `Math`",
     "concept modules": "validation, registry, earlier concepts",
-    "`attention_graph/tables.py`, `plots.py`, `citable.py`": "concept modules",
+    "`attention_graph/tables.py`, `plots/`, `citable.py`": "concept modules",
     "`attention_graph/__init__.py`": "concept modules",
     "`attention_graph/bench/`": "concept modules",
     "`book/*.md`": "the package",
@@ -141,11 +148,11 @@ def rule(root: Path, path: Path, module: str, target: str, ours: set[str], order
                   target)
     if target == PACKAGE or target == module:
         return None
-    lower = target in PRESENTATION or target.startswith(f"{PACKAGE}.bench")
+    lower = presentation(target) or target.startswith(f"{PACKAGE}.bench")
     if module.startswith(f"{PACKAGE}.bench"):
         return None if not target.startswith((f"{PACKAGE}.tables", f"{PACKAGE}.plots")) else \
             f"the benchmarks import {target} (concept modules only)"
-    if module in PRESENTATION:
+    if presentation(module):
         return None if not target.startswith(f"{PACKAGE}.bench") else f"{module} imports {target}"
     if lower:
         return f"{module} imports {target} (only tables, plots, citable and bench import those)"

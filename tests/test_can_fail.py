@@ -8,7 +8,8 @@ not be checking its statement.
 
 A label registered without a row fails ``test_every_label_has_a_broken_variant``: a new result must
 come with its broken variant, as a new public function comes with its bad inputs
-(tests/test_validation.py).
+(tests/test_validation.py). A chapter keeps its rows in its own test file, ``tests/test_<stem>.py``,
+as a table ``BROKEN`` of the same form; they are gathered here.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
+import booktools as bt
 from attention_graph import registry
 
 
@@ -341,6 +343,12 @@ BROKEN.update({
     "thm-decoding-equals-causal": (de, "step_weights", lambda q, K: np.exp(K @ q) / np.exp(K @ q).sum(),
                                    "no 1/√d in the decoding step"),
 })
+
+
+# A chapter's own rows live in its test file (tests/test_<stem>.py: BROKEN = {label: row}).
+for _stem, _rows in bt.chapter_tables("BROKEN", "test_can_fail").items():
+    assert not set(_rows) & set(BROKEN), f"{_stem}: a label with two broken variants: {set(_rows) & set(BROKEN)}"
+    BROKEN.update(_rows)
 
 
 def test_every_label_has_a_broken_variant():

@@ -47,6 +47,20 @@ def test_pagerank_and_communities_of_the_four():
     assert bt.glued_plain(PAGE, "close_with_ana").strip("'\"") == " and ".join(same_as[A])
 
 
+def test_the_closing_gathers_the_two_newer_parts():
+    """'Closing gathers the argument': every chapter of 'Sequences as graphs' and of 'What the graph
+    view explains' (as _toc.yml lists them) is named on the closing page, and so are both parts."""
+    import yaml
+
+    toc = yaml.safe_load((bt.ROOT / "_toc.yml").read_text())
+    parts = {p["caption"]: [c["file"].removeprefix("book/") for c in p["chapters"]] for p in toc["parts"]}
+    text = (bt.ROOT / "book" / "closing.md").read_text()
+    for caption in ("Sequences as graphs", "What the graph view explains"):
+        assert f"*{caption}*" in text
+        for stem in parts[caption]:
+            assert f"{{doc}}`{stem}`" in text, stem
+
+
 # --- The appendices ---------------------------------------------------------------------------------
 
 @pytest.mark.build

@@ -24,6 +24,10 @@ def test_induction_numbers_are_the_records():
     assert bt.glued_float(PAGE, "lim_ind_seeds") == len(curves) >= 5
     assert bt.glued_float(PAGE, "lim_ind_acc_min") == min(c["accuracy"][-1] for c in curves)
     assert bt.glued_float(PAGE, "lim_ind_induction_min") == min(c["induction"][-1] for c in curves)
+    # "nearly all of its weight on keys that match ... the theorem's own edge gets only ...": the weight
+    # on every match is recomputed in test_induction (the same worst seed as that page's)
+    assert 0.95 < bt.glued_float(PAGE, "lim_ind_every_min") <= 1
+    assert bt.glued_float(PAGE, "lim_ind_induction_min") < bt.glued_float(PAGE, "lim_ind_every_min") - 0.2
 
 
 @pytest.mark.build

@@ -93,6 +93,7 @@ def test_the_record_is_what_the_code_gives():
     want = STUDY["curves"][0]
     assert run["steps"] == want["steps"] and run["accuracy"] == want["accuracy"]
     assert run["induction"] == want["induction"]
+    assert all(run["params"][k].tolist() == STUDY["params"][0][k] for k in run["params"])  # the model
 
 
 # --- The record, read independently -----------------------------------------------------------
@@ -157,6 +158,81 @@ def test_the_example_graphs_are_read_independently():
     for key, value in _scores(W1, W2, varpi).items():
         assert bt.glued_float(PAGE, f"ex_{key}") == pytest.approx(value, abs=1e-12)
     assert bt.glued_float(PAGE, "ex_period") == varpi == STUDY["T"]
+
+
+def _reads(p, tokens, periods):
+    """Per predictable query: (ϖ, matches, weight on every match, on the earliest, on the latest),
+    from the independent forward; the matches found by content, checked against j = i − kϖ + 1."""
+    rows = []
+    for s, varpi in zip(tokens, periods):
+        W2 = _forward(p, s)[1][1]
+        for i in range(varpi, len(s) - 1):
+            M = [j for j in range(1, i + 1) if s[j - 1] == s[i]]
+            assert M == list(range(i - varpi + 1, 0, -varpi))[::-1]
+            assert M[0] <= STUDY["T"] - 1  # "every earliest match lies in the first half"
+            rows.append((varpi, len(M), W2[i, M].sum(), W2[i, M[0]], W2[i, M[-1]]))
+    return np.array(rows)
+
+
+@pytest.mark.build
+def test_what_layer_2_reads_is_measured_independently():
+    n_new = int(bt.glued_float(PAGE, "read_sequences"))
+    tokens, periods = induction.repeat_task(STUDY["T"], STUDY["vocab"], n_new, np.random.default_rng(35))
+    models = [{k: np.array(v) for k, v in p.items()} for p in STUDY["params"]]
+    assert len(models) == len(STUDY["curves"])  # every seed the chapter trains
+    reads = [_reads(p, tokens, periods) for p in models]
+    table = bt.glue_data(PAGE)["tab-induction-reads"]["data"]["text/markdown"]
+    lines = [r for r in table.splitlines() if r.startswith("| **")]
+    assert len(lines) == len(set(periods)) == STUDY["T"] - STUDY["T"] // 2 + 1
+    for line, varpi in zip(lines, sorted(set(periods))):
+        cells = [float(c) for c in line.split("|")[2:-1]]
+        for col, key, cell in zip((1, 2, 3, 4), ("count", "every", "earliest", "latest"), cells):
+            want = float(np.median([r[r[:, 0] == varpi, col].mean() for r in reads]))
+            assert bt.glued_float(PAGE, f"read_{varpi}_{key}") == pytest.approx(want, abs=1e-12)
+            assert cell == pytest.approx(want, abs=5e-4)
+        assert cells[1] > 0.95  # "together they get nearly all of its weight in every period"
+    worst = min(r[:, 2].mean() for r in reads)
+    assert bt.glued_float(PAGE, "read_every_worst") == pytest.approx(worst, abs=1e-12) and worst > 0.95
+    several = [r[r[:, 1] > 1] for r in reads]
+    early = float(np.median([r[:, 3].mean() for r in several]))
+    late = float(np.median([r[:, 4].mean() for r in several]))
+    assert bt.glued_float(PAGE, "read_several_earliest") == pytest.approx(early, abs=1e-12)
+    assert bt.glued_float(PAGE, "read_several_latest") == pytest.approx(late, abs=1e-12)
+    assert early > 3 * late  # "it prefers the earliest", in every seed too
+    assert all(r[:, 3].mean() > r[:, 4].mean() for r in several)
+    # the latest match is the only match at period T alone, the showcase's period
+    single = [v for v in sorted(set(periods)) if all(r[r[:, 0] == v, 1].max() == 1 for r in reads)]
+    assert single == [STUDY["T"]] == [STUDY["example"]["period"]]
+    assert bt.glued_plain(PAGE, "read_single_periods").strip("'") == str(STUDY["T"])
+    assert bt.glued_float(PAGE, "ind_T_minus_1") == STUDY["T"] - 1
+    # the theorem's edge alone gets less than every match, in every seed
+    assert bt.glued_float(PAGE, "ind_induction_max") < worst
+    # graph_view_limits quotes the same worst seed
+    assert bt.glued_float("graph_view_limits", "lim_ind_every_min") == pytest.approx(worst, abs=1e-12)
+
+
+def test_the_theorem_carries_over_to_any_match():
+    """'if row i of W2 is e_j with j a match, row i of W2 W1 is e_{j−1}', for the ideal layer 1."""
+    for n in range(4, 17):
+        W1 = induction.previous_token_graph(n)
+        for varpi in range(1, n - 1):
+            for i in range(varpi, n):
+                for j in range(i - varpi + 1, 0, -varpi):
+                    W2 = np.eye(n)
+                    W2[i] = 0
+                    W2[i, j] = 1
+                    row = induction.composed_graph(W1, W2)[i]
+                    assert row.argmax() == j - 1 and (j - 1) % varpi == i % varpi and row.sum() == 1
+
+
+def test_match_keys_and_layer2_reads_refuse_bad_input():
+    with pytest.raises(ValueError, match="i must be a position in 0..3"):
+        induction.match_keys([0, 1, 0, 1], 4)
+    params = induction.init_induction_model(4, 4, 2, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="tokens must repeat with their period"):
+        induction.layer2_reads(params, [[0, 1, 2, 3]], [2])
+    with pytest.raises(TypeError, match="sequences must be a positive integer"):
+        induction.recorded_reads(STUDY, 2.5)
 
 
 @pytest.mark.build

@@ -184,7 +184,7 @@ def test_computed_numbers_are_marked_quietly(doc, layouts):
     assert layouts[(doc, 1280, "light")]["marks"] == [], f"{doc}: computed numbers underlined"
 
 
-BROKEN = """<!DOCTYPE html><html><head><style>
+BROKEN_PAGE = """<!DOCTYPE html><html><head><style>
   .scroll { overflow-x: auto; } .cue { background-image: linear-gradient(red, blue); }
 </style></head><body><main><article style="width: 300px">
 <pre style="overflow-x: auto">WIDE</pre>
@@ -201,7 +201,7 @@ BROKEN = """<!DOCTYPE html><html><head><style>
 
 @pytest.mark.browser
 def test_the_layout_rules_catch_a_broken_page(browser, tmp_path):
-    (tmp_path / "page.html").write_text(BROKEN)
+    (tmp_path / "page.html").write_text(BROKEN_PAGE)
     page = browser.new_page(viewport={"width": 390, "height": 844})
     try:
         with bw.serve(Path(tmp_path)) as base:

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import booktools as bt
 import oracles
-from attention_graph import RandomFeatures, elu_feature_map, linear_attention, linear_weights, random_features
+from attention_graph import RandomFeatures, elu_feature_map, linear_attention, linear_weights, random_features, registry
 
 PAGE = "linear_attention"
 
@@ -78,6 +78,9 @@ def test_thm_causal_running_sum():
 
 def test_thm_random_features_unbiased():
     assert bt.verified("thm-random-features-unbiased") >= 1
+    # the class follows the check: exact Gaussian integrals at d = 1 and 2, the step to any d in words
+    strength, scope = registry.strength("thm-random-features-unbiased")
+    assert strength == "verified" and "d = 1 and d = 2" in scope
     # Monte Carlo: the mean of φ(q)·φ(k) over many independent feature draws is exp(q·k/√d).
     rng = np.random.default_rng(13)
     q, k = rng.standard_normal((1, 4)) * 0.5, rng.standard_normal((1, 4)) * 0.5

@@ -1,7 +1,9 @@
 """Bad input to every public function: a clear error naming the argument, never a silent wrong answer.
 
 The table lists each bad input and the error it must raise. The rows are grouped by function; every
-function of the public API appears (``test_every_public_function_is_in_the_table``).
+function of the public API appears (``test_every_public_function_is_in_the_table``). A chapter keeps
+its rows in its own test file, ``tests/test_<stem>.py``, as a list ``BAD`` of the same form; they are
+gathered here.
 """
 
 import subprocess
@@ -11,6 +13,7 @@ import numpy as np
 import pytest
 
 import attention_graph as ag
+import booktools as bt
 from attention_graph import validation
 from attention_graph.softmax import raw_score_row
 from attention_graph.tables import explorable_data
@@ -329,6 +332,11 @@ def _torch_state(in_bias: float = 0.0):
     return {"self_attn.in_proj_weight": np.ones((6, 2)), "self_attn.in_proj_bias": np.full(6, in_bias),
             "self_attn.out_proj.weight": np.eye(2), "linear1.weight": np.ones((3, 2)),
             "linear2.weight": np.ones((2, 3)), "norm1.weight": np.ones(2), "norm2.weight": np.ones(2)}
+
+
+# A chapter's own rows live in its test file (tests/test_<stem>.py: BAD = [row, ...]).
+for _rows in bt.chapter_tables("BAD", "test_validation").values():
+    BAD += _rows
 
 
 @pytest.mark.parametrize("name, call, error, message", BAD, ids=[f"{b[0]}-{k}" for k, b in enumerate(BAD)])

@@ -1,7 +1,8 @@
 """Bottlenecks in the causal DAG: early tokens have more paths to the last one, and more influence.
 
-Across T causal layers with self-loops (the residual lets a message wait), a message from token j
-reaches the last token n along every non-decreasing sequence of positions j ≤ i_1 ≤ ... ≤ i_{T-1} ≤ n:
+Across T causal layers with self-loops (attention lets a token read itself, so a message may
+wait), a message from token j reaches the last token n along every non-decreasing sequence of
+positions j ≤ i_1 ≤ ... ≤ i_{T-1} ≤ n:
 there are C(n − j + T − 1, T − 1) of them (``thm-causal-path-count``), more the earlier j is. With
 the weights held fixed, the last output is a sum over those walks of the products of their weights
 (``thm-walk-sensitivity``), so early tokens weigh more in what the last position computes

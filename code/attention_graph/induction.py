@@ -31,7 +31,8 @@ from .validation import as_int, as_matrix
 __all__ = ["repeat_task", "init_induction_model", "induction_forward", "induction_grads",
            "train_induction_model", "induction_study", "head_scores", "composed_graph",
            "previous_token_graph", "induction_graph", "sudden_rise_step",
-           "induction_summary", "circuits", "diagonal_share"]
+           "induction_summary", "circuits", "diagonal_share", "match_keys", "layer2_reads",
+           "reads_by_period", "recorded_reads"]
 
 LAYERS = (1, 2)
 
@@ -177,6 +178,60 @@ def head_scores(W1, W2, varpi: int) -> dict:
             "composed": float(C[rows, rows - varpi].mean())}
 
 
+def match_keys(tokens, i: int) -> np.ndarray:
+    """M(i) = {j ≤ i : tok_{j−1} = tok_i}: the keys whose previous token matches query i. (k,).
+
+    In a sequence of period ϖ they are j = i − ϖ + 1, i − 2ϖ + 1, … ≥ 1: the latest is the edge of
+    thm-induction-composition, the earliest, (i mod ϖ) + 1, lies in the first period.
+    """
+    tokens = np.asarray(tokens)  # (n,)
+    i = as_int(i, "i", low=0, high=len(tokens) - 1, what=f"a position in 0..{len(tokens) - 1}")
+    j = np.arange(1, i + 1)  # (i,): every key with a previous token
+    return j[tokens[j - 1] == tokens[i]]  # (k,)
+
+
+def layer2_reads(params: dict, tokens, periods) -> dict:
+    """Layer 2's weight Σ_{j ∈ M(i)} W⁽²⁾_ij on every match, on the earliest and on the latest,
+    at each predictable query of each sequence; with the query's period and number of matches.
+
+    ``tokens`` (B, n), ``periods`` (B,). Returns arrays (r,), one entry per query.
+    """
+    out: dict = {"period": [], "count": [], "every": [], "earliest": [], "latest": []}
+    for tok, varpi in zip(np.asarray(tokens), np.asarray(periods)):
+        W2 = induction_forward(params, tok)[1][1]["W"]  # (n, n)
+        for i in predictable(len(tok), int(varpi)):
+            M = match_keys(tok, int(i))  # (k,)
+            if len(M) == 0:
+                raise ValueError(f"tokens must repeat with their period; query {i} of a sequence of "
+                                 f"period {varpi} has no match")
+            out["period"].append(int(varpi))
+            out["count"].append(len(M))
+            out["every"].append(W2[i, M].sum())
+            out["earliest"].append(W2[i, M[0]])
+            out["latest"].append(W2[i, M[-1]])
+    return {k: np.array(v) for k, v in out.items()}  # (r,) each
+
+
+def reads_by_period(reads: list) -> dict:
+    """Each model's :func:`layer2_reads` (a list, one per seed), averaged over the queries of each
+    period: ``{period: {"count", "every", "earliest", "latest": (seeds,) arrays}}``."""
+    out = {}
+    for varpi in sorted(set(int(x) for x in reads[0]["period"])):
+        out[varpi] = {k: np.array([r[k][r["period"] == varpi].mean() for r in reads])  # (seeds,)
+                      for k in ("count", "every", "earliest", "latest")}
+    return out
+
+
+def recorded_reads(study: dict, sequences: int = 400, seed: int = 35) -> list:
+    """:func:`layer2_reads` of each seed's recorded model (an :func:`induction_study` record) on
+    ``sequences`` new sequences of the task, drawn from ``default_rng(seed)``: one dict per seed."""
+    sequences = as_int(sequences, "sequences")
+    tokens, periods = repeat_task(study["T"], study["vocab"], sequences,
+                                  np.random.default_rng(seed))  # (sequences, n), (sequences,)
+    trained = [{k: np.array(v) for k, v in p.items()} for p in study["params"]]  # one model per seed
+    return [layer2_reads(p, tokens, periods) for p in trained]
+
+
 def mean_head_scores(params: dict, tokens, periods) -> dict:
     """:func:`head_scores` of the trained model, averaged over the sequences."""
     scores = []
@@ -241,7 +296,8 @@ def sudden_rise_step(steps, accuracy, level: float = 0.5) -> int:
 def induction_study(seeds: int = 5, steps: int = 300, **kwargs) -> dict:
     """:func:`train_induction_model` from seeds 0..seeds−1: every curve, the final accuracies and
     head scores, seed 0's two attention graphs on its first held-out sequence of period T and its
-    two circuits, and each seed's :func:`diagonal_share` of both circuits."""
+    two circuits, each seed's :func:`diagonal_share` of both circuits, and each seed's trained
+    parameters (for the page's measurements on new sequences)."""
     runs = [train_induction_model(seed, steps=steps, **kwargs) for seed in range(seeds)]
     first = runs[0]
     tokens, periods = first["test"]
@@ -255,7 +311,8 @@ def induction_study(seeds: int = 5, steps: int = 300, **kwargs) -> dict:
             "example": {"tokens": [int(t) for t in tokens[k]], "period": int(periods[k]),
                         "W1": caches[0]["W"].tolist(), "W2": caches[1]["W"].tolist(),
                         "qk": qk_ov[0]["qk"].tolist(), "ov": qk_ov[0]["ov"].tolist()},
-            "diagonal_share": [{k: diagonal_share(c[k]) for k in ("qk", "ov")} for c in qk_ov]}
+            "diagonal_share": [{k: diagonal_share(c[k]) for k in ("qk", "ov")} for c in qk_ov],
+            "params": [{name: p.tolist() for name, p in run["params"].items()} for run in runs]}
 
 
 # --------------------------------------------------------------------------------------------------

@@ -300,7 +300,9 @@ def standard_normal_density(x):
 
 
 @derivation("thm-random-features-unbiased",
-            strength="proved", scope="for general q, k in any dimension d and any F (Gaussian integrals)")
+            strength="verified",
+            scope="for general q, k in d = 1 and d = 2 (the Gaussian integrals in SymPy) and any F; "
+                  "the step to any d, by independent coordinates, is argued in the proof")
 def _check_random_features_unbiased():
     # E_ξ[exp(ξ q − q²/2) exp(ξ k − k²/2)] = exp(q k) for ξ ~ N(0, 1): one Gaussian integral.
     xi, q, k = sp.symbols("xi q k", real=True)
@@ -311,6 +313,13 @@ def _check_random_features_unbiased():
     mgf = sp.integrate(sp.exp(xi * s) * density, (xi, -sp.oo, sp.oo))  # E[exp(ξ s)], Gaussian
     yield sp.Eq(mgf, sp.exp(s**2 / 2))
     yield sp.Eq(mgf.subs(s, q + k) * sp.exp(-(q**2 + k**2) / 2), sp.exp(q * k))
+    # d = 2, exactly: the double integral of the features' product against the density of N(0, I_2).
+    x1, x2, q1, q2, k1, k2 = sp.symbols("xi1 xi2 q1 q2 k1 k2", real=True)
+    E2 = (sp.exp(x1 * q1 + x2 * q2 - (q1**2 + q2**2) / 2) * sp.exp(x1 * k1 + x2 * k2 - (k1**2 + k2**2) / 2)
+          * standard_normal_density(x1) * standard_normal_density(x2))
+    for x in (x1, x2):
+        E2 = sp.integrate(sp.expand_power_exp(sp.powsimp(E2)), (x, -sp.oo, sp.oo), conds="none")
+    yield sp.simplify(E2 - sp.exp(q1 * k1 + q2 * k2)) == 0
     # In d dimensions, ξ ~ N(0, I_d) has independent coordinates, and the exponent of the features'
     # product, ξ·q − ‖q‖²/2 + ξ·k − ‖k‖²/2, is a sum over the coordinates c of the one-dimensional
     # exponents; since a product of exponentials is the exponential of the sum, the integrand is a

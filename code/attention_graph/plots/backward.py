@@ -1,0 +1,79 @@
+"""The figures of the chapter ``book/backward.md``, drawn from the package's own arrays."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .style import finish
+
+
+def plot_backward_graph():
+    """The computation graph of attention: forward arrows (black) and the gradients flowing back (red).
+
+    Nodes Q, K, V, S, W, Y and the loss 𝒥; each backward arrow is labelled with the equation of
+    ``book/backward.md`` that carries the gradient along it.
+    """
+    pos = {"Q": (0.0, 2.3), "K": (0.0, 0.3), "S": (2.3, 1.3), "W": (4.3, 1.3), "V": (4.3, -0.7),
+           "Y": (6.2, 0.3), "L": (7.9, 0.3)}
+    names = {"Q": "$Q$", "K": "$K$", "V": "$V$", "S": "$S$", "W": "$W$", "Y": "$Y$",
+             "L": r"loss $\mathcal{J}$"}
+    forward = [("Q", "S"), ("K", "S"), ("S", "W"), ("W", "Y"), ("V", "Y"), ("Y", "L")]
+    backward = [("L", "Y", r"$\mathrm{d}Y$"), ("Y", "W", r"$\mathrm{d}W = \mathrm{d}Y\,V^\top$"),
+                ("Y", "V", r"$\mathrm{d}V = W^\top \mathrm{d}Y$"), ("W", "S", r"$\mathrm{d}S$"),
+                ("S", "Q", r"$\mathrm{d}Q = \mathrm{d}S\,K/\sqrt{d}$"),
+                ("S", "K", r"$\mathrm{d}K = \mathrm{d}S^\top Q/\sqrt{d}$")]
+    fig, ax = plt.subplots(figsize=(7.4, 3.9))
+    for a, b in forward:
+        ax.annotate("", xy=pos[b], xytext=pos[a],
+                    arrowprops=dict(arrowstyle="-|>", color="black", lw=1.3, shrinkA=17, shrinkB=17,
+                                    connectionstyle="arc3,rad=0.12"))
+    for a, b, label in backward:
+        ax.annotate("", xy=pos[b], xytext=pos[a],
+                    arrowprops=dict(arrowstyle="-|>", color="tab:red", lw=1.3, ls="--", shrinkA=17,
+                                    shrinkB=17, connectionstyle="arc3,rad=0.12"))
+        mid = 0.5 * (np.array(pos[a]) + np.array(pos[b]))  # (2,)
+        d = np.array(pos[b]) - np.array(pos[a])  # (2,)
+        side = np.array([-d[1], d[0]]) / (np.linalg.norm(d) or 1.0)
+        ax.text(*(mid + 0.42 * side), label, color="tab:red", ha="center", va="center", fontsize=10,
+                bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.85))
+    for key, (x, y) in pos.items():
+        ax.text(x, y, names[key], ha="center", va="center", fontsize=12,
+                bbox=dict(boxstyle="round,pad=0.35", fc="white", ec="black"))
+    ax.plot([], [], "-", color="black", label="forward: computes")
+    ax.plot([], [], "--", color="tab:red", label="backward: the gradient of $L$")
+    ax.legend(frameon=False, fontsize=9, loc="upper right")
+    ax.set_xlim(-0.6, 8.7)
+    ax.set_ylim(-1.3, 2.8)
+    ax.axis("off")
+    return finish(fig)
+
+
+def plot_backward_benchmark(results: dict):
+    """Peak memory (traced, above the inputs) and time of the dense and blockwise backward against n.
+
+    ``results`` is the ``"results"`` entry of ``attention_graph/data/bench_backward.json``; the
+    dense peak extrapolated to the target n is drawn as an open marker.
+    """
+    fig, (ax_mem, ax_time) = plt.subplots(1, 2, figsize=(8.0, 3.6))
+    target = results["target"]
+    for method, marker in (("dense", "o-"), ("blockwise", "s-")):
+        cases = sorted((c for c in results["cases"] if c["method"] == method), key=lambda c: c["n"])
+        n = [c["n"] for c in cases]
+        label = method if method == "dense" else f"blockwise, block size {results['block_size']}"
+        ax_mem.loglog(n, [c["traced_mb"] for c in cases], marker, label=label)
+        ax_time.loglog(n, [c["seconds"] for c in cases], marker, label=label)
+    ax_mem.loglog([target["dense_extrapolated_from_n"], target["n"]],
+                  [target["dense_bytes_per_entry"] * target["dense_extrapolated_from_n"]**2 / 2**20,
+                   target["dense_extrapolated_mb"]], "o:", mfc="none", color="tab:blue",
+                  label=r"dense, extrapolated as $c\,n^2$")
+    ax_mem.axhline(target["target_mb"], color="tab:red", lw=0.8, ls="--",
+                   label=f"target at n = {target['n']}")
+    n_all = sorted({c["n"] for c in results["cases"]})
+    for ax, ylabel in ((ax_mem, "peak memory above the inputs (MiB)"), (ax_time, "time (s)")):
+        ax.set_xlabel("n (queries = keys)")
+        ax.set_ylabel(ylabel)
+        ax.set_xticks(n_all, [str(x) for x in n_all])
+        ax.minorticks_off()
+        ax.legend(frameon=False, fontsize=8)
+    return finish(fig)

@@ -1,0 +1,133 @@
+"""Drawings that several chapters share: the attention graph, the heat map, the layouts, side-by-side graph panels."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import networkx as nx
+import numpy as np
+from matplotlib.patches import Circle, FancyArrowPatch
+
+from .style import finish
+
+
+def plot_heatmap(graph, ax=None, *, title: str | None = None, fmt: str = "{:.3f}", cmap: str = "Blues",
+                 vmax: float | None = None, fontsize: float = 9):
+    """Heatmap of an :class:`AttentionGraph`'s W with each value printed in its cell.
+
+    Rows are the node attending (query i), columns the node it attends to (key j). Panels
+    that are compared pass one ``vmax``, so that they share a colour scale (from 0).
+    """
+    own = ax is None
+    if own:
+        fig, ax = plt.subplots(figsize=(1.1 * graph.n + 1.6, 1.0 * graph.n + 1.0))
+    W = graph.W
+    vmax = max(float(W.max()), 1e-12) if vmax is None else float(vmax)
+    ax.imshow(W, cmap=cmap, vmin=0.0, vmax=vmax)
+    for (i, j), w in np.ndenumerate(W):
+        ax.text(j, i, fmt.format(w), ha="center", va="center", fontsize=fontsize,
+                color="white" if w > 0.6 * vmax else "black")
+    ax.set_xticks(range(graph.n), graph.labels, rotation=0)
+    ax.set_yticks(range(graph.n), graph.labels)
+    ax.set_xlabel("j (key: attended to)")
+    ax.set_ylabel("i (query: attends)")
+    if title:
+        ax.set_title(title)
+    return finish(ax.figure, own)
+
+
+def circle_layout(n: int):
+    """Positions of n nodes evenly on the unit circle, the first at the top, clockwise. (n, 2)."""
+    angles = np.pi / 2 - 2 * np.pi * np.arange(n) / n  # (n,)
+    return np.column_stack([np.cos(angles), np.sin(angles)])  # (n, 2)
+
+
+def club_layout() -> np.ndarray:
+    """Deterministic 2-d positions of the 34 members for the figures (Kamada–Kawai). Shape (34, 2)."""
+    G = nx.karate_club_graph()
+    pos = nx.kamada_kawai_layout(G)
+    return np.array([pos[v] for v in sorted(G.nodes)])  # (34, 2)
+
+
+def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, min_weight: float = 0.0,
+                         show_weights: bool = False, fmt: str = "{:.2f}", node_radius: float = 0.17,
+                         highlight: int | None = None, fontsize: float = 10):
+    """Draw an :class:`AttentionGraph`: for every weight W[i, j] an arrow from j to i, the way v_j flows.
+
+    Width and opacity grow with W[i, j]. Self-loops are drawn as circles just outside their node,
+    sized like the edges by W[i, i]. The two arrows between a pair bend to opposite sides, so the
+    asymmetry of W stays visible. With ``show_weights`` each weight is printed on its arrow near the
+    node that receives the message (the head, node i), so the number beside node i is always a
+    weight of row i. With ``highlight`` = i only the messages into node i are coloured (and
+    labelled); the other arrows are drawn faint grey.
+    """
+    own = ax is None
+    if own:
+        fig, ax = plt.subplots(figsize=(5.0, 5.0))
+    pos = circle_layout(graph.n) if pos is None else np.asarray(pos, dtype=float)  # (n, 2)
+    if pos.shape != (graph.n, 2):
+        raise ValueError(f"pos must have shape ({graph.n}, 2); got {pos.shape}")
+    wmax = max(float(graph.W.max()), 1e-12)
+    center = pos.mean(axis=0)  # (2,)
+    r, rad = float(node_radius), 0.15
+    label_box = dict(boxstyle="round,pad=0.12", fc="white", ec="none", alpha=0.85)
+    for i, j, w in graph.edges(tol=min_weight):
+        alpha = 0.15 + 0.85 * w / wmax
+        width = 0.5 + 5.0 * w / wmax
+        color, label = "tab:blue", show_weights
+        if highlight is not None and i != highlight:
+            color, alpha, label = "0.6", 0.1 + 0.3 * w / wmax, False
+        if i == j:
+            out = pos[i] - center  # (2,)
+            out = out / (np.linalg.norm(out) or 1.0)
+            loop = 0.11
+            ax.add_patch(Circle(pos[i] + (r + loop) * out, loop, fill=False, lw=width, alpha=alpha,
+                                color=color, zorder=1))
+            if label:
+                ax.text(*(pos[i] + (r + 2 * loop + 0.11) * out), fmt.format(w), ha="center",
+                        va="center", fontsize=fontsize, bbox=label_box, zorder=5)
+            continue
+        a, b = pos[j], pos[i]  # (2,), (2,): the message leaves j and arrives at i
+        dx, dy = b - a
+        ctrl = (a + b) / 2 + rad * np.array([dy, -dx])  # arc3's control point, (2,)
+        start = a + r * (ctrl - a) / np.linalg.norm(ctrl - a)  # leave the node's rim towards ctrl
+        end = b + r * (ctrl - b) / np.linalg.norm(ctrl - b)  # arrive at the rim from ctrl
+        ax.add_patch(FancyArrowPatch(start, end, connectionstyle=f"arc3,rad={rad}",
+                                     arrowstyle="-|>", mutation_scale=10 + 6 * w / wmax,
+                                     lw=width, alpha=alpha, color=color,
+                                     shrinkA=0, shrinkB=2, zorder=2))
+        if label:
+            s_ = 0.7  # along the quadratic Bezier from j, so near the head i
+            sx, sy = end - start
+            c2 = (start + end) / 2 + rad * np.array([sy, -sx])
+            p = (1 - s_) ** 2 * start + 2 * s_ * (1 - s_) * c2 + s_**2 * end
+            ax.text(*p, fmt.format(w), ha="center", va="center", fontsize=fontsize, bbox=label_box,
+                    zorder=5)
+    for k, ((x, y), name) in enumerate(zip(pos, graph.labels)):
+        ring = "tab:blue" if k == highlight else "black"
+        ax.add_patch(Circle((x, y), r, color="white", ec=ring, lw=2.0 if k == highlight else 1.0, zorder=3))
+        ax.text(x, y, name, ha="center", va="center", fontsize=fontsize, zorder=4)
+    margin = r + 0.5 if show_weights else r + 0.3
+    ax.set_xlim(pos[:, 0].min() - margin, pos[:, 0].max() + margin)
+    ax.set_ylim(pos[:, 1].min() - margin, pos[:, 1].max() + margin)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    if title:
+        ax.set_title(title)
+    return finish(ax.figure, own)
+
+
+def graph_panels(graphs, titles, *, highlight=None, columns: int = 1, panel: float = 4.6,
+                  fontsize: float = 11):
+    """Attention graphs of the same nodes in a grid of ``columns``, at the same positions, titled below."""
+    rows = -(-len(graphs) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(panel * columns, (panel - 0.3) * rows), squeeze=False)
+    pos = circle_layout(graphs[0].n)  # (n, 2), the same places in every panel
+    for ax, graph, title in zip(axes.flat, graphs, titles):
+        plot_attention_graph(graph, ax, pos=pos, show_weights=True, min_weight=1e-12,
+                             highlight=highlight, fontsize=fontsize, node_radius=0.2)
+        ax.text(0.5, -0.01, title, transform=ax.transAxes, ha="center", va="top", fontsize=fontsize + 1)
+    for ax in axes.flat[len(graphs):]:
+        ax.axis("off")
+    fig = finish(fig, own=True)
+    fig.subplots_adjust(hspace=0.12)  # room for the titles under the panels
+    return fig

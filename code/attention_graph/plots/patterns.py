@@ -1,0 +1,44 @@
+"""The figures of the chapter ``book/patterns.md``, drawn from the package's own arrays."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .style import finish
+
+
+def plot_patterns(patterns: dict, n: int):
+    """Each pattern's (n, n) mask as a black-and-white grid: row i = query, column j = key."""
+    cols = min(len(patterns), 3)  # at most three a row, so that the names stay legible
+    rows = -(-len(patterns) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(1.6 * cols, 2.0 * rows), squeeze=False)
+    for ax in axes.flat[len(patterns):]:
+        ax.axis("off")
+    for ax, (name, E) in zip(axes.flat, patterns.items()):
+        M = np.zeros((n, n), dtype=bool)  # (n, n)
+        M[E[:, 0], E[:, 1]] = True
+        ax.imshow(M, cmap="Greys", vmin=0, vmax=1, interpolation="nearest")
+        ax.set_title(name, fontsize=8)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    return finish(fig)
+
+
+def plot_pattern_scaling(comparison: dict):
+    """Edges (log-log) and maximum path length against n, one line per pattern."""
+    fig, (ax_e, ax_d) = plt.subplots(1, 2, figsize=(8.0, 3.5))
+    markers, styles = "os^vDx", ["-", "--", "-", "-", "-", "--"]
+    for marker, style, (name, by_n) in zip(markers, styles, comparison.items()):
+        ns = sorted(by_n)
+        ax_e.loglog(ns, [by_n[n]["edges"] for n in ns], marker + style, label=name, mfc="none")
+        ax_d.loglog(ns, [by_n[n]["max_path"] for n in ns], marker + style, label=name, mfc="none")
+    for ax in (ax_e, ax_d):
+        ax.set_xticks(ns, [str(n) for n in ns])
+        ax.minorticks_off()
+    ax_e.set_xlabel("tokens n")
+    ax_e.set_ylabel("edges of one layer")
+    ax_d.set_xlabel("tokens n")
+    ax_d.set_ylabel("maximum path length (layers)")
+    ax_d.legend(frameon=False, fontsize=8)
+    return finish(fig)

@@ -1,0 +1,36 @@
+"""The figures of the chapter ``book/positional.md``, drawn from the package's own arrays."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .style import finish
+
+
+def plot_cycle_encodings(P, frequencies, coefficients):
+    """The columns of a cycle's Laplacian encoding P (n, k) as dots, each on its fitted sinusoid.
+
+    ``frequencies[c]`` is the χ of column c and ``coefficients[c]`` the (ψ₁, ψ₂) with
+    P[:, c] = ψ₁ cos(2π χ j / n) + ψ₂ sin(2π χ j / n); the curve is drawn for continuous j.
+    """
+    n, k = P.shape
+    cols = k if k <= 3 else 2  # at most three panels a row, so that the text stays legible
+    rows = -(-k // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.4 * rows), sharex=True, sharey=True,
+                             squeeze=False)
+    for ax in axes.flat[k:]:
+        ax.axis("off")
+    x = np.linspace(0, n, 400)  # (400,)
+    for c, ax in enumerate(axes.flat[:k]):
+        chi, (psi_1, psi_2) = frequencies[c], coefficients[c]
+        theta = 2 * np.pi * chi * x / n  # (400,)
+        ax.plot(x, psi_1 * np.cos(theta) + psi_2 * np.sin(theta), "-", color="grey", lw=1)
+        ax.plot(np.arange(n), P[:, c], "o", ms=4, color="tab:blue")
+        ax.axhline(0, color="black", lw=0.5)
+        ax.set_title(f"column {c + 1} ($\\chi$ = {chi})", fontsize=9)
+    for ax in axes[-1, :]:
+        ax.set_xlabel("position $j$")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("encoding")
+    return finish(fig)

@@ -1,0 +1,64 @@
+"""The figures of the chapter ``book/sequence_positions.md``, drawn from the package's own arrays."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import networkx as nx
+import numpy as np
+
+from .graphs import club_layout
+from .style import finish
+
+
+def plot_offset_kernel(G, offsets, kernel):
+    """Left: the Gram matrix PE PEᵀ of the sinusoidal encodings (n, n); right: its value against i − j."""
+    fig, (ax_g, ax_k) = plt.subplots(1, 2, figsize=(8.4, 3.4))
+    im = ax_g.imshow(G, cmap="viridis")
+    fig.colorbar(im, ax=ax_g, fraction=0.046, pad=0.04, label=r"$\mathrm{PE}_i \cdot \mathrm{PE}_j$")
+    ax_g.set_xlabel("position j")
+    ax_g.set_ylabel("position i")
+    ax_k.plot(offsets, kernel, "-", color="tab:blue", lw=1.2)
+    ax_k.set_xlabel("offset i − j")
+    ax_k.set_ylabel(r"$\mathrm{PE}_i \cdot \mathrm{PE}_j$")
+    ax_k.axhline(0, color="black", lw=0.5)
+    return finish(fig)
+
+
+def plot_score_panels(panels: dict, *, xlabel="key position j", ylabel="query position i"):
+    """Heatmaps of score matrices side by side, on one shared colour scale (−∞ entries blank)."""
+    mats = [np.where(np.isfinite(M), M, np.nan) for M in panels.values()]
+    lo = min(float(np.nanmin(M)) for M in mats)
+    hi = max(float(np.nanmax(M)) for M in mats)
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.4 * len(panels) + 0.8, 3.3))
+    axes = np.atleast_1d(axes)
+    for ax, (title, M) in zip(axes, zip(panels, mats)):
+        im = ax.imshow(M, cmap="viridis", vmin=lo, vmax=hi)
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel(xlabel)
+    axes[0].set_ylabel(ylabel)
+    fig.colorbar(im, ax=list(axes), fraction=0.046, pad=0.04)
+    plt.close(fig)  # no tight_layout: it would not leave room for the shared colour bar
+    return finish(fig, own=False)
+
+
+def plot_club_distance_bias(A, weights: dict, query: int):
+    """The karate club, each member coloured by the weight query ``query`` gives it; one panel per
+    entry of ``weights`` (name: (n,) row of W), on one shared colour scale."""
+    pos = club_layout()  # (34, 2)
+    G = nx.from_numpy_array(np.asarray(A))
+    others = np.arange(len(pos)) != query  # (34,): the query's own weight is left out of the scale
+    vmax = max(float(np.max(np.asarray(w)[others])) for w in weights.values())
+    fig, axes = plt.subplots(1, len(weights), figsize=(4.2 * len(weights), 4.0))
+    axes = np.atleast_1d(axes)
+    for ax, (title, w) in zip(axes, weights.items()):
+        nx.draw_networkx_edges(G, {v: pos[v] for v in G.nodes}, ax=ax, width=0.5, alpha=0.4)
+        sc = ax.scatter(pos[others, 0], pos[others, 1], c=np.asarray(w)[others], cmap="Blues", vmin=0, vmax=vmax,
+                        s=90, edgecolors="black", linewidths=0.5, zorder=3)
+        ax.scatter([pos[query, 0]], [pos[query, 1]], s=90, color="white", edgecolors="black", lw=0.5, zorder=3)
+        ax.scatter([pos[query, 0]], [pos[query, 1]], s=260, facecolors="none", edgecolors="tab:red", lw=1.6,
+                   zorder=4)
+        ax.set_title(title, fontsize=9)
+        ax.axis("off")
+    fig.colorbar(sc, ax=list(axes), fraction=0.03, pad=0.02, label=f"weight member {query} gives")
+    plt.close(fig)  # no tight_layout: it would not leave room for the shared colour bar
+    return finish(fig, own=False)

@@ -1,0 +1,70 @@
+"""The figures of the chapter ``book/sinks.md``, drawn from the package's own arrays."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .style import finish
+
+
+def plot_causal_reach(in_degree, in_strength, rank):
+    """The causal graph on n tokens: how many queries see each key (left); the in-strength and the
+    PageRank of each key under uniform causal attention (right)."""
+    in_degree, in_strength, rank = (np.asarray(x, dtype=float) for x in (in_degree, in_strength, rank))
+    n = len(in_degree)
+    j = np.arange(1, n + 1)  # (n,): 1-based positions
+    fig, (a, b) = plt.subplots(1, 2, figsize=(7.0, 3.0))
+    a.bar(j, in_degree, color="tab:blue")
+    a.set_xlabel("key position j")
+    a.set_ylabel("queries that see j")
+    a.set_title("in-degree in the causal graph", fontsize=9)
+    b.bar(j - 0.2, in_strength / n, width=0.4, color="tab:orange", label="in-strength / n")
+    b.bar(j + 0.2, rank, width=0.4, color="tab:green", label="PageRank")
+    b.set_xlabel("key position j")
+    b.set_title("uniform causal attention", fontsize=9)
+    b.legend(frameon=False, fontsize=8)
+    for ax in (a, b):
+        ax.set_xticks(j[::2])
+    return finish(fig)
+
+
+def plot_sink_forming(results: dict):
+    """The in-strength of the first positions over training, one line per seed, from the sinks
+    benchmark record: without a sink token (left, the first token) and with one (right, the sink
+    token and the first content token). Shared y-axis."""
+    fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.2), sharey=True)
+    n = results["n"]
+    harmonic = float(np.sum(1.0 / np.arange(1, n + 1)))
+    for ax, variant in zip(axes, ("plain", "sink token")):
+        for k, run in enumerate(results["runs"][variant]):
+            s = np.array([r["in_strength"] for r in run["readouts"]])  # (checkpoints, n or n + 1)
+            ax.plot(run["steps"], s[:, 0], "-", color="tab:blue", lw=1, alpha=0.8,
+                    label=("first token" if variant == "plain" else "sink token") if k == 0 else None)
+            if variant == "sink token":
+                ax.plot(run["steps"], s[:, 1], "--", color="tab:orange", lw=1, alpha=0.8,
+                        label="first content token" if k == 0 else None)
+        ax.axhline(harmonic, color="grey", ls=":", lw=0.8, label="uniform: $H_n$")
+        ax.set_xlabel("Adam step")
+        ax.set_title("no sink token" if variant == "plain" else "with a sink token", fontsize=9)
+        ax.legend(frameon=False, fontsize=7)
+    axes[0].set_ylabel("in-strength $s_{\\mathrm{in}}$")
+    return finish(fig)
+
+
+def plot_sink_graphs(W_plain, W_sink):
+    """The trained mean attention without and with a sink token, one colour scale (0 to 1).
+
+    Rows are queries i, columns keys j: a message flows from key j to query i."""
+    fig, (a, b, cax) = plt.subplots(1, 3, figsize=(7.0, 3.4),
+                                    gridspec_kw={"width_ratios": [1, 1, 0.05]})
+    for ax, W, title in zip((a, b), (W_plain, W_sink), ("no sink token", "with a sink token (position 0)")):
+        W = np.asarray(W, dtype=float)  # (n, n)
+        im = ax.imshow(W, cmap="Blues", vmin=0.0, vmax=1.0)
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("j (key)")
+        ax.set_ylabel("i (query)")
+        ax.set_xticks(range(0, len(W), 2))
+        ax.set_yticks(range(0, len(W), 2))
+    fig.colorbar(im, cax=cax, label="$W_{ij}$")
+    return finish(fig)
