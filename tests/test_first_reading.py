@@ -1,0 +1,268 @@
+"""The first-reading path (book/_ext/first_reading.py): every chapter opens with a plain-words summary
+beside its key figure, and one switch in the header hides what a first reading skips.
+
+On the sources (no build): every content chapter, the pages of ``_toc.yml`` before the appendices,
+the introduction included, opens right under its title with a ``{summary}`` of fewer than 80 words,
+in words (no formula, no glued number), beside a figure the page glues.
+
+In Chromium (marked ``browser``): the switch is one button in the page header, named "First
+reading", with its state in ``aria-pressed``; Tab reaches it and shows a focus ring, Enter and Space
+work it. On, a page hides its proofs, class badges, "How this page is checked" block and technical
+asides; off, it shows them again; the choice holds on the next page; printed, a page shows
+everything whatever the switch says. The switch keeps its contrast in light and dark mode, on and
+off. The summary sits beside its figure at 1280 px and above it at 390 px, where nothing pushes the
+page sideways; its text keeps its contrast (light at 1280 px, dark at 390 px).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from visits import script
+
+ROOT = Path(__file__).resolve().parents[1]
+LIMIT = 80  # words of a summary, fewer than
+
+
+def content_chapters(toc: dict) -> list[str]:
+    """The root and every chapter of the parts before the appendices, in the order of ``_toc.yml``."""
+    stems = [Path(toc["root"]).name]
+    for part in toc["parts"]:
+        if part.get("caption") == "Appendices":
+            break
+        stems += [Path(c["file"]).name for c in part["chapters"]]
+    return stems
+
+
+CHAPTERS = content_chapters(yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf8")))
+
+OPENING = re.compile(r"^# [^\n]+\n\s*(?P<fence>:{3,}|`{3,})\{summary\}[ \t]*\n(?P<body>.*?)\n(?P=fence)[ \t]*$",
+                     re.S | re.M)
+
+
+def opening_summary(text: str) -> dict | None:
+    """The summary a page opens with, right under its title: {"figure", "text", "words"}; None if it
+    opens with anything else."""
+    title = re.search(r"^# ", text, re.M)
+    found = OPENING.match(text, title.start()) if title else None
+    if found is None:
+        return None
+    lines = found.group("body").splitlines()
+    options = dict(re.findall(r"^:([\w-]+):\s*(.*)$", "\n".join(l for l in lines if l.startswith(":")), re.M))
+    body = " ".join(l for l in lines if not l.startswith(":")).strip()
+    return {"figure": options.get("figure", ""), "text": body, "words": len(re.findall(r"[\w'’-]+", body))}
+
+
+def summary_faults(text: str) -> list[str]:
+    """What is wrong with a page's opening summary (empty when nothing is)."""
+    found = opening_summary(text)
+    if found is None:
+        return ["does not open with a {summary} under its title"]
+    faults = []
+    if found["words"] >= LIMIT:
+        faults.append(f"summary of {found['words']} words (fewer than {LIMIT})")
+    if not found["words"]:
+        faults.append("empty summary")
+    if re.search(r"\$|\{glue|\{math\}|\{eq\}", found["text"]):
+        faults.append("a formula or a computed number in the summary: it says it in words")
+    if not found["figure"] or not re.search(r"^(`{3,}|:{3,})\{glue:figure\}\s+" + re.escape(found["figure"]) + r"\s*$",
+                                            text, re.M):
+        faults.append(f"the summary's :figure: {found['figure']!r} is not a figure this page glues")
+    return faults
+
+
+def test_the_summary_rule_catches_a_broken_page():
+    figure = "```{glue:figure} fig-a\n:alt: A.\n:name: fig-a\n\nCaption.\n```\n"
+    good = "# Title\n\n:::{summary}\n:figure: fig-a\nShort and plain.\n:::\n\nText.\n\n" + figure
+    assert summary_faults(good) == []
+    assert opening_summary(good) == {"figure": "fig-a", "text": "Short and plain.", "words": 3}
+    run_first = "# Title\n\n*Run it yourself:* ...\n\n:::{summary}\n:figure: fig-a\nShort.\n:::\n" + figure
+    assert summary_faults(run_first) == ["does not open with a {summary} under its title"]
+    long = good.replace("Short and plain.", "word " * LIMIT)
+    assert summary_faults(long) == [f"summary of {LIMIT} words (fewer than {LIMIT})"]
+    math = good.replace("Short and plain.", "Divide by $\\sqrt{d}$, here {glue:text}`d`.")
+    assert summary_faults(math) == ["a formula or a computed number in the summary: it says it in words"]
+    other = good.replace(":figure: fig-a", ":figure: fig-b")
+    assert summary_faults(other) == ["the summary's :figure: 'fig-b' is not a figure this page glues"]
+
+
+def test_the_content_chapters_are_those_before_the_appendices():
+    assert CHAPTERS[0] == "intro" and "closing" in CHAPTERS
+    assert not {"about", "methodology", "api", "symbols", "references"} & set(CHAPTERS)
+
+
+@pytest.mark.parametrize("stem", CHAPTERS)
+def test_every_content_chapter_opens_with_a_plain_summary_beside_its_figure(stem):
+    assert summary_faults((ROOT / "book" / f"{stem}.md").read_text(encoding="utf8")) == []
+
+
+def test_a_technical_aside_is_marked_by_its_class():
+    """The class the switch hides is the one the sources write (README: "technical asides")."""
+    marked = [s for s in CHAPTERS
+              if re.search(r"^:class:.*\btechnical\b", (ROOT / "book" / f"{s}.md").read_text(encoding="utf8"), re.M)]
+    assert marked, "no page marks a technical aside; the README says how"
+    css = (ROOT / "book" / "_ext" / "static" / "first_reading.css").read_text(encoding="utf8")
+    assert "html.first-reading .admonition.technical" in css
+
+
+# --- In Chromium -----------------------------------------------------------------------------------
+
+# A page with proofs, badges and its checks, and one with a technical aside.
+FIRST, SECOND = "book/softmax.html", "book/scores.html"
+SKIPPED = ("proofs", "badges", "checks", "asides")
+
+
+@pytest.fixture(scope="session")
+def switch_states(browser, site):
+    """What js/first_reading.js read at each step of one reader's session at 1280 px: the first page
+    as it loads; the switch reached with Tab and turned on with Enter; the second page, opened after
+    it; the same page printed; turned off with Space; and the switch's contrast, off and on, in light
+    and dark mode."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+
+    def open_(rel):
+        page.goto(site + rel, wait_until="load")
+        page.add_style_tag(content=script("still.css"))  # no transitions: the theme applies at once
+
+    seen = {}
+    try:
+        open_(FIRST)
+        seen["loaded"] = page.evaluate(script("first_reading.js"))
+        seen["by_role"] = page.get_by_role("button", name="First reading", exact=True).count()
+        tabs = 0
+        while tabs < 400 and not page.evaluate("document.activeElement.matches('.first-reading-switch')"):
+            page.keyboard.press("Tab")
+            tabs += 1
+        seen["tabs"] = tabs
+        seen["focused"] = page.evaluate(script("focus_ring.js"))
+        page.keyboard.press("Enter")
+        seen["on"] = page.evaluate(script("first_reading.js"))
+        open_(SECOND)
+        seen["next_page"] = page.evaluate(script("first_reading.js"))
+        page.emulate_media(media="print")
+        seen["printed"] = page.evaluate(script("first_reading.js"))
+        page.emulate_media(media="screen")
+        page.focus(".first-reading-switch")
+        page.keyboard.press(" ")
+        seen["off"] = page.evaluate(script("first_reading.js"))
+        seen["light_off"] = page.evaluate(script("switch_contrast.js"))
+        page.click(".first-reading-switch")
+        seen["light_on"] = page.evaluate(script("switch_contrast.js"))
+        page.evaluate(script("dark.js"))
+        seen["dark_on"] = page.evaluate(script("switch_contrast.js"))
+        page.click(".first-reading-switch")
+        seen["dark_off"] = page.evaluate(script("switch_contrast.js"))
+    finally:
+        context.close()
+    return seen
+
+
+def _shown(state: dict) -> set:
+    """Whether the page shows what a first reading skips: {True} all of it, {False} none of it."""
+    return {shown for shown in state["shown"].values() if shown is not None}
+
+
+@pytest.mark.browser
+def test_the_two_pages_hold_every_kind_of_block_a_first_reading_skips(switch_states):
+    counts = [switch_states[step]["counts"] for step in ("loaded", "next_page")]
+    assert all(counts[0][kind] or counts[1][kind] for kind in SKIPPED), counts
+
+
+@pytest.mark.browser
+def test_the_switch_is_one_named_button_in_the_header(switch_states):
+    loaded = switch_states["loaded"]
+    assert loaded["switches"] == 1 and switch_states["by_role"] == 1
+    assert loaded["in_header"]
+    assert (loaded["tag"], loaded["pressed"]) == ("BUTTON", "false")  # its name: by_role, as a screen reader reads it
+
+
+@pytest.mark.browser
+def test_off_the_page_shows_everything(switch_states):
+    loaded = switch_states["loaded"]
+    assert _shown(loaded) == {True}, loaded["shown"]
+    assert not loaded["first_reading"]
+
+
+@pytest.mark.browser
+def test_tab_reaches_the_switch_with_a_visible_focus_and_enter_turns_it_on(switch_states):
+    assert switch_states["tabs"] < 400, "Tab never reached the switch"
+    ring = switch_states["focused"]
+    assert ring["focus_visible"] and ring["outline_width"] >= 1 and ring["outline_style"] != "none"
+    on = switch_states["on"]
+    assert on["pressed"] == "true" and on["first_reading"] and on["stored"] == "on"
+    assert _shown(on) == {False}, on["shown"]
+
+
+@pytest.mark.browser
+def test_the_choice_holds_on_the_next_page(switch_states):
+    nxt = switch_states["next_page"]
+    assert nxt["pressed"] == "true" and nxt["first_reading"]
+    assert _shown(nxt) == {False}, nxt["shown"]
+
+
+@pytest.mark.browser
+def test_printed_the_page_shows_everything_whatever_the_switch(switch_states):
+    printed = switch_states["printed"]
+    assert printed["first_reading"]  # still on
+    assert _shown(printed) == {True}, printed["shown"]
+    assert not printed["switch_shown"]
+
+
+@pytest.mark.browser
+def test_space_turns_it_off_and_everything_shows_again(switch_states):
+    off = switch_states["off"]
+    assert off["pressed"] == "false" and not off["first_reading"] and off["stored"] == "off"
+    assert _shown(off) == {True}, off["shown"]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("state", ["light_off", "light_on", "dark_off", "dark_on"])
+def test_the_switch_keeps_its_contrast(switch_states, state):
+    seen = switch_states[state]
+    assert seen["theme"] == ("light" if state.startswith("light") else "dark")
+    assert seen["pressed"] == ("false" if state.endswith("off") else "true")
+    assert seen["text"] >= 4.5, seen  # WCAG AA for its small text
+    assert seen["border"] >= 3, seen  # its outline, a control's boundary
+
+
+@pytest.fixture(scope="session")
+def summary_layouts(browser, site):
+    """{(stem, width): what js/summary_layout.js read}: every content chapter at 1280 px in light mode
+    and at 390 px in dark mode (asked for as a reader's stored choice)."""
+    seen = {}
+    for width, height, mode in ((1280, 900, "light"), (390, 844, "dark")):
+        context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=mode)
+        context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
+        page = context.new_page()
+        for stem in CHAPTERS:
+            page.goto(site + f"book/{stem}.html", wait_until="load")
+            seen[(stem, width)] = page.evaluate(script("summary_layout.js"))
+        context.close()
+    return seen
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("stem", CHAPTERS)
+def test_the_summary_sits_beside_its_figure_at_1280(summary_layouts, stem):
+    seen = summary_layouts[(stem, 1280)]
+    assert seen["summaries"] == 1 and seen["first"], seen
+    assert seen["image_loaded"] and seen["alt"], seen
+    assert seen["theme"] == "light" and min(seen["contrast"]) >= 4.5, seen
+    assert seen["text"]["right"] <= seen["figure"]["left"] + 1, seen  # the text left of the figure
+    assert seen["text"]["top"] < seen["figure"]["bottom"] and seen["figure"]["top"] < seen["text"]["bottom"], seen
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("stem", CHAPTERS)
+def test_the_summary_sits_above_its_figure_at_390(summary_layouts, stem):
+    seen = summary_layouts[(stem, 390)]
+    assert seen["summaries"] == 1 and seen["first"], seen
+    assert seen["theme"] == "dark" and min(seen["contrast"]) >= 4.5, seen
+    assert seen["text"]["bottom"] <= seen["figure"]["top"] + 1, seen
+    assert seen["box"]["right"] <= seen["viewport"] + 1 and seen["box"]["left"] >= -1, seen
+    assert not seen["page_wider"], seen
