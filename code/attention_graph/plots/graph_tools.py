@@ -56,10 +56,10 @@ def plot_head_graphs(heads, titles):
 
 def plot_rollout_layers(layers, rollouts: dict):
     """Left column: heatmaps of W⁽¹⁾ … W⁽ᴸ⁾, top to bottom. Right column: each rollout of ``rollouts``
-    (title → graph)."""
+    (title → graph). A phone's column wide: the nodes by initial on the axes."""
     L = len(layers)
     rows = max(L, len(rollouts))
-    fig, axes = plt.subplots(rows, 2, figsize=(3.7, 2.0 * rows + 0.2), squeeze=False)
+    fig, axes = plt.subplots(rows, 2, figsize=(3.7, 2.1 * rows + 0.2), squeeze=False)
     axes = axes.T  # axes[0]: the layers, axes[1]: the rollouts
     top = max(float(g.W.max()) for g in list(layers) + list(rollouts.values()))  # one scale for all
     for k, g in enumerate(layers, 1):
@@ -69,9 +69,12 @@ def plot_rollout_layers(layers, rollouts: dict):
         plot_heatmap(g, ax=ax, title=name, fmt="{:.2f}", cmap="Purples", vmax=top, fontsize=8)
     for ax in axes[1, len(rollouts):]:
         ax.axis("off")
+    initials = [str(label)[0] for label in layers[0].labels]
     for ax in axes.ravel():
+        ax.set_xticks(range(len(initials)), initials)
+        ax.set_yticks(range(len(initials)), initials)
         ax.set_xlabel("key j", fontsize=9)
         ax.set_ylabel("query i", fontsize=9)
-        ax.tick_params(labelsize=8)
+        ax.tick_params(labelsize=9)
         ax.title.set_fontsize(9)
     return finish(fig)

@@ -52,17 +52,17 @@ def plot_club_split(graph, groups, pos, ax=None, *, title: str | None = None, wr
     """
     own = ax is None
     if own:
-        fig, ax = plt.subplots(figsize=(3.7, 3.5))
+        fig, ax = plt.subplots(figsize=(3.7, 3.9))
     pos = np.asarray(pos, dtype=float)  # (n, 2)
     A_s = (graph.W + graph.W.T) / 2  # (n, n)
     top = max(float(A_s[~np.eye(graph.n, dtype=bool)].max()), 1e-12)
     for i, j in zip(*np.nonzero(np.triu(A_s, k=1))):
         ax.plot(*pos[[i, j]].T, color="grey", lw=0.3 + 4.0 * A_s[i, j] / top, alpha=0.6, zorder=1)
     colors = np.where(np.asarray(groups) == 0, "tab:blue", "tab:orange")
-    ax.scatter(pos[:, 0], pos[:, 1], s=175, c=colors, edgecolors="black", linewidths=0.6, zorder=2)
+    ax.scatter(pos[:, 0], pos[:, 1], s=130, c=colors, edgecolors="black", linewidths=0.6, zorder=2)
     if wrong is not None and len(wrong):
         w = np.asarray(wrong, dtype=int)
-        ax.scatter(pos[w, 0], pos[w, 1], s=380, facecolors="none", edgecolors="red", linewidths=2.2,
+        ax.scatter(pos[w, 0], pos[w, 1], s=300, facecolors="none", edgecolors="red", linewidths=2.2,
                    zorder=3)
     for (x, y), name in zip(pos, graph.labels):
         ax.text(x, y, name, ha="center", va="center", fontsize=8, zorder=4)

@@ -10,7 +10,7 @@ from .graphs import direction_key
 from .style import QKV_COLORS, finish
 
 
-def _vector(ax, xy, values, color, name, *, cell: float = 0.62, fontsize: float = 11):
+def _vector(ax, xy, values, color, name, *, cell: float = 0.62, fontsize: float = 10.5):
     """One row vector drawn as a strip of cells, each holding its entry, its name to the left."""
     x0, y0 = xy
     for c, value in enumerate(values):

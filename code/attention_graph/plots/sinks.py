@@ -56,7 +56,7 @@ def plot_sink_graphs(W_plain, W_sink):
     """The trained mean attention without and with a sink token, one colour scale (0 to 1).
 
     Rows are queries i, columns keys j: a message flows from key j to query i."""
-    fig, (a, b) = plt.subplots(2, 1, figsize=(3.4, 6.4))
+    fig, (a, b) = plt.subplots(2, 1, figsize=(3.4, 6.6), layout="constrained")
     for ax, W, title in zip((a, b), (W_plain, W_sink), ("no sink token", "with a sink token (position 0)")):
         W = np.asarray(W, dtype=float)  # (n, n)
         im = ax.imshow(W, cmap="Blues", vmin=0.0, vmax=1.0)
@@ -66,5 +66,5 @@ def plot_sink_graphs(W_plain, W_sink):
         ax.set_xticks(range(0, len(W), 2))
         ax.set_yticks(range(0, len(W), 2))
     fig.colorbar(im, ax=[a, b], label="$W_{ij}$", fraction=0.05, pad=0.04)
-    plt.close(fig)  # no tight_layout: it would not leave room for the shared colour bar
+    plt.close(fig)  # laid out by matplotlib's constrained layout, which leaves room for the colour bar
     return finish(fig, own=False)
