@@ -1,25 +1,35 @@
-"""A picture for every step: every content chapter has a figure, every drawn graph says where its
-arrows point (from j to i, the way messages flow), and every figure's text can be read on a phone.
+"""A picture for every step: every content chapter has a figure, every drawn graph carries the
+legend of its arrows (from j to i, v_j along it), no page translates one direction into the other,
+and every figure fits a phone's column with its
+text read at 9 px or more: from the SVGs the build glued, and measured in Chromium at 390 px on
+every page (tests/js/figure_fit.js), where a figure's images and an explorable's drawings are shown.
 """
 
 from __future__ import annotations
 
+import inspect
 import io
 import re
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pytest
 import yaml
 
 import booktools as bt
-from attention_graph import plots
+import browsertools as bw
+import buildpaths as paths
+from attention_graph import AttentionGraph, plots
+from attention_graph.plots.style import COLUMN
+from visits import script
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURE = re.compile(r"```\{(?:glue:)?figure\}\s*(\S+)\n((?::.*\n)*)\n?([\s\S]*?)```")
 # The plot functions that draw arrows between nodes (book figures of graphs).
 ARROWS = ("plot_attention_graph", "plot_fixed_and_computed", "plot_fixed_to_computed", "plot_head_graphs",
-          "plot_block_graph", "plot_qkv", "plot_orientation", "plot_window_graph")
+          "plot_block_graph", "plot_qkv", "plot_orientation", "plot_window_graph", "plot_decay_graph",
+          "plot_decoding_dag", "plot_causal_paths", "plot_two_hop")
 
 
 def content_chapters() -> list[str]:
@@ -34,8 +44,8 @@ def figures(text: str) -> dict[str, str]:
 
 
 def test_figures_finds_a_figure_and_its_caption():
-    page = "```{glue:figure} fig-a\n:name: fig-a\n\nArrows run from $j$ to $i$.\n```\n"
-    assert figures(page) == {"fig-a": "Arrows run from $j$ to $i$.\n"}
+    page = "```{glue:figure} fig-a\n:name: fig-a\n\nThe four people.\n```\n"
+    assert figures(page) == {"fig-a": "The four people.\n"}
 
 
 def test_every_content_chapter_has_a_figure():
@@ -43,15 +53,32 @@ def test_every_content_chapter_has_a_figure():
     assert missing == set(), missing
 
 
-def test_every_drawn_graph_says_its_arrows_run_from_j_to_i():
-    for page in sorted((ROOT / "book").glob("*.md")):
-        text = page.read_text()
-        drawn = {key for key, call in re.findall(r'glue\("(fig-[\w-]+)",\s*(\w+)', text) if call in ARROWS}
-        drawn |= {key for key in re.findall(r'glue\("(fig-[\w-]+)",\s*fig\b', text)
-                  if re.search(r"fig = (" + "|".join(ARROWS) + r")\(", text)}
-        for key in drawn:
-            caption = figures(text)[key]
-            assert re.search(r"from\s+\$j\$\s+to\s+\$i\$", caption), f"{page.stem}:{key}: {caption}"
+def test_every_drawn_graph_carries_the_legend_of_its_arrows():
+    """The book's one legend (plots.graphs.direction_key: an arrow from j to i, v_j flowing along it)
+    is drawn by every plot function that draws arrows, itself or through plot_attention_graph."""
+    for name in ARROWS:
+        source = inspect.getsource(getattr(plots, name))
+        assert re.search(r"\b(direction_key|plot_attention_graph|graph_panels)\(", source), name
+
+
+def test_the_legend_of_the_arrows_is_drawn_and_can_be_left_out():
+    graph = AttentionGraph(np.array([[0.5, 0.5], [0.2, 0.8]]), ["a", "b"])
+    words = {t.get_text() for t in plots.plot_attention_graph(graph).axes[0].texts}
+    assert "$v_j$ flows from $j$ to $i$" in words and {"$j$", "$i$", "$W_{ij}$"} <= words
+    bare = {t.get_text() for t in plots.plot_attention_graph(graph, key=False).axes[0].texts}
+    assert "$v_j$ flows from $j$ to $i$" not in bare
+
+
+# Sentences that give both readings of an edge, or call the arrows "the way messages flow": the
+# notation page says it once, and the legend under every graph says it again.
+TRANSLATIONS = re.compile(r"the\s+way\s+(?:messages|the\s+message|\$j\$'s|\$v_j\$)|drawn\s+the\s+way|"
+                          r"against\s+the\s+edge|\(\$i\$\s+attends\s+to\s+\$j\$|following\s+attention")
+
+
+def test_no_sentence_translates_one_direction_into_the_other():
+    found = {page.stem: TRANSLATIONS.findall(page.read_text()) for page in sorted((ROOT / "book").glob("*.md"))}
+    assert {stem: hits for stem, hits in found.items() if hits} == {}
+    assert TRANSLATIONS.search("drawn the way messages flow") and TRANSLATIONS.search("($i$ attends to $j$)")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -60,10 +87,10 @@ def test_every_drawn_graph_says_its_arrows_run_from_j_to_i():
 # The figures are SVGs whose width is in points (1 pt = 4/3 CSS px) and whose text is drawn as glyph
 # paths (svg.fonttype "path"): each text element of a figure is a group <g id="text_N"> whose glyph
 # group carries the font size as its scale, scale(s -s) for a size of 100 s points. The page scales
-# an image to the column, never above its natural size; on a phone (book.css, max-width 600 px) a
-# figure may be drawn up to a share of the column (max-width 200 %) and scrolls sideways.
+# an image to the column, never above its natural size (book.css), so no figure is wider than the
+# column; a figure drawn at most a phone's column wide (plots.style.COLUMN) keeps its size there.
 MIN_TEXT_PX = 9.0  # the smallest figure text a reader is shown, CSS px
-PHONE_COLUMN, LAPTOP_COLUMN = 350.0, 690.0  # CSS px: the text column on a 390 px phone, at 1280 px
+PHONE_COLUMN, LAPTOP_COLUMN = 358.0, 690.0  # CSS px: the text column on a 390 px phone, at 1280 px
 CSS = ROOT / "book" / "_ext" / "static" / "book.css"
 _TEXT = re.compile(r'<g id="text_\d+">')
 _GLYPHS = re.compile(r"scale\(([\d.e+-]+) -[\d.e+-]+\)")
@@ -142,8 +169,8 @@ def test_shown_px_follows_the_css():
                        "{ max-width: 200%; width: auto; }\n}") == 2.0
     assert phone_share("main img { max-width: 100%; }") == 1.0
     assert shown_px(9, 252, PHONE_COLUMN) == pytest.approx(12.0)  # 3.5 in: its natural size, 4/3 px a pt
-    assert shown_px(9, 720, PHONE_COLUMN) == pytest.approx(9 * 350 / 720)  # 10 in: scaled to the column
-    assert shown_px(9, 720, PHONE_COLUMN, share=2.0) == pytest.approx(9 * 700 / 720)
+    assert shown_px(9, 720, PHONE_COLUMN) == pytest.approx(9 * 358 / 720)  # 10 in: scaled to the column
+    assert shown_px(9, 720, PHONE_COLUMN, share=2.0) == pytest.approx(9 * 716 / 720)
 
 
 def test_smallest_text_catches_a_tiny_font():
@@ -168,3 +195,83 @@ def test_every_figure_text_is_legible_on_a_phone_and_a_laptop():
         if min(phone, laptop) < MIN_TEXT_PX:
             small[name] = f"{phone:.1f} px on a phone, {laptop:.1f} px at 1280 px: {words!r}"
     assert small == {}, small
+
+
+# --------------------------------------------------------------------------------------------------
+# In Chromium at 390 px: every figure within the column, every text of it at 9 px or more as shown
+# --------------------------------------------------------------------------------------------------
+HTML = paths.HTML
+DOCS = [d for d in bw.toc_docnames() if (HTML / f"{d}.html").exists()] if HTML.exists() else []
+PHONE = {"width": 390, "height": 844}
+
+
+def misfits(found: list[dict]) -> list[str]:
+    """The figures of one page (``js/figure_fit.js``) wider than the column or with text under 9 px."""
+    bad = []
+    for f in found:
+        if f["width"] > f["column"] + 1:
+            bad.append(f"{f['name']}: {f['width']:.0f} px wide in a {f['column']:.0f} px column")
+        if f["smallest"] is not None and f["smallest"] < MIN_TEXT_PX:
+            bad.append(f"{f['name']}: text {f['smallest']:.1f} px as shown: {f['text']!r}")
+    return bad
+
+
+@pytest.fixture(scope="module")
+def phone_figures(site, browser) -> dict[str, list[dict]]:
+    """doc → what ``js/figure_fit.js`` measured of its figures, every page opened once at 390 px."""
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    seen = {}
+    for doc in DOCS:
+        page.goto(site + f"{doc}.html")
+        bw.settle(page)
+        seen[doc] = page.evaluate(script("figure_fit.js"))
+    context.close()
+    return seen
+
+
+@pytest.mark.browser
+def test_every_figure_fits_the_phone_column_with_legible_text(phone_figures):
+    assert sum(len(found) for found in phone_figures.values()) > 50  # the figures were found and measured
+    bad = {doc: misfits(found) for doc, found in phone_figures.items() if misfits(found)}
+    assert bad == {}, bad
+
+
+PLANTED = """<!doctype html><html><head><meta name="viewport" content="width=device-width">
+<style>body { margin: 0; } main article { padding: 0 16px; } .small img { max-width: 100%; }</style></head>
+<body><main><article>
+<figure id="fig-wide"><img src="wide.svg" alt="wide"></figure>
+<figure id="fig-fits" class="small"><img src="narrow.svg" alt="narrow"></figure>
+<figure id="fig-tiny" class="small"><img src="wide.svg" alt="wide, scaled"></figure>
+<div class="explorable" data-title="planted"><svg viewBox="0 0 600 100" style="width: 100%">
+<text x="10" y="50" style="font-size: 12px">twelve units, half shown</text></svg></div>
+</article></main></body></html>"""
+
+
+@pytest.mark.browser
+def test_the_fit_rule_catches_a_wide_figure(browser, tmp_path):
+    def wide():  # three panels side by side, 9 in: wider than the column, or, scaled to it, 5 px text
+        fig, axes = plt.subplots(1, 3, figsize=(9.0, 2.5))
+        for ax in axes:
+            ax.plot([1, 2], [1, 2])
+        return fig
+
+    def narrow():  # a phone's column wide: shown at its own size
+        fig, ax = plt.subplots(figsize=(COLUMN, 2.5))
+        ax.plot([1, 2], [1, 2])
+        return fig
+
+    (tmp_path / "wide.svg").write_text(_svg(wide))
+    (tmp_path / "narrow.svg").write_text(_svg(narrow))
+    (tmp_path / "page.html").write_text(PLANTED)
+    page = browser.new_page(viewport=PHONE)
+    try:
+        with bw.serve(Path(tmp_path)) as base:
+            page.goto(base + "page.html")
+            found = page.evaluate(script("figure_fit.js"))
+    finally:
+        page.close()
+    bad = misfits(found)
+    assert [b.split(":")[0] for b in bad] == ["fig-wide", "fig-tiny", "planted"], bad
+    assert "px wide in a 358 px column" in bad[0]
+    assert {f["name"]: f["smallest"] > MIN_TEXT_PX for f in found}["fig-fits"]

@@ -27,7 +27,7 @@ __all__ = ["AttentionGraph", "attention", "attention_exact", "pull", "weighted_s
 
 @dataclass(frozen=True, eq=False)
 class AttentionGraph:
-    """A weighted directed graph on named nodes: edge i → j carries weight W[i, j]."""
+    """A weighted directed graph on named nodes: the arrow from j to i carries weight W[i, j]."""
 
     W: np.ndarray
     labels: tuple[str, ...]
@@ -63,7 +63,7 @@ class AttentionGraph:
         return self.W.sum(axis=0)  # (n,)
 
     def to_networkx(self):
-        """A ``networkx.DiGraph`` with an edge i → j of attribute ``weight`` = W[i, j] > 0."""
+        """A ``networkx.DiGraph``: an edge (i, j), the walker's step against an arrow, ``weight`` = W[i, j] > 0."""
         G = nx.DiGraph()
         G.add_nodes_from(self.labels)
         G.add_weighted_edges_from((self.labels[a], self.labels[b], w) for a, b, w in self.edges())

@@ -1,8 +1,8 @@
 """The attention graph: the one representation of "attention is a graph" in the package.
 
 Every figure and every graph tool consumes an :class:`AttentionGraph`. Its adjacency matrix is the
-weight matrix W, with the book's orientation: ``W[i, j]`` is the weight that node i (a query) gives
-node j (a key), drawn as the directed edge i → j. Rows sum to 1 for an attention layer; a fixed graph
+weight matrix W, with the book's one direction: ``W[i, j]`` is the weight of the arrow from node j
+(a key) to node i (a query), which carries v_j to i. Rows sum to 1 for an attention layer; a fixed graph
 (a path, a GCN propagation matrix) is an AttentionGraph too, with whatever rows it has.
 
 The chapter ``book/graph.md`` proves that an attention layer is message passing on the complete
@@ -132,9 +132,9 @@ def _message_passing(graph: AttentionGraph, V: np.ndarray) -> np.ndarray:
 
 
 def message_edge_index(graph: AttentionGraph) -> np.ndarray:
-    """The edges as messages: column (j, i) for each edge i → j, PyG's ``edge_index`` layout.
+    """The edges as messages: column (j, i) for each arrow from j to i, PyG's ``edge_index`` layout.
 
-    Edge i → j (W_ij > 0: i attends to j) carries the message v_j from j to i (eq-message-passing),
+    The arrow from j to i (W_ij > 0) carries the message v_j to i (eq-message-passing),
     so row 0 holds the message's source j and row 1 its target i: PyTorch Geometric's
     ``edge_index``, and DGL's ``(src, dst) = (row 0, row 1)``. Shape (2, n_edges), int64, in the order of
     ``graph.edges()``; ``graph.W[row 1, row 0]`` are the edge weights.

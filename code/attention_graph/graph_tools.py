@@ -1,9 +1,9 @@
 """Graph tools on attention: strengths, the walk on W, PageRank, the Laplacian, communities, rollout, heads.
 
 Every tool takes an :class:`~attention_graph.attention.AttentionGraph` (or its matrix W) with the book's
-orientation: ``W[i, j]`` is the weight node i gives node j, the edge i → j. Read as a Markov chain, a
-walker at node i steps to node j with probability ``W[i, j]``: it follows attention from the one who
-attends to the one attended. The chapter ``book/graph_tools.md`` derives each tool; the SymPy checks
+one direction: ``W[i, j]`` is the weight of the arrow from node j to node i. Read as a Markov chain,
+a walker goes against the arrows: at node i it steps to node j with probability ``W[i, j]``, from
+the one who attends to the one attended. The chapter ``book/graph_tools.md`` derives each tool; the SymPy checks
 behind its labeled equations and theorems are registered here under the same labels.
 """
 
@@ -110,7 +110,7 @@ def _stationary_distribution(W: np.ndarray) -> np.ndarray:
 def pagerank(graph_or_W, damping: float = 0.85) -> np.ndarray:
     """r_j = (1 − α)/n + α Σ_i r_i W_ij, α = ``damping``; shape (n,)  (eq-pagerank).
 
-    The walker at i follows attention to j with probability α W_ij and, with probability 1 − α,
+    The walker at i steps against the arrows to j with probability α W_ij and, with probability 1 − α,
     jumps to a node chosen uniformly (Page et al. 1999). A node ranks high when it is attended by
     nodes that rank high. Solved exactly as (I − α Wᵀ) r = (1 − α)/n · 1 (unique for 0 ≤ α < 1).
 

@@ -13,8 +13,8 @@
   AE.register("karate", (root, state) => {
     const xs = state.layout.map((p) => p[0]), ys = state.layout.map((p) => p[1]);
     const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
-    const scale = (SIZE - 30) / Math.max(x1 - x0, y1 - y0);
-    const pos = state.layout.map(([x, y]) => [15 + (x - x0) * scale, SIZE - 15 - (y - y0) * scale]);
+    const scale = (SIZE - 36) / Math.max(x1 - x0, y1 - y0);
+    const pos = state.layout.map(([x, y]) => [18 + (x - x0) * scale, SIZE - 18 - (y - y0) * scale]);
 
     AE.el("p", { class: "ae-hint" }, root, "Slide the seed of the random projections; the ringed members "
       + "are those the communities of that layer's attention graph put on the wrong side.");
@@ -23,9 +23,9 @@
     const svg = AE.svg("svg", { viewBox: `0 0 ${SIZE} ${SIZE}`, class: "ae-club", role: "img" }, root);
     const lines = state.friends.map(([i, j]) => AE.svg("line", { x1: pos[i][0], y1: pos[i][1], x2: pos[j][0],
       y2: pos[j][1], class: "ae-friend", "data-i": i, "data-j": j }, svg));
-    const rings = pos.map(([x, y]) => AE.svg("circle", { cx: x, cy: y, r: 11, class: "ae-wrong" }, svg));
+    const rings = pos.map(([x, y]) => AE.svg("circle", { cx: x, cy: y, r: 13, class: "ae-wrong" }, svg));
     pos.forEach(([x, y], i) => {
-      AE.svg("circle", { cx: x, cy: y, r: 7.5, class: `ae-faction-${state.club[i]}` }, svg);
+      AE.svg("circle", { cx: x, cy: y, r: 9.5, class: `ae-faction-${state.club[i]}` }, svg);
       AE.svg("text", { x, y, "text-anchor": "middle", "dominant-baseline": "central", class: "ae-club-label" }, svg,
         state.labels[i]);
     });

@@ -18,8 +18,8 @@
     AE.el("p", { class: "ae-hint" }, root, `${labels[state.query]}'s query reads the people a block at a `
       + "time. Choose the block size, then step through: each step merges one block into (m, ℓ, o).");
     const controls = AE.el("div", { class: "ae-controls" }, root);
-    const size = AE.slider(controls, { label: "Block size", min: 1, max: n, step: 1, value: blockSize,
-      onInput: (v) => { blockSize = v; trace = AE.onlineTrace(q, state.X, state.X, v); step = trace.length; update(); } });
+    AE.slider(controls, { label: "Block size", min: 1, max: n, step: 1, value: blockSize,
+      onInput: (v) => { blockSize = v; trace = AE.onlineTrace(q, state.X, state.X, v); step = 0; update(); } });
     const buttons = AE.el("div", { class: "ae-control" }, controls);
     const back = AE.button(buttons, "Back", () => { step = Math.max(0, step - 1); update(); });
     const next = AE.button(buttons, "Step", () => { step = Math.min(trace.length, step + 1); update(); });
@@ -64,8 +64,9 @@
       }
     }
 
+    // The page opens on the static table's trace, complete; a new block size starts the reading over.
     trace = AE.onlineTrace(q, state.X, state.X, blockSize);
     step = trace.length;
-    size.refresh();
+    update();
   });
 }());

@@ -6,7 +6,7 @@
   const AE = window.AttentionExplore;
   if (!AE) return;
 
-  const W_BARS = 320, H_BARS = 140;
+  const W_BARS = 300, H_BARS = 140, LEFT = 44, TOP = 8, BOTTOM = 32;
 
   AE.register("softmax", (root, state) => {
     let k = state.dims.indexOf(state.d);
@@ -27,9 +27,22 @@
     AE.el("label", { for: id }, row, "divide the scores by √d");
     box.addEventListener("change", () => { scaled = box.checked; update(); });
 
-    const bars = AE.svg("svg", { viewBox: `0 0 ${W_BARS} ${H_BARS + 16}`, class: "ae-bars", role: "img" }, root);
+    // The bars with their axes: the weight (0 to 1) up the left, one bar a key along the bottom.
+    const svg = AE.svg("svg", { viewBox: `0 0 ${W_BARS + LEFT} ${H_BARS + TOP + BOTTOM}`, class: "ae-bars",
+      role: "img" }, root);
+    const bars = AE.svg("g", { transform: `translate(${LEFT} ${TOP})` }, svg);
     AE.svg("line", { x1: 0, y1: H_BARS, x2: W_BARS, y2: H_BARS, class: "ae-axis" }, bars);
+    AE.svg("line", { x1: 0, y1: 0, x2: 0, y2: H_BARS, class: "ae-axis" }, bars);
+    [0, 0.5, 1].forEach((w) => {
+      AE.svg("line", { x1: -4, y1: H_BARS * (1 - w), x2: 0, y2: H_BARS * (1 - w), class: "ae-axis" }, bars);
+      AE.svg("text", { x: -7, y: H_BARS * (1 - w), "text-anchor": "end", "dominant-baseline": "central" }, bars,
+        String(w));
+    });
+    AE.svg("text", { x: -LEFT + 12, y: H_BARS / 2, "text-anchor": "middle", class: "ae-label",
+      transform: `rotate(-90 ${-LEFT + 12} ${H_BARS / 2})` }, bars, "weight");
     const n = state.rows[0].length;
+    AE.svg("text", { x: W_BARS / 2, y: H_BARS + 22, "text-anchor": "middle", class: "ae-label" }, bars,
+      `key j = 1, …, ${n} (dashed: 1/${n}, uniform)`);
     const rects = state.rows[0].map((_, j) => AE.svg("rect", { class: "ae-bar", "data-key": j,
       x: (j + 0.15) * (W_BARS / n), width: 0.7 * (W_BARS / n) }, bars));
     const uniform = AE.svg("line", { x1: 0, x2: W_BARS, class: "ae-uniform" }, bars);
@@ -58,7 +71,7 @@
       });
       uniform.setAttribute("y1", H_BARS * (1 - 1 / n));
       uniform.setAttribute("y2", H_BARS * (1 - 1 / n));
-      bars.setAttribute("aria-label", `Weights of the ${n} keys: ${p.map((x) => AE.fmt(x)).join(", ")}`);
+      svg.setAttribute("aria-label", `Weights of the ${n} keys: ${p.map((x) => AE.fmt(x)).join(", ")}`);
       AE.show(parts["largest weight"], Math.max(...p));
       AE.show(parts.entropy, AE.entropy(p));
       AE.show(parts["of at most"], Math.log(n));

@@ -41,7 +41,7 @@ def plot_pull(V, Y, labels=None, ax=None, *, title: str | None = None):
         raise ValueError(f"V and Y must both have shape (n, 2); got {V.shape} and {Y.shape}")
     own = ax is None
     if own:
-        fig, ax = plt.subplots(figsize=(5.2, 4.6))
+        fig, ax = plt.subplots(figsize=(3.7, 3.4))
     hull = convex_hull_2d(V)  # (h, 2)
     ax.add_patch(Polygon(hull, closed=True, facecolor="tab:blue", alpha=0.08, edgecolor="tab:blue",
                          lw=1, label="convex hull of the values"))
@@ -58,7 +58,7 @@ def plot_pull(V, Y, labels=None, ax=None, *, title: str | None = None):
                         bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.8))
     ax.margins(0.1)  # room for the labels of the outermost values
     ax.set_aspect("equal")
-    ax.legend(frameon=False, fontsize=8, loc="best")
+    ax.legend(frameon=False, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=1)
     if title:
         ax.set_title(title)
     return finish(ax.figure, own)

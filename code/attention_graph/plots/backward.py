@@ -14,37 +14,36 @@ def plot_backward_graph():
     Nodes Q, K, V, S, W, Y and the loss 𝒥; each backward arrow is labelled with the equation of
     ``book/backward.md`` that carries the gradient along it.
     """
-    pos = {"Q": (0.0, 2.3), "K": (0.0, 0.3), "S": (2.3, 1.3), "W": (4.3, 1.3), "V": (4.3, -0.7),
-           "Y": (6.2, 0.3), "L": (7.9, 0.3)}
+    # top to bottom, so that the graph fits a phone's column: inputs above, the loss below
+    pos = {"Q": (2.3, 0.0), "K": (-0.7, 0.0), "S": (0.8, -2.3), "W": (0.8, -4.3), "V": (2.3, -4.3),
+           "Y": (1.55, -6.2), "L": (1.55, -7.9)}
     names = {"Q": "$Q$", "K": "$K$", "V": "$V$", "S": "$S$", "W": "$W$", "Y": "$Y$",
              "L": r"loss $\mathcal{J}$"}
-    forward = [("Q", "S"), ("K", "S"), ("S", "W"), ("W", "Y"), ("V", "Y"), ("Y", "L")]
-    backward = [("L", "Y", r"$\mathrm{d}Y$"), ("Y", "W", r"$\mathrm{d}W = \mathrm{d}Y\,V^\top$"),
-                ("Y", "V", r"$\mathrm{d}V = W^\top \mathrm{d}Y$"), ("W", "S", r"$\mathrm{d}S$"),
-                ("S", "Q", r"$\mathrm{d}Q = \mathrm{d}S\,K/\sqrt{d}$"),
-                ("S", "K", r"$\mathrm{d}K = \mathrm{d}S^\top Q/\sqrt{d}$")]
-    fig, ax = plt.subplots(figsize=(7.4, 3.9))
-    for a, b in forward:
+    # each gradient's label on the side its red arrow bends to (+1 right, -1 left), away from the others
+    backward = [("L", "Y", r"$\mathrm{d}Y$", 1), ("Y", "W", r"$\mathrm{d}W = \mathrm{d}Y\,V^\top$", -1),
+                ("Y", "V", r"$\mathrm{d}V = W^\top \mathrm{d}Y$", 1), ("W", "S", r"$\mathrm{d}S$", -1),
+                ("S", "Q", r"$\mathrm{d}Q = \mathrm{d}S\,K/\sqrt{d}$", 1),
+                ("S", "K", r"$\mathrm{d}K = \mathrm{d}S^\top Q/\sqrt{d}$", -1)]
+    fig, ax = plt.subplots(figsize=(3.7, 6.4))
+    for a, b, label, side in backward:
+        rad = 0.12 * side  # every backward arrow runs upwards: a positive rad bends it to the right
+        ax.annotate("", xy=pos[a], xytext=pos[b],  # the forward arrow, b to a, bends the other way
+                    arrowprops=dict(arrowstyle="-|>", color="black", lw=1.3, shrinkA=15, shrinkB=15,
+                                    connectionstyle=f"arc3,rad={rad}"))
         ax.annotate("", xy=pos[b], xytext=pos[a],
-                    arrowprops=dict(arrowstyle="-|>", color="black", lw=1.3, shrinkA=17, shrinkB=17,
-                                    connectionstyle="arc3,rad=0.12"))
-    for a, b, label in backward:
-        ax.annotate("", xy=pos[b], xytext=pos[a],
-                    arrowprops=dict(arrowstyle="-|>", color="tab:red", lw=1.3, ls="--", shrinkA=17,
-                                    shrinkB=17, connectionstyle="arc3,rad=0.12"))
+                    arrowprops=dict(arrowstyle="-|>", color="tab:red", lw=1.3, ls="--", shrinkA=15,
+                                    shrinkB=15, connectionstyle=f"arc3,rad={rad}"))
         mid = 0.5 * (np.array(pos[a]) + np.array(pos[b]))  # (2,)
-        d = np.array(pos[b]) - np.array(pos[a])  # (2,)
-        side = np.array([-d[1], d[0]]) / (np.linalg.norm(d) or 1.0)
-        ax.text(*(mid + 0.42 * side), label, color="tab:red", ha="center", va="center", fontsize=10,
-                bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.85))
+        ax.text(mid[0] + 0.3 * side, mid[1], label, color="tab:red", ha="left" if side > 0 else "right",
+                va="center", fontsize=9, bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.85))
     for key, (x, y) in pos.items():
-        ax.text(x, y, names[key], ha="center", va="center", fontsize=12,
+        ax.text(x, y, names[key], ha="center", va="center", fontsize=11,
                 bbox=dict(boxstyle="round,pad=0.35", fc="white", ec="black"))
     ax.plot([], [], "-", color="black", label="forward: computes")
     ax.plot([], [], "--", color="tab:red", label="backward: the gradient of $L$")
-    ax.legend(frameon=False, fontsize=9, loc="upper right")
-    ax.set_xlim(-0.6, 8.7)
-    ax.set_ylim(-1.3, 2.8)
+    ax.legend(frameon=False, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, 0.02))
+    ax.set_xlim(-2.4, 4.0)
+    ax.set_ylim(-8.5, 0.6)
     ax.axis("off")
     return finish(fig)
 
@@ -55,7 +54,7 @@ def plot_backward_benchmark(results: dict):
     ``results`` is the ``"results"`` entry of ``attention_graph/data/bench_backward.json``; the
     dense peak extrapolated to the target n is drawn as an open marker.
     """
-    fig, (ax_mem, ax_time) = plt.subplots(1, 2, figsize=(8.0, 3.6))
+    fig, (ax_mem, ax_time) = plt.subplots(2, 1, figsize=(3.7, 6.6))
     target = results["target"]
     for method, marker in (("dense", "o-"), ("blockwise", "s-")):
         cases = sorted((c for c in results["cases"] if c["method"] == method), key=lambda c: c["n"])

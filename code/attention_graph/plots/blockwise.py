@@ -15,7 +15,7 @@ def plot_blockwise_scaling(results: dict):
     ``results`` is the ``"results"`` entry of ``attention_graph/data/bench_blockwise.json``. The memory panel
     marks the target and the size of one dense n × n float64 matrix.
     """
-    fig, (ax_mem, ax_time) = plt.subplots(1, 2, figsize=(8.0, 3.6))
+    fig, (ax_mem, ax_time) = plt.subplots(2, 1, figsize=(3.7, 6.4))
     for method, marker in (("dense", "o-"), ("blockwise", "s-")):
         cases = sorted((c for c in results["cases"] if c["method"] == method), key=lambda c: c["n"])
         n = [c["n"] for c in cases]
@@ -46,14 +46,14 @@ def plot_block_size_sweep(results: dict):
     b = [c["block_size"] for c in cases]
     # Drawn as Fig. "blockwise scaling" is: memory left, time right, both log-log, blockwise in the
     # second colour of the cycle with squares.
-    fig, (ax_mem, ax_time) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+    fig, (ax_mem, ax_time) = plt.subplots(2, 1, figsize=(3.7, 5.6))
     color = plt.rcParams["axes.prop_cycle"].by_key()["color"][1]
     ax_mem.loglog(b, [c["traced_mb"] for c in cases], "s-", color=color)
     ax_time.loglog(b, [c["seconds"] for c in cases], "s-", color=color)
     ax_mem.set_ylabel("peak memory of the call (MiB)")
     ax_time.set_ylabel("median time (s)")
     for ax in (ax_mem, ax_time):
-        ax.set_xlabel(f"block size (keys per block), n = {sweep['n']}")
-        ax.set_xticks(b, [str(x) for x in b])
+        ax.set_xlabel(f"block size (keys per block), n = {sweep['n']}", fontsize=9)
+        ax.set_xticks(b, [str(x) for x in b], fontsize=8)
         ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())  # y keeps its labels
     return finish(fig)

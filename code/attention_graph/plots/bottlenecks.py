@@ -6,14 +6,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch
 
+from .graphs import direction_key
 from .style import FLOOR, finish
 
 
 def plot_causal_paths(n: int, n_layers: int, counts):
     """The causal graph unrolled over L layers: positions left to right, layer l above layer l − 1,
-    an arrow from token j of layer l − 1 to token i ≥ j of layer l (the way messages flow). Each input
+    an arrow from token j of layer l − 1 to token i ≥ j of layer l, with the book's legend of the arrows. Each input
     token is labelled with its number of paths to the last token of the top layer, ``counts`` (n,)."""
-    fig, ax = plt.subplots(figsize=(1.0 * n + 1.2, 0.9 * n_layers + 1.3))
+    fig, ax = plt.subplots(figsize=(min(0.6 * n + 0.9, 3.7), 0.75 * n_layers + 1.1))
     for layer in range(1, n_layers + 1):
         for i in range(n):
             for j in range(i + 1):
@@ -24,13 +25,15 @@ def plot_causal_paths(n: int, n_layers: int, counts):
     ax.scatter([n - 1], [n_layers], s=110, color="tab:orange", edgecolor="black", zorder=4)
     for j, c in enumerate(counts):
         ax.text(j, -0.42, str(int(c)), ha="center", va="top", fontsize=9, color="tab:red")
-    ax.set_xticks(range(n), [f"$j = {j + 1}$" for j in range(n)])
+    ax.set_xticks(range(n), [f"${j + 1}$" for j in range(n)])
+    ax.set_xlabel("input token $j$")
     ax.set_yticks(range(n_layers + 1), ["input"] + [f"layer {layer}" for layer in range(1, n_layers + 1)])
     ax.set_xlim(-0.6, n - 0.4)
     ax.set_ylim(-0.9, n_layers + 0.4)
     for side in ("top", "right", "left", "bottom"):
         ax.spines[side].set_visible(False)
     ax.tick_params(length=0)
+    direction_key(ax, y=1.06)
     return finish(fig)
 
 
@@ -39,9 +42,9 @@ def plot_sensitivity(study: dict):
     holds (median over the seeds, range as a band), against the path share and the uniform walk's
     share; one shared scale across panels."""
     depths = list(study["by_depth"])
-    cols = min(len(depths), 2)  # two panels a row: a phone shows the legend at a readable size
+    cols = 1  # stacked: a phone shows each panel at its own size
     rows = -(-len(depths) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.3 * cols, 2.7 * rows), sharex=True, sharey=True,
+    fig, axes = plt.subplots(rows, cols, figsize=(3.7, 2.3 * rows + 0.4), sharex=True, sharey=True,
                              squeeze=False)
     for ax in axes.flat[len(depths):]:
         ax.axis("off")

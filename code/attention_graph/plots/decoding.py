@@ -6,13 +6,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch
 
+from .graphs import direction_key
 from .style import finish
 
 
 def plot_decoding_dag(n: int, weights):
     """The causal DAG of n tokens as decoding builds it: arrows j → i (messages flow from key j to
     query i); the newest token, n − 1, in red with the messages into it, their width ∝ ``weights`` (n,)."""
-    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    fig, ax = plt.subplots(figsize=(3.7, 2.6))
     x = np.arange(n, dtype=float)  # (n,)
     w = np.asarray(weights, float)  # (n,)
     for i in range(n - 1):
@@ -25,7 +26,7 @@ def plot_decoding_dag(n: int, weights):
         ax.add_patch(FancyArrowPatch((x[j], 0), (x[new], 0), connectionstyle="arc3,rad=0.45", arrowstyle="-|>",
                                      mutation_scale=10, lw=0.6 + 5 * w[j] / w.max(), color="tab:red",
                                      shrinkA=8, shrinkB=8))
-    ax.scatter(x[:-1], np.zeros(n - 1), s=200, color="white", edgecolors="black", zorder=3)
+    ax.scatter(x[:-1], np.zeros(n - 1), s=190, color="white", edgecolors="black", zorder=3)
     ax.scatter([x[new]], [0], s=220, color="tab:red", edgecolors="black", zorder=3)
     for i in range(n):
         ax.text(x[i], 0, str(i), ha="center", va="center", fontsize=8, zorder=4,
@@ -34,4 +35,5 @@ def plot_decoding_dag(n: int, weights):
     ax.set_xlim(-0.7, n - 0.3)
     ax.set_ylim(-1.45 * (n - 1) / 5 - 0.3, 1.45 * (n - 1) / 5 + 0.3)
     ax.axis("off")
+    direction_key(ax, y=0.0)
     return finish(fig)

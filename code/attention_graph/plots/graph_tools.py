@@ -13,7 +13,7 @@ def plot_centrality_bars(graph, series: dict, ax=None, *, title: str | None = No
     """Grouped bars, one group per node of ``graph`` and one bar per entry of ``series`` (name → (n,))."""
     own = ax is None
     if own:
-        fig, ax = plt.subplots(figsize=(6.0, 3.8))
+        fig, ax = plt.subplots(figsize=(3.7, 3.2))
     width = 0.8 / max(len(series), 1)
     x = np.arange(graph.n)  # (n,)
     for k, (name, values) in enumerate(series.items()):
@@ -21,7 +21,7 @@ def plot_centrality_bars(graph, series: dict, ax=None, *, title: str | None = No
     ax.axhline(1 / graph.n, color="grey", ls=":", lw=1, label=f"uniform, 1/{graph.n}")
     ax.set_xticks(x, graph.labels)
     ax.set_ylabel("share of the total")
-    ax.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
+    ax.legend(frameon=False, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=1)
     if title:
         ax.set_title(title)
     return finish(ax.figure, own)
@@ -31,7 +31,7 @@ def plot_fiedler_vector(graph, u, groups, ax=None, *, title: str | None = None):
     """Bars of the Fiedler vector u, one per node, coloured by the community its sign gives."""
     own = ax is None
     if own:
-        fig, ax = plt.subplots(figsize=(5.0, 2.8))
+        fig, ax = plt.subplots(figsize=(3.7, 2.5))
     colors = np.where(np.asarray(groups) == 0, "tab:blue", "tab:orange")
     ax.bar(range(graph.n), u, color=colors)
     ax.axhline(0, color="black", lw=0.8)
@@ -43,37 +43,38 @@ def plot_fiedler_vector(graph, u, groups, ax=None, *, title: str | None = None):
 
 
 def plot_head_graphs(heads, titles):
-    """One column per head: its attention graph on top, its heatmap below (a multigraph, head by head)."""
+    """Head by head, one above the other: its attention graph, then its heatmap (a multigraph, head by
+    head, a phone's column wide); the legend of the arrows under each graph."""
     h = len(heads)
-    fig, axes = plt.subplots(2, h, figsize=(3.6 * h, 7.0), gridspec_kw={"height_ratios": [1, 1]},
-                             squeeze=False)
+    fig, axes = plt.subplots(2 * h, 1, figsize=(3.7, 6.0 * h), gridspec_kw={"height_ratios": [1.15, 1] * h})
     top = max(float(g.W.max()) for g in heads)  # the heads share one colour scale
-    for col, (graph, name) in enumerate(zip(heads, titles)):
-        plot_attention_graph(graph, ax=axes[0, col], title=name)
-        plot_heatmap(graph, ax=axes[1, col], vmax=top)
-        if col:
-            axes[1, col].set_ylabel("")
+    for k, (graph, name) in enumerate(zip(heads, titles)):
+        plot_attention_graph(graph, ax=axes[2 * k], fontsize=10, title=name)
+        plot_heatmap(graph, ax=axes[2 * k + 1], vmax=top, fontsize=9)
     return finish(fig)
 
 
 def plot_rollout_layers(layers, rollouts: dict):
-    """Top row: heatmaps of W⁽¹⁾ … W⁽ᴸ⁾. Bottom row: each rollout of ``rollouts`` (title → graph)."""
+    """Left column: heatmaps of W⁽¹⁾ … W⁽ᴸ⁾, top to bottom. Right column: each rollout of ``rollouts``
+    (title → graph). A phone's column wide: the nodes by initial on the axes."""
     L = len(layers)
-    cols = max(L, len(rollouts))
-    fig, axes = plt.subplots(2, cols, figsize=(2.1 * cols + 0.6, 5.2), squeeze=False)
+    rows = max(L, len(rollouts))
+    fig, axes = plt.subplots(rows, 2, figsize=(3.7, 2.1 * rows + 0.2), squeeze=False)
+    axes = axes.T  # axes[0]: the layers, axes[1]: the rollouts
     top = max(float(g.W.max()) for g in list(layers) + list(rollouts.values()))  # one scale for all
     for k, g in enumerate(layers, 1):
         plot_heatmap(g, ax=axes[0, k - 1], title=f"layer {k}: $W^{{({k})}}$", fmt="{:.2f}", vmax=top,
-                     fontsize=10)
+                     fontsize=8)
     for ax, (name, g) in zip(axes[1], rollouts.items()):
-        plot_heatmap(g, ax=ax, title=name, fmt="{:.2f}", cmap="Purples", vmax=top, fontsize=10)
+        plot_heatmap(g, ax=ax, title=name, fmt="{:.2f}", cmap="Purples", vmax=top, fontsize=8)
     for ax in axes[1, len(rollouts):]:
         ax.axis("off")
+    initials = [str(label)[0] for label in layers[0].labels]
     for ax in axes.ravel():
-        ax.set_xlabel("key j")
-        ax.set_ylabel("")
+        ax.set_xticks(range(len(initials)), initials)
+        ax.set_yticks(range(len(initials)), initials)
+        ax.set_xlabel("key j", fontsize=9)
+        ax.set_ylabel("query i", fontsize=9)
         ax.tick_params(labelsize=9)
-        ax.title.set_fontsize(10)
-    for ax in axes[:, 0]:
-        ax.set_ylabel("query i")
+        ax.title.set_fontsize(9)
     return finish(fig)

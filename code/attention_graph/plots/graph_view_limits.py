@@ -17,7 +17,7 @@ def plot_prediction_and_outcome(predicted, trained):
     predicted = np.asarray(predicted, dtype=float)  # (n,)
     trained = np.asarray(trained, dtype=float)  # (seeds, n)
     j = np.arange(1, predicted.size + 1)  # (n,): positions from 1
-    fig, ax = plt.subplots(figsize=(5.6, 3.2))
+    fig, ax = plt.subplots(figsize=(3.7, 3.0))
     ax.plot(j, predicted, "--", color="0.35", lw=1.4, label="graph view: uniform causal attention")
     ax.fill_between(j, trained.min(axis=0), trained.max(axis=0), color="tab:blue", alpha=0.18, lw=0,
                     label="trained models: range over seeds")
@@ -25,5 +25,5 @@ def plot_prediction_and_outcome(predicted, trained):
     ax.set_xlabel("key position $j$")
     ax.set_ylabel("in-strength $\\sum_i W_{ij}$")
     ax.set_xticks(j)
-    ax.legend(frameon=False, fontsize=9)
+    ax.legend(frameon=False, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return finish(fig)

@@ -6,20 +6,23 @@ import matplotlib.pyplot as plt
 import networkx as nx
 import numpy as np
 from matplotlib.patches import Circle, FancyArrowPatch
+from matplotlib.textpath import TextPath
 
-from .style import finish
+from .style import COLUMN, finish
 
 
 def plot_heatmap(graph, ax=None, *, title: str | None = None, fmt: str = "{:.3f}", cmap: str = "Blues",
                  vmax: float | None = None, fontsize: float = 9):
     """Heatmap of an :class:`AttentionGraph`'s W with each value printed in its cell.
 
-    Rows are the node attending (query i), columns the node it attends to (key j). Panels
+    Row i is the node that receives (the query), column j the node that sends (the key): W[i, j] is
+    the arrow from j to i of :func:`plot_attention_graph`. Panels
     that are compared pass one ``vmax``, so that they share a colour scale (from 0).
     """
     own = ax is None
-    if own:
-        fig, ax = plt.subplots(figsize=(1.1 * graph.n + 1.6, 1.0 * graph.n + 1.0))
+    if own:  # at most the phone's column wide (style.COLUMN), so its numbers keep their size there
+        side = min(0.75 * graph.n + 1.2, COLUMN)
+        fig, ax = plt.subplots(figsize=(side, side - 0.2))
     W = graph.W
     vmax = max(float(W.max()), 1e-12) if vmax is None else float(vmax)
     ax.imshow(W, cmap=cmap, vmin=0.0, vmax=vmax)
@@ -28,8 +31,8 @@ def plot_heatmap(graph, ax=None, *, title: str | None = None, fmt: str = "{:.3f}
                 color="white" if w > 0.6 * vmax else "black")
     ax.set_xticks(range(graph.n), graph.labels, rotation=0)
     ax.set_yticks(range(graph.n), graph.labels)
-    ax.set_xlabel("j (key: attended to)")
-    ax.set_ylabel("i (query: attends)")
+    ax.set_xlabel("j: sends (key)")
+    ax.set_ylabel("i: receives (query)")
     if title:
         ax.set_title(title)
     return finish(ax.figure, own)
@@ -48,34 +51,62 @@ def club_layout() -> np.ndarray:
     return np.array([pos[v] for v in sorted(G.nodes)])  # (34, 2)
 
 
+def name_radius(names, fontsize: float, points_per_unit: float, at_least: float) -> float:
+    """The radius (data units) of a circle that holds the widest of ``names`` at ``fontsize``,
+    where one data unit is ``points_per_unit`` points; never below ``at_least``."""
+    widest = max(TextPath((0, 0), str(name), size=fontsize).get_extents().width for name in names)
+    return max(float(at_least), (0.5 * widest + 0.3 * fontsize) / points_per_unit)
+
+
+def direction_key(ax, *, y: float = -0.01, fontsize: float = 9):
+    """The book's one legend for the arrows of an attention graph, under ``ax``: a small arrow from
+    j to i, ``v_j`` travelling along it to i with weight ``W_ij`` (source to target, as PyG and DGL)."""
+    at = dict(xy=(0.02, y), xycoords="axes fraction", textcoords="offset points", fontsize=fontsize,
+              va="center", annotation_clip=False)  # lengths in points, whatever the panel's size
+    j = ax.annotate("$j$", xytext=(0, 0), ha="center", **at)
+    i = ax.annotate("$i$", xytext=(46, 0), ha="center", **at)
+    ax.annotate("", xy=(0, 0.5), xycoords=i, xytext=(1, 0.5), textcoords=j, annotation_clip=False,
+                arrowprops=dict(arrowstyle="-|>", color="tab:blue", lw=1.6, shrinkA=3, shrinkB=3))
+    ax.annotate("$W_{ij}$", xytext=(23, 8), ha="center", **at)
+    ax.annotate("$v_j$ flows from $j$ to $i$", xytext=(56, 0), ha="left", **at)
+
+
 def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, min_weight: float = 0.0,
                          show_weights: bool = False, fmt: str = "{:.2f}", node_radius: float = 0.17,
-                         highlight: int | None = None, fontsize: float = 10):
-    """Draw an :class:`AttentionGraph`: for every weight W[i, j] an arrow from j to i, the way v_j flows.
+                         highlight: int | None = None, fontsize: float = 10, key: bool = True):
+    """Draw an :class:`AttentionGraph`: for every weight W[i, j] the arrow from j to i, carrying v_j.
 
     Width and opacity grow with W[i, j]. Self-loops are drawn as circles just outside their node,
     sized like the edges by W[i, i]. The two arrows between a pair bend to opposite sides, so the
     asymmetry of W stays visible. With ``show_weights`` each weight is printed on its arrow near the
     node that receives the message (the head, node i), so the number beside node i is always a
     weight of row i. With ``highlight`` = i only the messages into node i are coloured (and
-    labelled); the other arrows are drawn faint grey.
+    labelled); the other arrows are drawn faint grey, dark enough to stay on the dark page's card.
+    Each circle is made wide enough for its name; each weight sits in a box edged in its arrow's
+    colour, on its arrow. With ``key`` the book's legend of the arrows (:func:`direction_key`) sits
+    under the drawing.
     """
     own = ax is None
     if own:
-        fig, ax = plt.subplots(figsize=(5.0, 5.0))
+        fig, ax = plt.subplots(figsize=(COLUMN, COLUMN + 0.3))
     pos = circle_layout(graph.n) if pos is None else np.asarray(pos, dtype=float)  # (n, 2)
     if pos.shape != (graph.n, 2):
         raise ValueError(f"pos must have shape ({graph.n}, 2); got {pos.shape}")
     wmax = max(float(graph.W.max()), 1e-12)
     center = pos.mean(axis=0)  # (2,)
-    r, rad = float(node_radius), 0.15
-    label_box = dict(boxstyle="round,pad=0.12", fc="white", ec="none", alpha=0.85)
+    extra = 0.5 if show_weights else 0.3
+    span = float(np.ptp(pos, axis=0).max()) + 2 * (node_radius + extra)  # the drawing's side, data units
+    fig_w, fig_h = ax.figure.get_size_inches()
+    box = ax.get_position()
+    points_per_unit = 72 * min(box.width * fig_w, box.height * fig_h) / span
+    r, rad = name_radius(graph.labels, fontsize, points_per_unit, node_radius), 0.3
     for i, j, w in graph.edges(tol=min_weight):
-        alpha = 0.15 + 0.85 * w / wmax
-        width = 0.5 + 5.0 * w / wmax
+        alpha = 0.3 + 0.7 * w / wmax
+        width = 0.6 + 4.4 * w / wmax
         color, label = "tab:blue", show_weights
         if highlight is not None and i != highlight:
-            color, alpha, label = "0.6", 0.1 + 0.3 * w / wmax, False
+            color, alpha, label = "0.45", 0.35 + 0.3 * w / wmax, False
+        label_box = dict(boxstyle="round,pad=0.15", fc="white", ec=color, lw=0.8, alpha=0.95)
         if i == j:
             out = pos[i] - center  # (2,)
             out = out / (np.linalg.norm(out) or 1.0)
@@ -96,7 +127,7 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
                                      lw=width, alpha=alpha, color=color,
                                      shrinkA=0, shrinkB=2, zorder=2))
         if label:
-            s_ = 0.7  # along the quadratic Bezier from j, so near the head i
+            s_ = 0.72  # along the quadratic Bezier from j, so near the head i
             sx, sy = end - start
             c2 = (start + end) / 2 + rad * np.array([sy, -sx])
             p = (1 - s_) ** 2 * start + 2 * s_ * (1 - s_) * c2 + s_**2 * end
@@ -106,28 +137,30 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
         ring = "tab:blue" if k == highlight else "black"
         ax.add_patch(Circle((x, y), r, color="white", ec=ring, lw=2.0 if k == highlight else 1.0, zorder=3))
         ax.text(x, y, name, ha="center", va="center", fontsize=fontsize, zorder=4)
-    margin = r + 0.5 if show_weights else r + 0.3
+    margin = r + extra
     ax.set_xlim(pos[:, 0].min() - margin, pos[:, 0].max() + margin)
     ax.set_ylim(pos[:, 1].min() - margin, pos[:, 1].max() + margin)
     ax.set_aspect("equal")
     ax.axis("off")
     if title:
         ax.set_title(title)
+    if key:
+        direction_key(ax)
     return finish(ax.figure, own)
 
 
-def graph_panels(graphs, titles, *, highlight=None, columns: int = 1, panel: float = 4.6,
-                  fontsize: float = 11):
-    """Attention graphs of the same nodes in a grid of ``columns``, at the same positions, titled below."""
+def graph_panels(graphs, titles, *, highlight=None, columns: int = 1, panel: float = COLUMN,
+                  fontsize: float = 10):
+    """Attention graphs of the same nodes in a grid of ``columns``, at the same positions, each
+    titled above; the legend of the arrows once, under the last panel."""
     rows = -(-len(graphs) // columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(panel * columns, (panel - 0.3) * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, columns, figsize=(panel * columns, (panel + 0.1) * rows), squeeze=False)
     pos = circle_layout(graphs[0].n)  # (n, 2), the same places in every panel
-    for ax, graph, title in zip(axes.flat, graphs, titles):
-        plot_attention_graph(graph, ax, pos=pos, show_weights=True, min_weight=1e-12,
-                             highlight=highlight, fontsize=fontsize, node_radius=0.2)
-        ax.text(0.5, -0.01, title, transform=ax.transAxes, ha="center", va="top", fontsize=fontsize + 1)
+    for k, (ax, graph, title) in enumerate(zip(axes.flat, graphs, titles)):
+        plot_attention_graph(graph, ax, pos=pos, show_weights=True, min_weight=1e-12, title=title,
+                             highlight=highlight, fontsize=fontsize, node_radius=0.2,
+                             key=k == len(graphs) - 1)
+        ax.title.set_fontsize(fontsize + 1)
     for ax in axes.flat[len(graphs):]:
         ax.axis("off")
-    fig = finish(fig, own=True)
-    fig.subplots_adjust(hspace=0.12)  # room for the titles under the panels
-    return fig
+    return finish(fig, own=True)

@@ -11,7 +11,7 @@ from .style import finish
 def plot_induction_curves(curves: list[dict]):
     """Held-out accuracy against steps, one thin line per seed, the median thick and the range
     shaded (left); the median head scores against steps (right)."""
-    fig, (a, b) = plt.subplots(1, 2, figsize=(7.2, 3.2))
+    fig, (a, b) = plt.subplots(2, 1, figsize=(3.7, 5.6), sharex=True)
     steps = np.asarray(curves[0]["steps"])  # (checkpoints,)
     acc = np.array([c["accuracy"] for c in curves])  # (seeds, checkpoints)
     for row in acc:
@@ -19,7 +19,6 @@ def plot_induction_curves(curves: list[dict]):
     a.fill_between(steps, acc.min(axis=0), acc.max(axis=0), color="tab:blue", alpha=0.15,
                    label="range over seeds")
     a.plot(steps, np.median(acc, axis=0), "-", color="black", lw=1.6, label="median")
-    a.set_xlabel("Adam step")
     a.set_ylabel("held-out accuracy")
     a.set_ylim(0, 1.02)
     a.legend(frameon=False, fontsize=8, loc="lower right")
@@ -38,7 +37,7 @@ def plot_induction_graphs(W1, W2, C, period: int):
     (i, i − m + 1) and (i, i − m), for the predictable queries i.
 
     Rows are queries i, columns keys j: a message flows from key j to query i."""
-    fig, axes = plt.subplots(1, 3, figsize=(7.6, 2.9))
+    fig, axes = plt.subplots(3, 1, figsize=(3.0, 8.4))
     n = len(np.asarray(W1))
     m = int(period)
     i = np.arange(m, n - 1)  # (r,): the predictable queries
@@ -48,11 +47,11 @@ def plot_induction_graphs(W1, W2, C, period: int):
     for ax, W, (x, y), title in zip(axes, (W1, W2, C), dots, titles):
         ax.imshow(np.asarray(W, dtype=float), cmap="Blues", vmin=0.0, vmax=1.0)
         ax.plot(x, y, "o", ms=2.5, color="tab:red")
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=10)
         ax.set_xlabel("j (key)")
+        ax.set_ylabel("i (query)")
         ax.set_xticks(range(0, n, 4))
         ax.set_yticks(range(0, n, 4))
-    axes[0].set_ylabel("i (query)")
     return finish(fig)
 
 
@@ -60,7 +59,7 @@ def plot_circuits(qk, ov):
     """Layer 2's two token-to-token circuits (Elhage et al. 2021), each on its own symmetric colour
     scale: QK (query token a against the token b that layer 1 wrote into the key) and OV (the logit
     of token c that attending to token b adds)."""
-    fig, axes = plt.subplots(1, 2, figsize=(6.4, 3.1))
+    fig, axes = plt.subplots(2, 1, figsize=(3.7, 7.0))
     for ax, M, title, ylabel, xlabel in (
             (axes[0], qk, "QK: $W_E W_Q^{(2)} (W_E W_V^{(1)} W_K^{(2)})^\\top$", "query token a",
              "previous token b at the key"),
@@ -68,9 +67,9 @@ def plot_circuits(qk, ov):
         M = np.asarray(M, dtype=float)  # (vocab, vocab)
         lim = float(np.abs(M).max())
         ax.imshow(M, cmap="RdBu_r", vmin=-lim, vmax=lim)
-        ax.set_title(title, fontsize=8)
-        ax.set_ylabel(ylabel, fontsize=8)
-        ax.set_xlabel(xlabel, fontsize=8)
+        ax.set_title(title, fontsize=9)
+        ax.set_ylabel(ylabel, fontsize=9)
+        ax.set_xlabel(xlabel, fontsize=9)
         ax.set_xticks(range(0, len(M), 4))
         ax.set_yticks(range(0, len(M), 4))
     return finish(fig)

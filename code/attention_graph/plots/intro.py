@@ -11,7 +11,7 @@ def plot_fixed_and_computed(fixed, computed, *, titles=("fixed: the path", "comp
 
     The book's first figure: a GCN's fixed adjacency on the article's path (top) and the complete
     graph whose weights one attention layer computes from the input (bottom). Arrows run from j to
-    i, the way messages flow; with ``highlight`` = i only the messages into node i are coloured and
+    i; with ``highlight`` = i only the messages into node i are coloured and
     labelled with their weights (all of them otherwise).
     """
     if fixed.labels != computed.labels:

@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch
 
+from .graphs import direction_key
 from .style import finish
 
 
@@ -17,11 +18,11 @@ def _arrow(ax, a, b, *, color="tab:blue", lw=1.0, alpha=1.0, shrink=9):
 
 def plot_two_hop(PQ, PK, query_labels, key_labels):
     """Linear attention's graph: keys (right) send to F feature nodes (middle), which send to the
-    queries (left); edge width ∝ φ(k_j)_a and φ(q_i)_a. Arrows point the way messages flow."""
+    queries (left); edge width ∝ φ(k_j)_a and φ(q_i)_a, with the book's legend of the arrows."""
     PQ, PK = np.asarray(PQ, float), np.asarray(PK, float)  # (n_q, F), (n_k, F)
     n_q, F = PQ.shape
     n_k = PK.shape[0]
-    fig, ax = plt.subplots(figsize=(6.0, 3.6))
+    fig, ax = plt.subplots(figsize=(3.7, 3.0))
     y = {name: np.linspace(1, 0, m) if m > 1 else np.array([0.5]) for name, m in
          (("q", n_q), ("f", F), ("k", n_k))}
     top = max(float(PQ.max()), float(PK.max()))
@@ -44,13 +45,14 @@ def plot_two_hop(PQ, PK, query_labels, key_labels):
     ax.set_xlim(-0.6, 2.6)
     ax.set_ylim(-0.12, 1.25)
     ax.axis("off")
+    direction_key(ax, y=-0.04)
     return finish(fig)
 
 
 def plot_feature_error(F, errors: dict, reference=None):
     """Error of random-feature attention against the number F of features (log-log), one line per
     entry of ``errors``; ``reference`` (F, c/√F) is drawn dotted."""
-    fig, ax = plt.subplots(figsize=(5.2, 3.4))
+    fig, ax = plt.subplots(figsize=(3.7, 3.0))
     for (name, e), marker in zip(errors.items(), ("o-", "s-", "^-")):
         ax.loglog(F, e, marker, label=name)
     if reference is not None:
@@ -66,7 +68,7 @@ def plot_feature_error(F, errors: dict, reference=None):
 def plot_linear_benchmark(results: dict):
     """Memory above the inputs and median time against n, linear against dense attention, from the
     ``"results"`` of ``bench_linear.json``; the memory target is dashed."""
-    fig, (ax_m, ax_t) = plt.subplots(1, 2, figsize=(8.0, 3.6))
+    fig, (ax_m, ax_t) = plt.subplots(2, 1, figsize=(3.7, 6.6))
     for method, marker in (("dense", "o-"), ("linear", "s-")):
         cases = sorted((c for c in results["cases"] if c["method"] == method), key=lambda c: c["n"])
         n = [c["n"] for c in cases]

@@ -11,7 +11,7 @@ def plot_bipartite(W, query_labels, key_labels, ax=None, *, title: str | None = 
     """Cross-attention as a bipartite graph: queries left, keys right, edge width ∝ W_ij."""
     own = ax is None
     if own:
-        _, ax = plt.subplots(figsize=(4.4, 3.0))
+        _, ax = plt.subplots(figsize=(3.7, 2.8))
     n_q, n_k = len(query_labels), len(key_labels)
     yq = [(n_k - 1) / 2 - i + (n_q - 1) / 2 for i in range(n_q)]
     yk = [n_k - 1 - j for j in range(n_k)]
@@ -21,7 +21,7 @@ def plot_bipartite(W, query_labels, key_labels, ax=None, *, title: str | None = 
                 ax.plot([0, 1], [yq[i], yk[j]], color="tab:blue", lw=0.5 + 6 * float(W[i][j]),
                         alpha=0.7, solid_capstyle="round")
                 ax.annotate(f"{float(W[i][j]):.2f}", (0.72, yq[i] + 0.72 * (yk[j] - yq[i])),
-                            fontsize=7, ha="center", va="center",
+                            fontsize=8, ha="center", va="center",
                             bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none"})
     for i, lab in enumerate(query_labels):
         ax.text(-0.05, yq[i], lab, ha="right", va="center")

@@ -15,9 +15,9 @@ def plot_cycle_encodings(P, frequencies, coefficients):
     P[:, c] = ψ₁ cos(2π χ j / n) + ψ₂ sin(2π χ j / n); the curve is drawn for continuous j.
     """
     n, k = P.shape
-    cols = k if k <= 3 else 2  # at most three panels a row, so that the text stays legible
+    cols = min(k, 2)  # at most two panels a row, a phone's column wide, so that the text keeps its size
     rows = -(-k // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.4 * rows), sharex=True, sharey=True,
+    fig, axes = plt.subplots(rows, cols, figsize=(3.7, 1.9 * rows + 0.3), sharex=True, sharey=True,
                              squeeze=False)
     for ax in axes.flat[k:]:
         ax.axis("off")

@@ -6,10 +6,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Circle
 
+from .graphs import direction_key
 from .style import QKV_COLORS, finish
 
 
-def _vector(ax, xy, values, color, name, *, cell: float = 0.62, fontsize: float = 11):
+def _vector(ax, xy, values, color, name, *, cell: float = 0.62, fontsize: float = 10.5):
     """One row vector drawn as a strip of cells, each holding its entry, its name to the left."""
     x0, y0 = xy
     for c, value in enumerate(values):
@@ -31,7 +32,7 @@ def plot_qkv(X, W_Q, W_K, W_V, labels, i: int):
     X = np.asarray(X, dtype=float)  # (n, d_model)
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (n, d), (n, d), (n, d_v)
     S = Q @ K.T / np.sqrt(Q.shape[1])  # (n, n)
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(4.8, 6.8), gridspec_kw={"height_ratios": [1, 1.35]})
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(3.7, 5.6), gridspec_kw={"height_ratios": [1, 1.35]})
     end = _vector(top, (0.2, 1.0), X[i], QKV_COLORS["x"], "$x_i$")
     for y, key, M, name in ((1.8, "q", Q, "$q_i$"), (1.0, "k", K, "$k_i$"), (0.2, "v", V, "$v_i$")):
         top.annotate("", xy=(2.45, y), xytext=(end + 0.05, 1.0),
@@ -63,4 +64,5 @@ def plot_qkv(X, W_Q, W_K, W_V, labels, i: int):
     bottom.set_aspect("equal")
     bottom.axis("off")
     bottom.set_title(r"the query meets every key: $q \cdot k_j/\sqrt{d}$", fontsize=11)
+    direction_key(bottom)
     return finish(fig)

@@ -12,7 +12,7 @@ from .style import finish
 
 def plot_offset_kernel(G, offsets, kernel):
     """Left: the Gram matrix PE PEᵀ of the sinusoidal encodings (n, n); right: its value against i − j."""
-    fig, (ax_g, ax_k) = plt.subplots(1, 2, figsize=(8.4, 3.4))
+    fig, (ax_g, ax_k) = plt.subplots(2, 1, figsize=(3.7, 6.4))
     im = ax_g.imshow(G, cmap="viridis")
     fig.colorbar(im, ax=ax_g, fraction=0.046, pad=0.04, label=r"$\mathrm{PE}_i \cdot \mathrm{PE}_j$")
     ax_g.set_xlabel("position j")
@@ -25,17 +25,17 @@ def plot_offset_kernel(G, offsets, kernel):
 
 
 def plot_score_panels(panels: dict, *, xlabel="key position j", ylabel="query position i"):
-    """Heatmaps of score matrices side by side, on one shared colour scale (−∞ entries blank)."""
+    """Heatmaps of score matrices, one above the other, on one shared colour scale (−∞ entries blank)."""
     mats = [np.where(np.isfinite(M), M, np.nan) for M in panels.values()]
     lo = min(float(np.nanmin(M)) for M in mats)
     hi = max(float(np.nanmax(M)) for M in mats)
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.4 * len(panels) + 0.8, 3.3))
+    fig, axes = plt.subplots(len(panels), 1, figsize=(3.4, 2.9 * len(panels)))
     axes = np.atleast_1d(axes)
     for ax, (title, M) in zip(axes, zip(panels, mats)):
         im = ax.imshow(M, cmap="viridis", vmin=lo, vmax=hi)
         ax.set_title(title, fontsize=9)
-        ax.set_xlabel(xlabel)
-    axes[0].set_ylabel(ylabel)
+        ax.set_ylabel(ylabel, fontsize=9)
+    axes[-1].set_xlabel(xlabel)
     fig.colorbar(im, ax=list(axes), fraction=0.046, pad=0.04)
     plt.close(fig)  # no tight_layout: it would not leave room for the shared colour bar
     return finish(fig, own=False)
@@ -48,7 +48,7 @@ def plot_club_distance_bias(A, weights: dict, query: int):
     G = nx.from_numpy_array(np.asarray(A))
     others = np.arange(len(pos)) != query  # (34,): the query's own weight is left out of the scale
     vmax = max(float(np.max(np.asarray(w)[others])) for w in weights.values())
-    fig, axes = plt.subplots(1, len(weights), figsize=(4.2 * len(weights), 4.0))
+    fig, axes = plt.subplots(len(weights), 1, figsize=(3.3, 3.0 * len(weights)))
     axes = np.atleast_1d(axes)
     for ax, (title, w) in zip(axes, weights.items()):
         nx.draw_networkx_edges(G, {v: pos[v] for v in G.nodes}, ax=ax, width=0.5, alpha=0.4)

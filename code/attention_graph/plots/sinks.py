@@ -14,7 +14,7 @@ def plot_causal_reach(in_degree, in_strength, rank):
     in_degree, in_strength, rank = (np.asarray(x, dtype=float) for x in (in_degree, in_strength, rank))
     n = len(in_degree)
     j = np.arange(1, n + 1)  # (n,): 1-based positions
-    fig, (a, b) = plt.subplots(1, 2, figsize=(7.0, 3.0))
+    fig, (a, b) = plt.subplots(2, 1, figsize=(3.7, 5.0))
     a.bar(j, in_degree, color="tab:blue")
     a.set_xlabel("key position j")
     a.set_ylabel("queries that see j")
@@ -33,7 +33,7 @@ def plot_sink_forming(results: dict):
     """The in-strength of the first positions over training, one line per seed, from the sinks
     benchmark record: without a sink token (left, the first token) and with one (right, the sink
     token and the first content token). Shared y-axis."""
-    fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.2), sharey=True)
+    fig, axes = plt.subplots(2, 1, figsize=(3.7, 5.4), sharex=True)
     n = results["n"]
     harmonic = float(np.sum(1.0 / np.arange(1, n + 1)))
     for ax, variant in zip(axes, ("plain", "sink token")):
@@ -45,10 +45,10 @@ def plot_sink_forming(results: dict):
                 ax.plot(run["steps"], s[:, 1], "--", color="tab:orange", lw=1, alpha=0.8,
                         label="first content token" if k == 0 else None)
         ax.axhline(harmonic, color="grey", ls=":", lw=0.8, label="uniform: $H_n$")
-        ax.set_xlabel("Adam step")
         ax.set_title("no sink token" if variant == "plain" else "with a sink token", fontsize=9)
-        ax.legend(frameon=False, fontsize=7)
-    axes[0].set_ylabel("in-strength $s_{\\mathrm{in}}$")
+        ax.legend(frameon=False, fontsize=8)
+        ax.set_ylabel("in-strength $s_{\\mathrm{in}}$")
+    axes[-1].set_xlabel("Adam step")
     return finish(fig)
 
 
@@ -56,8 +56,7 @@ def plot_sink_graphs(W_plain, W_sink):
     """The trained mean attention without and with a sink token, one colour scale (0 to 1).
 
     Rows are queries i, columns keys j: a message flows from key j to query i."""
-    fig, (a, b, cax) = plt.subplots(1, 3, figsize=(7.0, 3.4),
-                                    gridspec_kw={"width_ratios": [1, 1, 0.05]})
+    fig, (a, b) = plt.subplots(2, 1, figsize=(3.4, 6.6), layout="constrained")
     for ax, W, title in zip((a, b), (W_plain, W_sink), ("no sink token", "with a sink token (position 0)")):
         W = np.asarray(W, dtype=float)  # (n, n)
         im = ax.imshow(W, cmap="Blues", vmin=0.0, vmax=1.0)
@@ -66,5 +65,6 @@ def plot_sink_graphs(W_plain, W_sink):
         ax.set_ylabel("i (query)")
         ax.set_xticks(range(0, len(W), 2))
         ax.set_yticks(range(0, len(W), 2))
-    fig.colorbar(im, cax=cax, label="$W_{ij}$")
-    return finish(fig)
+    fig.colorbar(im, ax=[a, b], label="$W_{ij}$", fraction=0.05, pad=0.04)
+    plt.close(fig)  # laid out by matplotlib's constrained layout, which leaves room for the colour bar
+    return finish(fig, own=False)

@@ -13,14 +13,13 @@ def plot_softmax_peakedness(record: dict):
     """Two panels from :func:`attention_graph.softmax.peakedness`: the mean largest weight of a row
     and the mean Frobenius norm of the softmax Jacobian, against d, without and with the 1/√d scale.
     """
-    fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.4))
+    fig, (left, right) = plt.subplots(2, 1, figsize=(3.7, 6.2), sharex=True)
     d, n_k = record["d"], record["n_k"]
     left.semilogx(d, record["max_raw"], "o-", label=r"scores $q\cdot k$ (unscaled)")
     left.semilogx(d, record["max_scaled"], "s-", label=r"scores $q\cdot k/\sqrt{d}$")
     left.axhline(1.0, color="grey", ls=":", lw=1)
     left.axhline(1.0 / n_k, color="grey", ls="--", lw=1, label=f"uniform row, $1/n_k$ ($n_k$ = {n_k})")
     left.set_ylim(0, 1.05)
-    left.set_xlabel("dimension $d$")
     left.set_ylabel("mean largest weight of a row")
     left.legend(frameon=False, fontsize=8, loc="center right")
     right.semilogx(d, record["jac_raw"], "o-", label="unscaled")
@@ -41,15 +40,14 @@ def plot_softmax_row(p_raw, p_scaled, d: int):
     p_raw = as_matrix(np.atleast_2d(p_raw), "p_raw", shape_doc="(n_k,)")[0]  # (n_k,)
     p_scaled = as_matrix(np.atleast_2d(p_scaled), "p_scaled", shape_doc="(n_k,)")[0]  # (n_k,)
     n_k = p_raw.shape[0]
-    fig, axes = plt.subplots(1, 2, figsize=(8.4, 2.8), sharey=True)
+    fig, axes = plt.subplots(2, 1, figsize=(3.7, 4.6), sharex=True)
     for ax, p, title in ((axes[0], p_raw, r"unscaled, $q\cdot k_j$"),
                          (axes[1], p_scaled, r"scaled, $q\cdot k_j/\sqrt{d}$")):
         ax.bar(np.arange(n_k), p, color="0.35")
         ax.axhline(1.0 / n_k, color="grey", ls="--", lw=1)
         ax.set_ylim(0, 1.0)
         ax.set_xticks([])
-        ax.set_xlabel(f"the {n_k} keys")
+        ax.set_ylabel("weight")
         ax.set_title(f"{title}, $d$ = {d}", fontsize=9)
-    axes[0].set_ylabel("weight")
-    return finish(fig)
+    axes[-1].set_xlabel(f"the {n_k} keys")
     return finish(fig)

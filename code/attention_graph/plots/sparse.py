@@ -15,7 +15,7 @@ def plot_sparse_benchmark(record: dict):
     dense = [r for r in rows if "dense_seconds" in r]
     n_all = np.array([r["n"] for r in rows])  # (sizes,)
     n_dense = np.array([r["n"] for r in dense])  # (dense sizes,)
-    fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(8.0, 3.6))
+    fig, (ax_t, ax_m) = plt.subplots(2, 1, figsize=(3.7, 6.6))
     ax_t.loglog(n_dense, [r["dense_seconds"] for r in dense], "o-", label="dense, masked")
     ax_t.loglog(n_all, [r["sparse_seconds"] for r in rows], "s-", label="edge_attention")
     ax_t.loglog(n_all, [r["csr_seconds"] for r in rows], "^:", label="lean CSR formulation")

@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch
 
+from .graphs import direction_key
 from .style import finish
 
 
@@ -26,6 +27,7 @@ def plot_decay_graph(a, Pi):
     top.set_ylim(-0.5, 0.8)
     top.set_aspect("equal")
     top.axis("off")
+    direction_key(top, y=1.25)
     im = bottom.imshow(Pi, cmap="Blues", vmin=0, vmax=1)
     ticks = range(0, n, 2)
     bottom.set_xticks(ticks, [str(j + 1) for j in ticks], fontsize=8)

@@ -17,8 +17,15 @@ STYLE = {
     "figure.dpi": 100,
     "savefig.dpi": 100,
     "font.size": 10,
+    "legend.fontsize": 9,
 }
 
+
+# The text column on a 390 px phone is 358 CSS px, 3.7 in at 96 px an inch. A figure drawn at most
+# this wide is shown at its own size there (book.css never scales an image up), so its text keeps
+# its size: 8 pt reads as 10.7 px. Panels that would sit side by side are stacked instead.
+COLUMN = 3.7  # inches
+SMALLEST = 8  # pt: the smallest text a figure draws
 
 _styled = False
 

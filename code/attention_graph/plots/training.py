@@ -13,23 +13,24 @@ def plot_learned_graphs(runs: list[dict]):
 
     Rows are queries i, columns keys j; a red dot marks each expected edge i → source[i].
     """
-    fig, axes = plt.subplots(len(runs), 2, figsize=(6.4, 3.0 * len(runs)), squeeze=False)
+    fig, axes = plt.subplots(len(runs), 2, figsize=(3.7, 2.1 * len(runs) + 0.2), squeeze=False)
     for row, run in zip(axes, runs):
         n = len(run["source"])
         for ax, key, when in ((row[0], "W_before", "before"), (row[1], "W_after", "after")):
             ax.imshow(run[key], cmap="Blues", vmin=0.0, vmax=1.0)
             ax.plot(np.asarray(run["source"]), np.arange(n), "o", ms=3, color="tab:red")
-            ax.set_title(f"{run['task']}: {when} training", fontsize=9)
-            ax.set_xticks(range(n))
-            ax.set_yticks(range(n))
-            ax.set_xlabel("j (key)")
-            ax.set_ylabel("i (query)")
+            ax.set_title(f"{run['task']}, {when}", fontsize=9)
+            ax.set_xticks(range(0, n, 2))
+            ax.set_yticks(range(0, n, 2))
+            ax.tick_params(labelsize=8)
+            ax.set_xlabel("j (key)", fontsize=9)
+            ax.set_ylabel("i (query)", fontsize=9)
     return finish(fig)
 
 
 def plot_share_curves(runs: list[dict]):
     """The share of attention on the expected edges over training steps, one line per task."""
-    fig, ax = plt.subplots(figsize=(5.5, 3.2))
+    fig, ax = plt.subplots(figsize=(3.7, 3.0))
     styles = [dict(ls="-", marker="o", lw=2.4, alpha=0.6), dict(ls="--", marker="s", mfc="none", lw=1.4)]
     for k, run in enumerate(runs):
         every = max(len(run["steps"]) // 8, 1)
@@ -45,13 +46,13 @@ def plot_share_curves(runs: list[dict]):
 
 def plot_club_accuracy(accuracies: dict):
     """Accuracy on the unlabelled members, one dot per seed, one column per model."""
-    fig, ax = plt.subplots(figsize=(6.0, 3.2))
+    fig, ax = plt.subplots(figsize=(3.7, 3.0))
     for k, values in enumerate(accuracies.values()):
         values = np.asarray(values, dtype=float)  # (seeds,)
         jitter = np.linspace(-0.15, 0.15, len(values))  # (seeds,)
         ax.plot(k + jitter, values, "o", ms=3, alpha=0.7)
         ax.plot([k - 0.25, k + 0.25], [values.mean()] * 2, "k-", lw=1.2)
-    ax.set_xticks(range(len(accuracies)), list(accuracies), fontsize=8)
+    ax.set_xticks(range(len(accuracies)), list(accuracies), fontsize=8, rotation=30, ha="right")
     ax.set_ylabel("accuracy, unlabelled members")
     return finish(fig)
 
@@ -59,7 +60,7 @@ def plot_club_accuracy(accuracies: dict):
 def plot_club_curves(early: dict, models):
     """Test accuracy against Adam steps, seed means, one line per model; a dot at the mean of the
     steps chosen on the held-out members and the mean test accuracy there (from training.early_stopping)."""
-    fig, ax = plt.subplots(figsize=(6.0, 3.4))
+    fig, ax = plt.subplots(figsize=(3.7, 3.0))
     steps = np.asarray(early["record_steps"])  # (records,)
     for kind in models:
         r = early[kind]

@@ -10,6 +10,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import FancyArrowPatch
 
+from .graphs import direction_key
 from .style import finish
 
 _WIDTH = 3.6  # inches: the phone column
@@ -47,6 +48,7 @@ def plot_window_graph(M, n_sink: int, query: int):
     ax_g.set_xlim(-0.7, n - 0.3)
     ax_g.set_ylim(-0.8, 1.4)
     ax_g.axis("off")
+    direction_key(ax_g, y=-0.02)
     return finish(fig)
 
 

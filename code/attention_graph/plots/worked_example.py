@@ -27,8 +27,8 @@ def plot_plane_movement(X, Y, labels, ax=None, *, title: str | None = None):
     own = ax is None
     if own:
         span = hi - lo  # (2,)
-        height = 5.2
-        fig, ax = plt.subplots(figsize=(min(max(height * span[0] / span[1], 3.0), 8.0) + 1.0, height))
+        width = 2.8  # the axes; with its labels the figure is a phone's column wide
+        fig, ax = plt.subplots(figsize=(width + 0.9, min(max(width * span[1] / span[0], 2.0), 5.0) + 0.8))
     mean = X.mean(axis=0)  # (2,)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for k, ((x, y), (xn, yn), name) in enumerate(zip(X, Y, labels)):
