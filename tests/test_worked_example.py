@@ -485,7 +485,7 @@ def test_plot_attention_graph_arrows_run_from_j_to_i_labelled_near_i():
         assert np.linalg.norm(np.subtract(start, pos[j])) < np.linalg.norm(np.subtract(start, pos[i]))
         assert np.linalg.norm(np.subtract(end, pos[i])) < np.linalg.norm(np.subtract(end, pos[j]))
     ana = we.PEOPLE.index("Ana")
-    fig = plot_attention_graph(graph, show_weights=True, highlight=ana)
+    fig = plot_attention_graph(graph, show_weights=True, highlight=ana, key=False)  # the legend has labels too
     labels = [t.get_text() for t in fig.axes[0].texts if t.get_text() not in we.PEOPLE]
     assert sorted(labels) == sorted(f"{w:.2f}" for w in graph.W[ana])  # only the messages into Ana
     with pytest.raises(ValueError, match="pos must have shape"):

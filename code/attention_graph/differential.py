@@ -180,7 +180,7 @@ def gated_attention(Q, K, V, G, mask=None) -> tuple[np.ndarray, np.ndarray]:
 
     >>> Y, W = gated_attention([[0.0]], [[0.0]], [[2.0]], [[0.0]])
     >>> Y.tolist(), W.tolist()
-    [[1.0]], [[1.0]]
+    ([[1.0]], [[1.0]])
     """
     Y, W = attention(Q, K, V, mask)  # (n_q, d_v), (n_q, n_k)
     G = as_matrix(G, "G", shape_doc="(n_q, d_v)")  # (n_q, d_v)
