@@ -346,3 +346,12 @@ def test_the_induction_scores_glued_are_recomputed_from_the_models():
 def test_the_largest_prefix_matching_score_over_training_glued_follows_the_record():
     scores = [x for run in _record()["runs"] for rec in run["curve"]["prefix_matching"] for row in rec for x in row]
     assert bt.glued_float(PAGE, "lm_prefix_ever") == max(scores)
+
+
+@pytest.mark.build
+def test_the_uniform_baseline_exercise_is_the_mean_of_one_over_i():
+    """ex-lm-uniform-baseline: W_{i,i-1} = 1/i under uniform causal attention, averaged over i = 2..n."""
+    n = _record()["config"]["n_positions"]
+    expected = sum(1 / i for i in range(2, n + 1)) / (n - 1)
+    assert bt.glued_float(PAGE, "ex_uniform_prev") == pytest.approx(expected, abs=1e-12)
+    assert f"{bt.glued_float(PAGE, 'lm_untrained_previous_max'):.3f}" == f"{expected:.3f}"
