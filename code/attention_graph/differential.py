@@ -23,12 +23,21 @@ import numpy as np
 import sympy as sp
 
 from .attention import attention
-from .backward import attention_backward
 from .graph import causal_mask
 from .registry import close_to_exact, derivation, symbol_matrix
-from .sinks import BLANK, TRIGGER, init_sink_model, position_in_strength, sink_forward, sink_grads, trigger_task
+from .sinks import (
+    BLANK,
+    TRIGGER,
+    attention_sublayer_backward,
+    init_sink_model,
+    position_in_strength,
+    sink_backward,
+    sink_forward,
+    sink_grads,
+    trigger_task,
+)
 from .softmax import RowSoftmax, softmax
-from .training import adam, cross_entropy
+from .training import adam
 from .validation import as_int, as_matrix, as_rng, as_square, check_same
 
 __all__ = ["differential_attention", "gated_attention", "signed_laplacian"]
@@ -213,32 +222,20 @@ def gated_forward(params: dict, tokens) -> tuple[np.ndarray, dict]:
     return X_out @ params["W_U"], cache
 
 
-def gated_grads(params: dict, tokens, targets) -> tuple[float, dict]:
-    """Mean cross-entropy over the positions with a target (≥ 0), and its gradients (the gated model)."""
-    B, n = np.shape(tokens)
-    grads = {name: np.zeros_like(p) for name, p in params.items()}
-    total = 0.0
-    for tok, target in zip(tokens, targets):
-        rows = np.flatnonzero(target >= 0)  # (r,)
-        logits, c = gated_forward(params, tok)
-        L, dz = cross_entropy(logits[rows], target[rows])  # dz (r, vocab)
-        total += L / B
-        dlogits = np.zeros_like(logits)  # (n, vocab)
-        dlogits[rows] = dz / B
-        grads["W_U"] += c["X_out"].T @ dlogits
-        dX_out = dlogits @ params["W_U"].T  # (n, d)
-        g = sigmoid(c["G"])  # (n, d)
-        dY = dX_out * g  # (n, d): through the gate to the attention's output
-        dG = dX_out * c["Y"] * g * (1.0 - g)  # (n, d): sigmoid' = g (1 − g)
-        grads["W_gate"] += c["X"].T @ dG
-        dQ, dK, dV = attention_backward(c["Q"], c["K"], c["V"], dY, causal_mask(n))  # (n, d) each
-        for name, dM in zip("QKV", (dQ, dK, dV)):
-            grads[f"W_{name}"] += c["X"].T @ dM
-        dX = (dX_out + dG @ params["W_gate"].T + dQ @ params["W_Q"].T + dK @ params["W_K"].T
-              + dV @ params["W_V"].T)  # (n, d)
-        np.add.at(grads["W_E"], tok, dX)
-        grads["W_P"][:n] += dX
-    return total, grads
+def gated_backward(params: dict, c: dict, dX_out) -> tuple[np.ndarray, dict]:
+    """dX back through X' = X + sigmoid(G) ∘ Y, G = X W_gate, with sigmoid' = g (1 − g).
+
+    ``c`` is :func:`gated_forward`'s cache and ``dX_out`` (n, d) the gradient of X'; the attention's
+    part is :func:`attention_graph.sinks.attention_sublayer_backward`. Returns dX and the gradients
+    of W_Q, W_K, W_V and W_gate. Pass it to :func:`attention_graph.sinks.sink_grads` with
+    :func:`gated_forward`.
+    """
+    g = sigmoid(c["G"])  # (n, d)
+    dY = dX_out * g  # (n, d): through the gate to the attention's output
+    dG = dX_out * c["Y"] * g * (1.0 - g)  # (n, d): sigmoid' = g (1 − g)
+    dX, grads = attention_sublayer_backward(params, c, dY, dX_out + dG @ params["W_gate"].T)  # (n, d)
+    grads["W_gate"] = c["X"].T @ dG  # (d, d)
+    return dX, grads
 
 
 def gated_readout(params: dict, tokens, targets) -> dict:
@@ -271,7 +268,7 @@ def train_gated_model(seed: int, *, gate: bool = True, n: int = 12, vocab: int =
     if gate:
         params["W_gate"] = init_gate(d, seed)
     test = trigger_task(n, vocab, held_out, rng)
-    grads_of = gated_grads if gate else sink_grads
+    forward, backward = (gated_forward, gated_backward) if gate else (sink_forward, sink_backward)
     state: dict = {}
     out: dict = {"seed": seed, "gate": gate, "steps": [], "readouts": [], "loss": []}
     for step in range(steps + 1):
@@ -280,7 +277,7 @@ def train_gated_model(seed: int, *, gate: bool = True, n: int = 12, vocab: int =
             out["readouts"].append(gated_readout(params, *test))
         if step == steps:
             break
-        L, grads = grads_of(params, *trigger_task(n, vocab, batch, rng))
+        L, grads = sink_grads(params, *trigger_task(n, vocab, batch, rng), forward, backward)
         out["loss"].append(L)
         adam(params, grads, state, lr)
     out["params"] = params

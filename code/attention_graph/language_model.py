@@ -31,7 +31,6 @@ from .attention import attention
 from .backward import attention_backward, central_difference
 from .block import layer_norm
 from .graph import causal_mask
-from .induction import sudden_rise_step
 from .registry import derivation
 from .training import adam, cross_entropy
 from .validation import as_int, as_rng
@@ -550,24 +549,6 @@ def head_readout(model: GPT2, text, repeats) -> list[dict]:
             out.append({"layer": layer, "head": h, "previous_token": previous_token(W_text[layer, :, h]),
                         "first_in_strength": float(W_text[layer, :, h, :, 0].sum(axis=-1).mean()),
                         "prefix_matching": prefix_matching(W_rep[layer, :, h], T)})
-    return out
-
-
-def phase_summary(curve: dict, low: float = 0.1, high: float = 0.9) -> dict:
-    """When the induction head forms, from a training curve: the best head's prefix-matching score at each
-    record, the steps at which it has covered ``low`` and ``high`` of its rise from start to end
-    (:func:`attention_graph.induction.sudden_rise_step`), and the ICL score and held-out loss there."""
-    steps = np.asarray(curve["steps"])  # (records,)
-    best = np.asarray(curve["prefix_matching"]).reshape(len(steps), -1).max(axis=1)  # (records,)
-    share = (best - best[0]) / (best[-1] - best[0])  # (records,): 0 at the start, 1 at the end
-    icl = [icl_score(x, ICL_EARLY, ICL_LATE) for x in curve["position_losses"]]
-    out = {"best_prefix": best.tolist(), "icl": icl}
-    for name, level in (("from", low), ("to", high)):
-        step = sudden_rise_step(steps, share, level)
-        k = int(np.flatnonzero(steps == step)[0])
-        out[f"rise_{name}"] = step
-        out[f"icl_{name}"] = float(icl[k])
-        out[f"loss_{name}"] = float(curve["held_out_loss"][k])
     return out
 
 

@@ -132,30 +132,52 @@ def sink_forward(params: dict, tokens) -> tuple[np.ndarray, dict]:
     return X_out @ params["W_U"], {"X": X, "Q": Q, "K": K, "V": V, "W": W, "X_out": X_out}
 
 
-def sink_grads(params: dict, tokens, targets) -> tuple[float, dict]:
-    """Mean cross-entropy over the positions with a target (≥ 0), and its gradients."""
+def sink_grads(params: dict, tokens, targets, forward=None, backward=None) -> tuple[float, dict]:
+    """Mean cross-entropy over the positions with a target (≥ 0), and its gradients.
+
+    ``forward`` and ``backward`` are the model's pass through one sequence and the way back through
+    its attention sublayer (:func:`sink_forward` and :func:`sink_backward` unless given: the
+    differential chapter passes its gated model's).
+    """
+    forward, backward = forward or sink_forward, backward or sink_backward
     B, n = np.shape(tokens)
     grads = {name: np.zeros_like(p) for name, p in params.items()}
     total = 0.0
     for tok, target in zip(tokens, targets):
         rows = np.flatnonzero(target >= 0)  # (r,)
-        logits, c = sink_forward(params, tok)
+        logits, c = forward(params, tok)
         L, dz = cross_entropy(logits[rows], target[rows])  # dz (r, vocab)
         total += L / B
         dlogits = np.zeros_like(logits)  # (n, vocab)
         dlogits[rows] = dz / B
         grads["W_U"] += c["X_out"].T @ dlogits
         dX_out = dlogits @ params["W_U"].T  # (n, d)
-        mask = causal_mask(n)  # (n, n)
-        Q, K, V = c["Q"], c["K"], c["V"]  # (n, d) each
-        dQ, dK, dV = attention_backward(Q, K, V, dX_out, mask)  # (n, d) each
-        for name, dM in zip("QKV", (dQ, dK, dV)):
-            grads[f"W_{name}"] += c["X"].T @ dM
-        W_Q, W_K, W_V = params["W_Q"], params["W_K"], params["W_V"]
-        dX = dX_out + dQ @ W_Q.T + dK @ W_K.T + dV @ W_V.T  # (n, d)
+        dX, sublayer = backward(params, c, dX_out)  # (n, d), {name: gradient}
+        for name, dM in sublayer.items():
+            grads[name] += dM
         np.add.at(grads["W_E"], tok, dX)
         grads["W_P"][:n] += dX
     return total, grads
+
+
+def sink_backward(params: dict, c: dict, dX_out) -> tuple[np.ndarray, dict]:
+    """dX = dX' + dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ back through X' = X + softmax(QKᵀ/√d + causal) V.
+
+    ``c`` is :func:`sink_forward`'s cache and ``dX_out`` (n, d) the gradient of X'. Returns dX and
+    the gradients of W_Q, W_K and W_V.
+    """
+    return attention_sublayer_backward(params, c, dX_out, dX_out)
+
+
+def attention_sublayer_backward(params: dict, c: dict, dY, dX_res) -> tuple[np.ndarray, dict]:
+    """dX = dX_res + dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ, where (dQ, dK, dV) is Y = softmax(QKᵀ/√d + causal) V's
+    backward pass from dY (n, d_v); ``dX_res`` (n, d) is what reaches X by the other routes."""
+    n = len(c["X"])
+    dQ, dK, dV = attention_backward(c["Q"], c["K"], c["V"], dY, causal_mask(n))  # (n, d) each
+    grads = {f"W_{name}": c["X"].T @ dM for name, dM in zip("QKV", (dQ, dK, dV))}
+    W_Q, W_K, W_V = params["W_Q"], params["W_K"], params["W_V"]
+    dX = dX_res + dQ @ W_Q.T + dK @ W_K.T + dV @ W_V.T  # (n, d)
+    return dX, grads
 
 
 def readout(params: dict, tokens, targets) -> dict:
