@@ -368,8 +368,9 @@ class WrittenOrder(LatexPrinter):
     """``sympy.latex`` in the order a person writes: factors as the display builds them
     (``order="none"``), and in a sum the added terms before the subtracted ones, each group as built,
     so ``n - 1``, ``2 g - \\eta`` and ``I - D^{-1} W`` rather than ``-1 + n``, ``-\\eta + 2 g`` and
-    ``-D^{-1} W + I``. A sum over several indices is written as nested sums, and ``Subs(e, x, v)``
-    as "e, with x = v". Only the printing changes: the display stays the object the check evaluates.
+    ``-D^{-1} W + I``. A transpose is ``^\\top``. A sum over several indices is written as nested
+    sums, and ``Subs(e, x, v)`` as "e, with x = v". Only the printing changes: the display stays the
+    object the check evaluates.
 
     >>> n, g, eta = sp.symbols("n g eta")
     >>> print(WrittenOrder({"order": "none"}).doprint(sp.Add(-eta, 2 * g, n - 1)))
@@ -392,6 +393,11 @@ class WrittenOrder(LatexPrinter):
     def _print_Steps(self, steps):
         lines = (f"{self._print(step.lhs)} &= {self._print(step.rhs)}" for step in steps.args)
         return "\\begin{aligned}" + " \\\\ ".join(lines) + "\\end{aligned}"
+
+    def _print_Transpose(self, expr):
+        """A transpose as the pages write it, ``K^\\top``: a bare ``T`` is the number of layers."""
+        text = super()._print_Transpose(expr)
+        return text[: -len("^{T}")] + "^{\\top}" if text.endswith("^{T}") else text
 
     def _print_Subs(self, subs):
         expr, old, new = subs.args
