@@ -62,7 +62,6 @@ CEILING: dict[str, dict[str, float]] = {
         "paragraphs_with_over_5_numbers": 2},
     "graph_view_limits": {"median_words_per_sentence": 27.0, "share_over_40_words": 0.183,
         "semicolons_per_1000_words": 9.91},
-    "closing": {"share_over_40_words": 0.066, "semicolons_per_1000_words": 6.31},
 }
 
 
