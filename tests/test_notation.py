@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import booktools as bt
+import mystsource
 from attention_graph import notation as table
 from attention_graph import worked_example as we
 
@@ -100,3 +101,17 @@ def test_no_meaning_admits_a_second_meaning():
     admitted = [symbol for _, rows in table.SYMBOLS for symbol, _, meaning in rows
                 if re.search(r"second meaning|two meanings|also (?:the|a|an) ", meaning)]
     assert admitted == []
+
+
+# A token, a position, a node or a layer numbered 0 in the prose or its mathematics (an index of the code
+# is written as code, `0`, and said to be one).
+_ZERO_BASED = re.compile(r"\b(?:token|position|node|member|row|column|layer|person|query|key|byte)s?\s+\$?0\$?(?![.\d])"
+                         r"|\$[ijlt] = 0\$")
+
+
+def test_the_mathematics_counts_from_one():
+    """The mathematics counts from 1 (tokens 1, …, n), the code from 0: no page numbers a token, a position,
+    a node or a layer 0 outside its code."""
+    found = {page.stem: _ZERO_BASED.findall(mystsource.outside_code(page.read_text()))
+             for page in sorted((bt.ROOT / "book").glob("*.md"))}
+    assert {k: v for k, v in found.items() if v} == {}

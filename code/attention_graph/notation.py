@@ -87,7 +87,8 @@ SYMBOLS = [
         ('$\\gamma$, $\\beta$', '$d_{\\text{model}}$',
          'gain and bias of layer normalisation (LN)'),
         ('$T$', '',
-         'number of layers of a stack; $l = 1, \\dots, T$ a layer, $X^{(l)}$, $W^{(l)}$ its input-output and weights'),
+         ('number of layers of a stack; $l = 1, \\dots, T$ a layer, $X^{(l)}$, $W^{(l)}$ its input-output and '
+          'weights (a transpose is written $^\\top$, never $^T$)')),
         ('$\\rho$', '',
          ('the share of the residual path in attention rollout, $\\tilde A^{(l)} = \\rho I + (1 - \\rho) '
           'W^{(l)}$; $\\mathcal{R}$ the rollout')),
@@ -145,13 +146,13 @@ SYMBOLS = [
         ('$\\lambda$, $u$, $\\hat u$', '',
          ('an eigenvalue and an eigenvector; $\\lambda_2$ the second smallest; $\\hat u = D^{-1/2} u$ the '
           'eigenvector of the random-walk Laplacian that goes with an eigenvector $u$ of $\\mathcal{L}$')),
-        ('$\\pi$', '$n$',
-         'stationary distribution of the walk on $W$'),
+        ('$r^{\\star}$', '$n$',
+         'stationary distribution of the walk on $W$: PageRank $r$ without teleport, its fixed point'),
         ('$r$, $\\alpha$', '$n$,',
          'PageRank and its damping'),
         ('$A_s$', '$n \\times n$',
          'symmetrised attention, $(W + W^\\top)/2$'),
-        ('$\\Phi$, $d_{\\text{pe}}$', '$n \\times d_{\\text{pe}}$',
+        ('$U_{\\mathrm{pe}}$, $d_{\\text{pe}}$', '$n \\times d_{\\text{pe}}$',
          'Laplacian positional encodings: the first $d_{\\text{pe}}$ non-trivial eigenvectors as columns'),
         ('$C$', '$d_{\\text{pe}} \\times d_{\\text{model}}$',
          'projection of the encodings in the Graph Transformer layer'),
@@ -192,10 +193,11 @@ SYMBOLS = [
         ('$s_{\\mathrm{in}}(j)$', '', 'in-strength of key $j$: the total weight $\\sum_i W_{ij}$ the queries give it'),
         ('$H_n$', '',
          'the harmonic number $\\sum_{l=1}^{n} 1/l$ (always with its subscript: $H$ alone is the number of heads)'),
-        ('$e_j$', '$n$', 'the $j$-th unit vector'),
-        ('$W_E$, $W_P$, $W_U$', 'vocabulary $\\times\\, d$, $n \\times d$, $d \\times{}$ vocabulary',
+        ('$\\mathbf{e}_j$', '$n$', 'the $j$-th unit vector'),
+        ('$W_E$, $W_P$, $W_U$', ('vocabulary $\\times\\, d_{\\text{model}}$, $n \\times d_{\\text{model}}$, '
+          '$d_{\\text{model}} \\times{}$ vocabulary'),
          'learned token embeddings, position embeddings and unembedding of a trained toy model'),
-        ('$\\varpi$, $\\varpi_{\\max}$', '',
+        ('$n_{\\mathrm{per}}$, $n_{\\mathrm{per}}^{\\max}$', '',
          'the period of a repeated sequence ({doc}`induction`), and the largest period'),
         ('$\\operatorname{tok}_i$', '',
          'the token at position $i$ of a sequence ({doc}`induction`); $W_E[\\operatorname{tok}]$ their embeddings'),
@@ -265,6 +267,7 @@ SYMBOLS = [
         ('$z$', '', ('$z = e^{1/\\sqrt{2}}$ in the worked example,'
                       ' the variable of the rational functions its weights are')),
         ('$e$', '', 'the base of the exponential'),
+        ('$\\pi$', '', 'the constant 3.14159…, half a turn in radians'),
         ('$f$', '', 'a scalar read off each value in a proof, $f_j = v_{jc}$ (attention chapter)'),
         ('$w$', '', ('the reach of a sliding window: query $i$ attends to the keys $j$ with $|i - j| \\le w$ '
                      '({doc}`patterns`), or $i - w \\le j \\le i$ when it is causal')),
@@ -292,11 +295,11 @@ SYMBOLS = [
         ('$\\psi_1$, $\\psi_2$', '',
          ('the coefficients of a sinusoid $\\psi_1 \\cos(\\theta j) + \\psi_2 \\sin(\\theta j)$ fitted to a column '
           'of an encoding')),
-        ('$\\varphi$', '',
-         ('the shortest-path distance $\\varphi(i, j)$: the fewest edges a message from $j$ crosses to reach $i$ '
+        ('$\\operatorname{dist}(i, j)$', '',
+         ('the shortest-path distance: the fewest edges a message from $j$ crosses to reach $i$ '
           "(Graphormer's spatial bias is indexed by it)")),
         ('$\\operatorname{diam}$', '',
-         'the diameter of a graph, the largest $\\varphi(i, j)$ over the pairs a path connects'),
+         'the diameter of a graph, the largest $\\operatorname{dist}(i, j)$ over the pairs a path connects'),
         ('$W_{VO}$', '$d_{\\text{model}} \\times d_{\\text{model}}$',
          'a transform $W_V^{(h)} W_O^{(h)}$ shared by every head'),
         ('$\\mathcal{H}_i$', '', 'the entropy of row $i$ of $W$'),
