@@ -19,7 +19,6 @@ import buildpaths as paths
 
 # What the chapters still over the target measured (issue "A first book, second attempt"); lower only.
 CEILING: dict[str, dict[str, float]] = {
-    "attention": {"semicolons_per_1000_words": 5.56, "paragraphs_with_over_5_numbers": 1},
     "multihead": {"median_words_per_sentence": 21.0, "share_over_40_words": 0.067, "semicolons_per_1000_words": 8.81},
     "worked_example": {"share_over_40_words": 0.051, "semicolons_per_1000_words": 5.81,
         "paragraphs_with_over_5_numbers": 4},
