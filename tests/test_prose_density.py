@@ -26,7 +26,6 @@ CEILING: dict[str, dict[str, float]] = {
     "scores": {"share_over_40_words": 0.039, "semicolons_per_1000_words": 8.56, "paragraphs_with_over_5_numbers": 1},
     "softmax": {"share_over_40_words": 0.049, "semicolons_per_1000_words": 8.11, "paragraphs_with_over_5_numbers": 2},
     "attention": {"semicolons_per_1000_words": 5.56, "paragraphs_with_over_5_numbers": 1},
-    "multihead": {"median_words_per_sentence": 21.0, "share_over_40_words": 0.067, "semicolons_per_1000_words": 8.81},
     "worked_example": {"share_over_40_words": 0.051, "semicolons_per_1000_words": 5.81,
         "paragraphs_with_over_5_numbers": 4},
     "graph": {"median_words_per_sentence": 21.0, "share_over_40_words": 0.102, "semicolons_per_1000_words": 9.17,
