@@ -28,8 +28,6 @@ CEILING: dict[str, dict[str, float]] = {
     "attention": {"semicolons_per_1000_words": 5.56, "paragraphs_with_over_5_numbers": 1},
     "worked_example": {"share_over_40_words": 0.051, "semicolons_per_1000_words": 5.81,
         "paragraphs_with_over_5_numbers": 4},
-    "graph": {"median_words_per_sentence": 21.0, "share_over_40_words": 0.102, "semicolons_per_1000_words": 9.17,
-        "paragraphs_with_over_5_numbers": 4},
     "block": {"share_over_40_words": 0.053, "semicolons_per_1000_words": 6.06},
     "positional": {"median_words_per_sentence": 22.5, "share_over_40_words": 0.113, "semicolons_per_1000_words": 4.2,
         "paragraphs_with_over_5_numbers": 1},
