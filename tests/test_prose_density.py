@@ -26,7 +26,6 @@ CEILING: dict[str, dict[str, float]] = {
     "scores": {"share_over_40_words": 0.039, "semicolons_per_1000_words": 8.56, "paragraphs_with_over_5_numbers": 1},
     "softmax": {"share_over_40_words": 0.049, "semicolons_per_1000_words": 8.11, "paragraphs_with_over_5_numbers": 2},
     "attention": {"semicolons_per_1000_words": 5.56, "paragraphs_with_over_5_numbers": 1},
-    "block": {"share_over_40_words": 0.053, "semicolons_per_1000_words": 6.06},
     "positional": {"median_words_per_sentence": 22.5, "share_over_40_words": 0.113, "semicolons_per_1000_words": 4.2,
         "paragraphs_with_over_5_numbers": 1},
     "sparse": {"median_words_per_sentence": 22.0, "share_over_40_words": 0.095, "semicolons_per_1000_words": 7.32,
