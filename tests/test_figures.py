@@ -29,7 +29,8 @@ FIGURE = re.compile(r"```\{(?:glue:)?figure\}\s*(\S+)\n((?::.*\n)*)\n?([\s\S]*?)
 # The plot functions that draw arrows between nodes (book figures of graphs).
 ARROWS = ("plot_attention_graph", "plot_fixed_and_computed", "plot_fixed_to_computed", "plot_head_graphs",
           "plot_block_graph", "plot_qkv", "plot_orientation", "plot_window_graph", "plot_decay_graph",
-          "plot_decoding_dag", "plot_causal_paths", "plot_two_hop")
+          "plot_decoding_dag", "plot_causal_paths", "plot_two_hop",
+          "plot_bipartite", "plot_heads_side_by_side")
 
 
 def content_chapters() -> list[str]:
