@@ -31,7 +31,9 @@ def plot_cycle_encodings(P, frequencies, coefficients):
         ax.plot(np.arange(1, n + 1), P[:, c], "o", ms=4, color="tab:blue")
         ax.axhline(0, color="black", lw=0.5)
         ax.set_title(f"column {c + 1} ($\\chi$ = {chi})", fontsize=9)
+    step = max(1, n // 4)
     for ax in axes[-1, :]:
+        ax.set_xticks([1] + list(range(step, n + 1, step)))  # the first position is 1
         ax.set_xlabel("position $j$")
     for ax in axes[:, 0]:
         ax.set_ylabel("encoding")
