@@ -12,7 +12,8 @@ def plot_cycle_encodings(P, frequencies, coefficients):
     """The columns of a cycle's Laplacian encoding P (n, k) as dots, each on its fitted sinusoid.
 
     ``frequencies[c]`` is the χ of column c and ``coefficients[c]`` the (ψ₁, ψ₂) with
-    P[:, c] = ψ₁ cos(2π χ j / n) + ψ₂ sin(2π χ j / n); the curve is drawn for continuous j.
+    P[:, c] = ψ₁ cos(2π χ j / n) + ψ₂ sin(2π χ j / n) at code index j; the curve is drawn for continuous j,
+    and the axis numbers the positions from 1.
     """
     n, k = P.shape
     cols = min(k, 2)  # at most two panels a row, a phone's column wide, so that the text keeps its size
@@ -21,15 +22,18 @@ def plot_cycle_encodings(P, frequencies, coefficients):
                              squeeze=False)
     for ax in axes.flat[k:]:
         ax.axis("off")
-    x = np.linspace(0, n, 400)  # (400,)
+    x = np.linspace(0, n, 400)  # (400,) code index j, from 0
     for c, ax in enumerate(axes.flat[:k]):
         chi, (psi_1, psi_2) = frequencies[c], coefficients[c]
         theta = 2 * np.pi * chi * x / n  # (400,)
-        ax.plot(x, psi_1 * np.cos(theta) + psi_2 * np.sin(theta), "-", color="grey", lw=1)
-        ax.plot(np.arange(n), P[:, c], "o", ms=4, color="tab:blue")
+        # The axis counts positions from 1, as the book's mathematics does: position j + 1 is code index j.
+        ax.plot(x + 1, psi_1 * np.cos(theta) + psi_2 * np.sin(theta), "-", color="grey", lw=1)
+        ax.plot(np.arange(1, n + 1), P[:, c], "o", ms=4, color="tab:blue")
         ax.axhline(0, color="black", lw=0.5)
         ax.set_title(f"column {c + 1} ($\\chi$ = {chi})", fontsize=9)
+    step = max(1, n // 4)
     for ax in axes[-1, :]:
+        ax.set_xticks([1] + list(range(step, n + 1, step)))  # the first position is 1
         ax.set_xlabel("position $j$")
     for ax in axes[:, 0]:
         ax.set_ylabel("encoding")
