@@ -56,8 +56,6 @@ CEILING: dict[str, dict[str, float]] = {
         "paragraphs_with_over_5_numbers": 2},
     "induction": {"median_words_per_sentence": 19.0, "share_over_40_words": 0.085, "semicolons_per_1000_words": 5.06,
         "paragraphs_with_over_5_numbers": 2},
-    "graph_view_limits": {"median_words_per_sentence": 27.0, "share_over_40_words": 0.183,
-        "semicolons_per_1000_words": 9.91},
     "closing": {"share_over_40_words": 0.066, "semicolons_per_1000_words": 6.31},
 }
 
