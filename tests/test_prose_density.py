@@ -54,8 +54,6 @@ CEILING: dict[str, dict[str, float]] = {
     "decoding": {"median_words_per_sentence": 22.5, "share_over_40_words": 0.077, "paragraphs_with_over_5_numbers": 1},
     "rank_collapse": {"median_words_per_sentence": 20.0, "share_over_40_words": 0.124,
         "paragraphs_with_over_5_numbers": 2},
-    "induction": {"median_words_per_sentence": 19.0, "share_over_40_words": 0.085, "semicolons_per_1000_words": 5.06,
-        "paragraphs_with_over_5_numbers": 2},
     "closing": {"share_over_40_words": 0.066, "semicolons_per_1000_words": 6.31},
 }
 
