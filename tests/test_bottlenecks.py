@@ -150,6 +150,10 @@ def test_page_sensitivities():
     W = np.where(i[None, :] <= i[:, None], 1.0 / (i[:, None] + 1), 0.0)
     assert g("sens_walk_first_deep") == pytest.approx(np.linalg.matrix_power(W, T)[-1, 0])
     assert g("ex_bn_walk_first") == pytest.approx(np.linalg.matrix_power(W, T)[-1, 0])
+    # "The uniform walk comes close to the measured share of the first token. The count of paths
+    # alone gives far less."
+    assert abs(g("sens_walk_first_deep") - g("sens_first_deep")) < 0.01
+    assert g("sens_path_first_deep") < g("sens_first_deep") / 2
     res = _shares(n, d, T, seeds, True)
     assert g("sens_res_first_deep") == pytest.approx(np.median(res[:, 0]), rel=1e-9)
     assert g("sens_res_first_deep") > g("sens_res_middle_deep")

@@ -311,10 +311,10 @@ BROKEN = {
 BAD = [
     ("previous_token_graph", lambda: ag.previous_token_graph(0), ValueError, "n must be a positive integer"),
     ("induction_graph", lambda: ag.induction_graph(5, 5),
-     ValueError, r"varpi must be an integer in 1..4 \(a period shorter than n\)"),
-    ("induction_graph", lambda: ag.induction_graph(5, 1.0), TypeError, "varpi must be an integer"),
+     ValueError, r"n_per must be an integer in 1..4 \(a period shorter than n\)"),
+    ("induction_graph", lambda: ag.induction_graph(5, 1.0), TypeError, "n_per must be an integer"),
     ("composed_graph", lambda: ag.composed_graph(I2, I3), ValueError, "W1 and W2 must be square matrices of one shape"),
     ("composed_graph", lambda: ag.composed_graph(inf[:2], I2), ValueError, "W1 must be finite"),
-    ("head_scores", lambda: ag.head_scores(I3, I3, 2), ValueError, r"varpi must be an integer in 1..1"),
-    ("head_scores", lambda: ag.head_scores(np.eye(4), np.eye(4), True), TypeError, "varpi must be an integer"),
+    ("head_scores", lambda: ag.head_scores(I3, I3, 2), ValueError, r"n_per must be an integer in 1..1"),
+    ("head_scores", lambda: ag.head_scores(np.eye(4), np.eye(4), True), TypeError, "n_per must be an integer"),
 ]

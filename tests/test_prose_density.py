@@ -35,14 +35,6 @@ CEILING: dict[str, dict[str, float]] = {
     "decoding": {"median_words_per_sentence": 22.5, "share_over_40_words": 0.077, "paragraphs_with_over_5_numbers": 1},
     "rank_collapse": {"median_words_per_sentence": 20.0, "share_over_40_words": 0.124,
         "paragraphs_with_over_5_numbers": 2},
-    "bottlenecks": {"median_words_per_sentence": 21.0, "share_over_40_words": 0.114,
-        "semicolons_per_1000_words": 4.87, "paragraphs_with_over_5_numbers": 2},
-    "sinks": {"median_words_per_sentence": 20.5, "share_over_40_words": 0.083, "semicolons_per_1000_words": 6.75,
-        "paragraphs_with_over_5_numbers": 2},
-    "induction": {"median_words_per_sentence": 19.0, "share_over_40_words": 0.085, "semicolons_per_1000_words": 5.06,
-        "paragraphs_with_over_5_numbers": 2},
-    "graph_view_limits": {"median_words_per_sentence": 27.0, "share_over_40_words": 0.183,
-        "semicolons_per_1000_words": 9.91},
 }
 
 

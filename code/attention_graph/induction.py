@@ -40,23 +40,23 @@ LAYERS = (1, 2)
 # --------------------------------------------------------------------------------------------------
 
 def repeat_task(T: int, vocab: int, batch: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """(tokens (batch, 2T), periods (batch,)): each sequence repeats ϖ distinct tokens of [0, vocab).
+    """(tokens (batch, 2T), periods (batch,)): each sequence repeats n_per distinct tokens of [0, vocab).
 
-    The period ϖ of each sequence is drawn uniformly from T/2 … T, so ``tok[i] = a[i mod ϖ]``: the
-    first repeat starts at position ϖ, and no fixed offset finds the answer; only the content does.
+    The period n_per of each sequence is drawn uniformly from T/2 … T, so ``tok[i] = a[i mod n_per]``: the
+    first repeat starts at position n_per, and no fixed offset finds the answer; only the content does.
     """
     T = as_int(T, "T", low=2)
     vocab = as_int(vocab, "vocab", low=T, what=f"an integer >= T = {T} (the tokens are distinct)")
     batch = as_int(batch, "batch")
-    varpi = rng.integers(T // 2, T + 1, size=batch)  # (batch,): the periods
+    n_per = rng.integers(T // 2, T + 1, size=batch)  # (batch,): the periods
     a = np.argsort(rng.random((batch, vocab)), axis=1)[:, :T]  # (batch, T): distinct tokens
     i = np.arange(2 * T)  # (2T,)
-    return a[np.arange(batch)[:, None], i[None, :] % varpi[:, None]], varpi  # (batch, 2T), (batch,)
+    return a[np.arange(batch)[:, None], i[None, :] % n_per[:, None]], n_per  # (batch, 2T), (batch,)
 
 
-def predictable(n: int, varpi: int) -> np.ndarray:
-    """The positions i whose next token is determined by a period ϖ: i = ϖ … n − 2. (n − 1 − ϖ,)."""
-    return np.arange(varpi, n - 1)  # (n − 1 − ϖ,)
+def predictable(n: int, n_per: int) -> np.ndarray:
+    """The positions i whose next token is determined by a period n_per: i = n_per … n − 2. (n − 1 − n_per,)."""
+    return np.arange(n_per, n - 1)  # (n − 1 − n_per,)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -101,8 +101,8 @@ def induction_grads(params: dict, tokens, periods) -> tuple[float, dict]:
     mask = causal_mask(n)  # (n, n)
     grads = {name: np.zeros_like(p) for name, p in params.items()}
     total = 0.0
-    for tok, varpi in zip(tokens, periods):
-        rows = predictable(n, int(varpi))  # (r,)
+    for tok, n_per in zip(tokens, periods):
+        rows = predictable(n, int(n_per))  # (r,)
         logits, caches = induction_forward(params, tok)
         L, dz = cross_entropy(logits[rows], tok[rows + 1])  # dz (r, vocab)
         total += L / B
@@ -125,8 +125,8 @@ def accuracy(params: dict, tokens, periods) -> float:
     """The share of predictable positions, over all sequences, whose most likely next token is right."""
     n = np.shape(tokens)[1]
     hits = []
-    for tok, varpi in zip(tokens, periods):
-        rows = predictable(n, int(varpi))  # (r,)
+    for tok, n_per in zip(tokens, periods):
+        rows = predictable(n, int(n_per))  # (r,)
         hits.extend(induction_forward(params, tok)[0][rows].argmax(axis=1) == tok[rows + 1])
     return float(np.mean(hits))
 
@@ -139,16 +139,17 @@ def previous_token_graph(n: int) -> np.ndarray:
     return W
 
 
-def induction_graph(n: int, varpi: int) -> np.ndarray:
-    """W⁽²⁾ of an ideal induction head for period ϖ: W[i, i − ϖ + 1] = 1 for i ≥ ϖ, else W[i, i] = 1.
+def induction_graph(n: int, n_per: int) -> np.ndarray:
+    """W⁽²⁾ of an ideal induction head: W[i, i − n_per + 1] = 1 for i ≥ n_per, else W[i, i] = 1.
 
-    Query i attends to the token after the earlier occurrence of its own token. (n, n).
+    For period ``n_per`` (0-based positions): query i attends to the token after the earlier
+    occurrence of its own token. (n, n).
     """
     n = as_int(n, "n")
-    varpi = as_int(varpi, "varpi", low=1, high=n - 1, what=f"an integer in 1..{n - 1} (a period shorter than n)")
+    n_per = as_int(n_per, "n_per", low=1, high=n - 1, what=f"an integer in 1..{n - 1} (a period shorter than n)")
     i = np.arange(n)  # (n,)
     W = np.zeros((n, n))  # (n, n)
-    W[i, np.where(i >= varpi, i - varpi + 1, i)] = 1.0
+    W[i, np.where(i >= n_per, i - n_per + 1, i)] = 1.0
     return W
 
 
@@ -162,25 +163,25 @@ def composed_graph(W1, W2) -> np.ndarray:
     return W2 @ W1  # (n, n)
 
 
-def head_scores(W1, W2, varpi: int) -> dict:
-    """The mean weight on the expected edges over the predictable queries i = ϖ … n − 2:
-    ``induction`` W2[i, i − ϖ + 1], ``composed`` (W2 W1)[i, i − ϖ], and ``previous``
-    W1[j, j − 1] at the keys j = i − ϖ + 1 the induction head reads."""
+def head_scores(W1, W2, n_per: int) -> dict:
+    """The mean weight on the expected edges over the predictable queries i = n_per … n − 2:
+    ``induction`` W2[i, i − n_per + 1], ``composed`` (W2 W1)[i, i − n_per], and ``previous``
+    W1[j, j − 1] at the keys j = i − n_per + 1 the induction head reads."""
     C = composed_graph(W1, W2)  # (n, n)
     n = C.shape[0]
-    varpi = as_int(varpi, "varpi", low=1, high=n - 2, what=f"an integer in 1..{n - 2} (a period shorter than n − 1)")
-    rows = predictable(n, varpi)  # (r,)
-    j = rows - varpi + 1  # (r,): the keys read
+    n_per = as_int(n_per, "n_per", low=1, high=n - 2, what=f"an integer in 1..{n - 2} (a period shorter than n − 1)")
+    rows = predictable(n, n_per)  # (r,)
+    j = rows - n_per + 1  # (r,): the keys read
     W1, W2 = np.asarray(W1, float), np.asarray(W2, float)
     return {"previous": float(W1[j, j - 1].mean()), "induction": float(W2[rows, j].mean()),
-            "composed": float(C[rows, rows - varpi].mean())}
+            "composed": float(C[rows, rows - n_per].mean())}
 
 
 def match_keys(tokens, i: int) -> np.ndarray:
     """M(i) = {j ≤ i : tok_{j−1} = tok_i}: the keys whose previous token matches query i. (k,).
 
-    In a sequence of period ϖ they are j = i − ϖ + 1, i − 2ϖ + 1, … ≥ 1: the latest is the edge of
-    thm-induction-composition, the earliest, (i mod ϖ) + 1, lies in the first period.
+    In a sequence of period n_per they are j = i − n_per + 1, i − 2 n_per + 1, … ≥ 1: the latest is the edge of
+    thm-induction-composition, the earliest, (i mod n_per) + 1, lies in the first period.
     """
     tokens = np.asarray(tokens)  # (n,)
     i = as_int(i, "i", low=0, high=len(tokens) - 1, what=f"a position in 0..{len(tokens) - 1}")
@@ -195,14 +196,14 @@ def layer2_reads(params: dict, tokens, periods) -> dict:
     ``tokens`` (B, n), ``periods`` (B,). Returns arrays (r,), one entry per query.
     """
     out: dict = {"period": [], "count": [], "every": [], "earliest": [], "latest": []}
-    for tok, varpi in zip(np.asarray(tokens), np.asarray(periods)):
+    for tok, n_per in zip(np.asarray(tokens), np.asarray(periods)):
         W2 = induction_forward(params, tok)[1][1]["W"]  # (n, n)
-        for i in predictable(len(tok), int(varpi)):
+        for i in predictable(len(tok), int(n_per)):
             M = match_keys(tok, int(i))  # (k,)
             if len(M) == 0:
                 raise ValueError(f"tokens must repeat with their period; query {i} of a sequence of "
-                                 f"period {varpi} has no match")
-            out["period"].append(int(varpi))
+                                 f"period {n_per} has no match")
+            out["period"].append(int(n_per))
             out["count"].append(len(M))
             out["every"].append(W2[i, M].sum())
             out["earliest"].append(W2[i, M[0]])
@@ -214,8 +215,8 @@ def reads_by_period(reads: list) -> dict:
     """Each model's :func:`layer2_reads` (a list, one per seed), averaged over the queries of each
     period: ``{period: {"count", "every", "earliest", "latest": (seeds,) arrays}}``."""
     out = {}
-    for varpi in sorted(set(int(x) for x in reads[0]["period"])):
-        out[varpi] = {k: np.array([r[k][r["period"] == varpi].mean() for r in reads])  # (seeds,)
+    for n_per in sorted(set(int(x) for x in reads[0]["period"])):
+        out[n_per] = {k: np.array([r[k][r["period"] == n_per].mean() for r in reads])  # (seeds,)
                       for k in ("count", "every", "earliest", "latest")}
     return out
 
@@ -233,9 +234,9 @@ def recorded_reads(study: dict, sequences: int = 400, seed: int = 35) -> list:
 def mean_head_scores(params: dict, tokens, periods) -> dict:
     """:func:`head_scores` of the trained model, averaged over the sequences."""
     scores = []
-    for tok, varpi in zip(tokens, periods):
+    for tok, n_per in zip(tokens, periods):
         caches = induction_forward(params, tok)[1]
-        scores.append(head_scores(caches[0]["W"], caches[1]["W"], int(varpi)))
+        scores.append(head_scores(caches[0]["W"], caches[1]["W"], int(n_per)))
     return {k: float(np.mean([x[k] for x in scores])) for k in scores[0]}
 
 
@@ -318,23 +319,23 @@ def induction_study(seeds: int = 5, steps: int = 300, **kwargs) -> dict:
 # --------------------------------------------------------------------------------------------------
 
 @derivation("thm-induction-composition", strength="verified",
-            scope="for every n ≤ 16 and every period 1 ≤ ϖ ≤ n − 2")
+            scope="for every n ≤ 16 and every period 1 ≤ n_per ≤ n − 2")
 def _check_induction_composition():
-    # With the ideal heads, row i ≥ ϖ of W⁽²⁾W⁽¹⁾ is e_{i−ϖ}: the composed graph joins each token
+    # With the ideal heads, row i ≥ n_per of W⁽²⁾W⁽¹⁾ is e_{i−n_per}: the composed graph joins each token
     # of the repeat to its earlier occurrence, the key the induction head matched through layer 1.
     # The heads are built in SymPy from the theorem's own definitions, not from the package's.
     for n in range(3, 17):
         # W⁽¹⁾_{j,j−1} = 1 for j ≥ 1; the first token, with no previous one, keeps a self-loop.
         W1 = sp.Matrix(n, n, lambda j, k: 1 if k == max(j - 1, 0) else 0)
         yield bool(np.array_equal(previous_token_graph(n), np.array(W1, dtype=float)))
-        for varpi in range(1, n - 1):
-            # W⁽²⁾_{i,i−ϖ+1} = 1 for i ≥ ϖ, a self-loop otherwise.
-            W2 = sp.Matrix(n, n, lambda i, k, varpi=varpi: 1 if k == (i - varpi + 1 if i >= varpi else i) else 0)
-            yield bool(np.array_equal(induction_graph(n, varpi), np.array(W2, dtype=float)))
+        for n_per in range(1, n - 1):
+            # W⁽²⁾_{i,i−n_per+1} = 1 for i ≥ n_per, a self-loop otherwise.
+            W2 = sp.Matrix(n, n, lambda i, k, n_per=n_per: 1 if k == (i - n_per + 1 if i >= n_per else i) else 0)
+            yield bool(np.array_equal(induction_graph(n, n_per), np.array(W2, dtype=float)))
             C = W2 * W1
-            yield all(C[i, k] == (1 if k == i - varpi else 0) for i in range(varpi, n) for k in range(n))
+            yield all(C[i, k] == (1 if k == i - n_per else 0) for i in range(n_per, n) for k in range(n))
             # and the package's composed_graph is that product
-            yield bool(np.array_equal(composed_graph(previous_token_graph(n), induction_graph(n, varpi)),
+            yield bool(np.array_equal(composed_graph(previous_token_graph(n), induction_graph(n, n_per)),
                                       np.array(C, dtype=float)))
 
 

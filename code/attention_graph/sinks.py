@@ -294,30 +294,44 @@ def _check_uniform_causal_sink():
 
 
 def causal_symbols(n: int) -> sp.Matrix:
-    """A symbolic causal row-stochastic W: positive w_ij for j < i, W_ii = 1 − Σ_{j<i} w_ij."""
+    """A symbolic causal W (n, n) whose rows sum to one and whose every row i ≥ 2 gives a positive
+    weight m_i to its earlier tokens: every W the hypothesis of thm-causal-walk-absorbed allows is
+    one of its values (the check uses no sign of an entry beyond m_i > 0).
+
+    Row i (1-based) holds W_ii = 1 − m_i, with m_i > 0; its earlier entries are w_ij ≥ 0 for
+    j < i − 1, and W_{i,i−1} = m_i − Σ_{j<i−1} w_ij takes the rest. Any single earlier entry may
+    be 0 (a row may give all of m_i to one token).
+    """
     W = sp.zeros(n, n)
-    for a in range(n):
-        for b in range(a):
-            W[a, b] = sp.Symbol(f"w_{a + 1}{b + 1}", positive=True)
-        W[a, a] = 1 - sum(W[a, b] for b in range(a))
+    W[0, 0] = 1
+    for a in range(1, n):
+        m = sp.Symbol(f"m_{a + 1}", positive=True)  # row a + 1's weight on the earlier tokens
+        for b in range(a - 1):
+            W[a, b] = sp.Symbol(f"w_{a + 1}{b + 1}", nonnegative=True)
+        W[a, a - 1] = m - sum(W[a, b] for b in range(a - 1))
+        W[a, a] = 1 - m
     return W
 
 
 @derivation("thm-causal-walk-absorbed", strength="verified",
-            scope="for symbolic causal W of sizes 2 to 5, every allowed off-diagonal entry positive")
+            scope="for symbolic causal W of sizes 2 to 5 whose rows sum to one and whose every row i ≥ 2 "
+                  "gives a positive weight to its earlier tokens, any single entry possibly 0")
 def _check_causal_walk_absorbed():
     for n in range(2, 6):
         W = causal_symbols(n)
+        # The hypothesis, as built: causal, rows summing to one.
+        yield sp.Eq(W.upper_triangular(1), sp.zeros(n, n))
+        yield sp.Eq(W * sp.ones(n, 1), sp.ones(n, 1))
         e1 = sp.zeros(1, n)
         e1[0] = 1
         # e₁ is stationary: e₁ W = e₁ (the first row of a causal W is e₁).
         yield sp.Eq(e1 * W, e1)
         # It is the only one: I − W has rank n − 1. Its first row is 0, and the block of rows and
-        # columns 2..n is lower triangular with diagonal Σ_{j<i} w_ij > 0, so its determinant is
-        # positive.
+        # columns 2..n is lower triangular with diagonal Σ_{j<i} W_ij = m_i > 0, so its determinant
+        # is positive.
         M = (sp.eye(n) - W)[1:, 1:]
         yield sp.Eq((sp.eye(n) - W).row(0), sp.zeros(1, n))
-        yield sp.factor(M.det()).is_positive
+        yield sp.factor(M.det()).is_positive is True
 
 
 def sink_summary(results: dict) -> dict:

@@ -36,7 +36,8 @@ def plot_induction_graphs(W1, W2, C, period: int):
     scale; red dots mark the expected edges (j, j − 1) at the keys j = i − m + 1 that layer 2 reads,
     (i, i − m + 1) and (i, i − m), for the predictable queries i.
 
-    Rows are queries i, columns keys j: a message flows from key j to query i."""
+    Rows are queries i, columns keys j: a message flows from key j to query i, positions numbered
+    from 1."""
     fig, axes = plt.subplots(3, 1, figsize=(3.0, 8.4))
     n = len(np.asarray(W1))
     m = int(period)
@@ -50,8 +51,9 @@ def plot_induction_graphs(W1, W2, C, period: int):
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("j (key)")
         ax.set_ylabel("i (query)")
-        ax.set_xticks(range(0, n, 4))
-        ax.set_yticks(range(0, n, 4))
+        ticks = range(0, n, 4)  # indices 0, 4, …: positions 1, 5, …
+        ax.set_xticks(ticks, [str(k + 1) for k in ticks])
+        ax.set_yticks(ticks, [str(k + 1) for k in ticks])
     return finish(fig)
 
 

@@ -31,7 +31,7 @@ def plot_causal_reach(in_degree, in_strength, rank):
 
 def plot_sink_forming(results: dict):
     """The in-strength of the first positions over training, one line per seed, from the sinks
-    benchmark record: without a sink token (left, the first token) and with one (right, the sink
+    benchmark record: without a sink token (top, the first token) and with one (bottom, the sink
     token and the first content token). Shared y-axis."""
     fig, axes = plt.subplots(2, 1, figsize=(3.7, 5.4), sharex=True)
     n = results["n"]
@@ -55,16 +55,18 @@ def plot_sink_forming(results: dict):
 def plot_sink_graphs(W_plain, W_sink):
     """The trained mean attention without and with a sink token, one colour scale (0 to 1).
 
-    Rows are queries i, columns keys j: a message flows from key j to query i."""
+    Rows are queries i, columns keys j: a message flows from key j to query i, tokens numbered from 1
+    (the sink token is token 1)."""
     fig, (a, b) = plt.subplots(2, 1, figsize=(3.4, 6.6), layout="constrained")
-    for ax, W, title in zip((a, b), (W_plain, W_sink), ("no sink token", "with a sink token (position 0)")):
+    for ax, W, title in zip((a, b), (W_plain, W_sink), ("no sink token", "with a sink token (token 1)")):
         W = np.asarray(W, dtype=float)  # (n, n)
         im = ax.imshow(W, cmap="Blues", vmin=0.0, vmax=1.0)
         ax.set_title(title, fontsize=9)
         ax.set_xlabel("j (key)")
         ax.set_ylabel("i (query)")
-        ax.set_xticks(range(0, len(W), 2))
-        ax.set_yticks(range(0, len(W), 2))
+        ticks = range(0, len(W), 2)  # indices 0, 2, …: tokens 1, 3, …
+        ax.set_xticks(ticks, [str(k + 1) for k in ticks])
+        ax.set_yticks(ticks, [str(k + 1) for k in ticks])
     fig.colorbar(im, ax=[a, b], label="$W_{ij}$", fraction=0.05, pad=0.04)
     plt.close(fig)  # laid out by matplotlib's constrained layout, which leaves room for the colour bar
     return finish(fig, own=False)
