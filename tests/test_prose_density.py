@@ -47,8 +47,6 @@ CEILING: dict[str, dict[str, float]] = {
         "paragraphs_with_over_5_numbers": 2},
     "training": {"median_words_per_sentence": 25.0, "share_over_40_words": 0.188, "semicolons_per_1000_words": 5.14,
         "paragraphs_with_over_5_numbers": 5},
-    "rank_collapse": {"median_words_per_sentence": 20.0, "share_over_40_words": 0.124,
-        "paragraphs_with_over_5_numbers": 2},
     "bottlenecks": {"median_words_per_sentence": 21.0, "share_over_40_words": 0.114,
         "semicolons_per_1000_words": 4.87, "paragraphs_with_over_5_numbers": 2},
     "sinks": {"median_words_per_sentence": 20.5, "share_over_40_words": 0.083, "semicolons_per_1000_words": 6.75,
