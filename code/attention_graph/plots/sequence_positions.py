@@ -16,6 +16,9 @@ def plot_offset_kernel(G, offsets, kernel):
     fig, (ax_g, ax_k) = plt.subplots(2, 1, figsize=(3.7, 6.4))
     n = len(G)
     im = ax_g.imshow(G, cmap="viridis", extent=(0.5, n + 0.5, n + 0.5, 0.5))  # positions 1, …, n
+    ticks = [1] + [t for t in range(16, n + 1, 16)]  # from 1
+    ax_g.set_xticks(ticks)
+    ax_g.set_yticks(ticks)
     fig.colorbar(im, ax=ax_g, fraction=0.046, pad=0.04, label=r"$\mathrm{PE}_i \cdot \mathrm{PE}_j$")
     ax_g.set_xlabel("position j")
     ax_g.set_ylabel("position i")
