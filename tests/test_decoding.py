@@ -62,7 +62,8 @@ def test_page_decoding_numbers():
     assert bt.glued_float(PAGE, "dag_block_diff") == 0
     n_dag = int(bt.glued_float(PAGE, "dag_n"))
     assert bt.glued_float(PAGE, "dag_block_entries") == (n_dag - 1) ** 2
-    assert bt.glued_float(PAGE, "dag_new") == n_dag - 1
+    assert bt.glued_float(PAGE, "dag_new") == n_dag - 1  # its index in the code
+    assert bt.glued_float(PAGE, "dag_new_name") == n_dag  # the prose counts from 1
     n, d = int(bt.glued_float(PAGE, "dec_n")), int(bt.glued_float(PAGE, "dec_d"))
     assert bt.glued_float(PAGE, "dec_gap") < 1e-14
     assert 0 <= bt.glued_float(PAGE, "dec_equal_share") <= 1

@@ -193,7 +193,7 @@ def test_benchmark_cli_runs_quick(tmp_path):
 
 @pytest.mark.build
 def test_exercise_rank_equals_the_number_of_features():
-    """The solution's ranks are the bound F, recomputed from W = D⁻¹ φ(Q) φ(K)ᵀ written out."""
+    """The solution's ranks are the bound F, recomputed from W = diag(Z)⁻¹ φ(Q) φ(K)ᵀ written out."""
     Fs = [int(f) for f in bt.glued_plain(PAGE, "ex_lin_Fs").strip("'").split(", ")]
     ranks = [int(r) for r in bt.glued_plain(PAGE, "ex_lin_ranks").strip("'").split(", ")]
     rng = np.random.default_rng(3)

@@ -7,10 +7,12 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
+import sympy as sp
 
 import attention_graph as ag
 import booktools as bt
 import oracles
+from attention_graph import registry
 from attention_graph import (
     alibi_bias,
     attention,
@@ -235,6 +237,33 @@ BROKEN = {
                           "angles quadratic in the position"),
     "eq-alibi": (sq, "alibi_kernel", lambda n, slope: _sq_alibi(n, slope).T, "the bias of the keys ahead, not behind"),
 }
+
+
+# Each part of the check of thm-sinusoidal-offset can fail: a wrong display or a wrong package, each
+# caught first by the part named (the parts in the order the check gives them).
+def _display_times(factor):
+    """The displayed eq-sinusoidal with its right side multiplied by ``factor(i)``, i the token."""
+    shown = sq.display_sinusoidal()
+    i = next(x for x in shown.rhs.free_symbols if x.name == "i")
+    return lambda: sp.Eq(shown.lhs, shown.rhs * factor(i), evaluate=False)
+
+
+_sq_kernel = sq.sinusoidal_kernel
+
+SINUSOIDAL_OFFSET_PARTS = [  # (name replaced, wrong value, the part that catches it first, what is broken)
+    ("display_sinusoidal", _display_times(lambda i: i), 0, "an amplitude that grows with the position, shown"),
+    ("display_sinusoidal", _display_times(lambda i: 2), 1, "the display twice too large: still a kernel of i − j"),
+    ("sinusoidal_kernel", BROKEN["thm-sinusoidal-offset"][2], 2, "an amplitude that grows with the position"),
+    ("sinusoidal_kernel", lambda p, w: 2 * _sq_kernel(p, w), 3, "encodings twice too large: still shift-invariant"),
+]
+
+
+@pytest.mark.parametrize("name, wrong, part, what", SINUSOIDAL_OFFSET_PARTS, ids=[r[3] for r in SINUSOIDAL_OFFSET_PARTS])
+def test_each_part_of_the_sinusoidal_offset_check_can_fail(monkeypatch, name, wrong, part, what):
+    assert bt.verified("thm-sinusoidal-offset") == len(SINUSOIDAL_OFFSET_PARTS)  # one row per part
+    monkeypatch.setattr(sq, name, wrong)
+    with pytest.raises(registry.DerivationError, match=f"thm-sinusoidal-offset: statement {part} does not hold"):
+        registry.verify("thm-sinusoidal-offset")
 
 
 # --- Bad inputs --------------------------------------------------------------------------------

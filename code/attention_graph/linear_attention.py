@@ -1,7 +1,7 @@
 """Linear attention: the weights as a two-hop graph from queries through F feature nodes to keys.
 
 Replace the softmax kernel exp(q·k/√d) by a dot product of features, φ(q)·φ(k). The weight matrix
-W = D⁻¹ φ(Q) φ(K)ᵀ then factors through F feature nodes (a bipartite graph of rank at most F), and
+W = diag(Z)⁻¹ φ(Q) φ(K)ᵀ then factors through F feature nodes (a bipartite graph of rank at most F), and
 reading the product from the right, φ(Q) (φ(K)ᵀ V), never forms the n × n matrix
 (``eq-linear-attention``, ``thm-linear-equals-quadratic``; Katharopoulos et al. 2020). Causally masked,
 it is a running sum, a recurrent network (``thm-causal-running-sum``). Positive random features
@@ -112,7 +112,7 @@ def read_feature_nodes(PQ, KV, z) -> np.ndarray:
 
 
 def linear_two_hop(PQ, PK, V) -> np.ndarray:
-    """D⁻¹ φ(Q) (φ(K)ᵀ V): the two hops, keys → feature nodes → queries. (n_q, d_v)."""
+    """diag(Z)⁻¹ φ(Q) (φ(K)ᵀ V): the two hops, keys → feature nodes → queries. (n_q, d_v)."""
     KV, z = _key_state(PK, V)  # (F, d_v), (F,)
     return read_feature_nodes(PQ, KV, z)  # (n_q, d_v)
 
@@ -139,7 +139,7 @@ def _normalisers_positive(PQ, PK, causal: bool) -> None:
 
 
 def linear_attention(Q, K, V, feature_map=None, causal: bool = False) -> np.ndarray:
-    """Y = D⁻¹ φ(Q) (φ(K)ᵀ V), D = diag(φ(Q) φ(K)ᵀ 1)  (eq-linear-attention). (n_q, d_v).
+    """Y = diag(Z)⁻¹ φ(Q) (φ(K)ᵀ V), Z = φ(Q) φ(K)ᵀ 1  (eq-linear-attention). (n_q, d_v).
 
     ``feature_map`` maps an (n, d) array to its (n, F) non-negative features; the default is
     :func:`elu_feature_map`. The product is read from the right, so memory and time grow like
@@ -191,7 +191,7 @@ def _chunked_linear(feature_map, Q, K, V) -> np.ndarray:
 
 
 def linear_weights(Q, K, feature_map=None, causal: bool = False) -> np.ndarray:
-    """W = D⁻¹ φ(Q) φ(K)ᵀ, formed explicitly (n_q, n_k): the graph that linear attention never builds.
+    """W = diag(Z)⁻¹ φ(Q) φ(K)ᵀ, formed explicitly (n_q, n_k): the graph that linear attention never builds.
 
     For pictures and checks at small n; row i sums to 1. With ``causal``, W_ij = 0 for j > i.
     """
@@ -211,7 +211,7 @@ def linear_weights(Q, K, feature_map=None, causal: bool = False) -> np.ndarray:
 _n_q, _n_k, _F, _d_v = sp.symbols("n_q n_k F d_v", integer=True, positive=True)
 _PQ, _PK = sp.MatrixSymbol(r"\phi(Q)", _n_q, _F), sp.MatrixSymbol(r"\phi(K)", _n_k, _F)
 _Vs, _Ys = sp.MatrixSymbol("V", _n_k, _d_v), sp.MatrixSymbol("Y", _n_q, _d_v)
-_Ds = sp.MatrixSymbol("D", _n_q, _n_q)
+_Ds = sp.MatrixSymbol(r"\operatorname{diag}(Z)", _n_q, _n_q)  # Z_i: the normaliser of row i
 
 
 def _display_linear_attention():
@@ -222,13 +222,13 @@ def _display_linear_attention():
 @derivation("eq-linear-attention", display=_display_linear_attention,
             strength="verified", scope="for 2 queries, 3 keys, F = 2 and d_v = 2 with symbolic features and values")
 def _check_linear_attention():
-    # With D = diag(φ(Q) φ(K)ᵀ 1), the displayed product is row by row Σ_j (φ(q_i)·φ(k_j)) v_j / Σ_j φ(q_i)·φ(k_j).
+    # With Z = φ(Q) φ(K)ᵀ 1, the displayed product is row by row Σ_j (φ(q_i)·φ(k_j)) v_j / Σ_j φ(q_i)·φ(k_j).
     PQ = sp.Matrix(2, 2, lambda r, c: sp.Symbol(f"a_{r}{c}", positive=True))
     PK = sp.Matrix(3, 2, lambda r, c: sp.Symbol(f"b_{r}{c}", positive=True))
     V = symbol_matrix("v", 3, 2)
     A = PQ * PK.T  # (2, 3): φ(q_i)·φ(k_j)
-    D = sp.diag(*[sum(A.row(r)) for r in range(2)])
-    shown = evaluate(_display_linear_attention().rhs, {_Ds: D, _PQ: PQ, _PK: PK, _Vs: V,
+    diag_Z = sp.diag(*[sum(A.row(r)) for r in range(2)])
+    shown = evaluate(_display_linear_attention().rhs, {_Ds: diag_Z, _PQ: PQ, _PK: PK, _Vs: V,
                                                        _n_q: 2, _n_k: 3, _F: 2, _d_v: 2})
     quadratic = sp.Matrix(2, 2, lambda r, c: sum(A[r, j] * V[j, c] for j in range(3)) / sum(A.row(r)))
     yield sp.Eq(shown, quadratic, evaluate=False)

@@ -54,9 +54,9 @@ def sinusoidal_kernel(positions, omega) -> np.ndarray:
 
 
 def sinusoidal_encoding(n: int, d: int, base: float = 10000.0) -> np.ndarray:
-    """PE_{i,2l} = sin(i ω_l), PE_{i,2l+1} = cos(i ω_l), ω_l = base^(−2l/d)  (eq-sinusoidal). (n, d).
+    """PE_{i,2l} = sin((i − 1) ω_l), PE_{i,2l+1} = cos((i − 1) ω_l), ω_l = base^(−2l/d)  (eq-sinusoidal). (n, d).
 
-    Row i is the encoding of position i = 0, …, n − 1 (Vaswani et al. 2017).
+    Row r (from 0) is the encoding of the paper's position r, token r + 1 of the book (Vaswani et al. 2017).
 
     >>> sinusoidal_encoding(2, 2).round(3)
     array([[0.   , 1.   ],
@@ -135,7 +135,7 @@ def alibi_bias(n: int, slope: float) -> np.ndarray:
 
 
 def shortest_path_distances(A) -> np.ndarray:
-    """φ(i, j): the fewest edges on a path i → j of the graph A (A_ij > 0 an edge); ∞ if none. (n, n)."""
+    """dist(i, j): the fewest edges on a path i → j of the graph A (A_ij > 0 an edge); ∞ if none. (n, n)."""
     A = as_square(A, "A")  # (n, n)
     if (A < 0).any():
         raise ValueError("A must be non-negative (an adjacency matrix)")
@@ -143,10 +143,10 @@ def shortest_path_distances(A) -> np.ndarray:
 
 
 def distance_bias(A, slope: float) -> np.ndarray:
-    """B_ij = −ζ φ(i, j) on the graph A, −∞ where j cannot be reached: a spatial bias. (n, n).
+    """B_ij = −ζ dist(i, j) on the graph A, −∞ where j cannot be reached: a spatial bias. (n, n).
 
-    Graphormer (Ying et al. 2021) adds to each score a learned scalar B_ij set by φ(i, j); this is
-    the linear choice B_ij = −ζ φ(i, j), which on the path graph, causally masked, is ALiBi.
+    Graphormer (Ying et al. 2021) adds to each score a learned scalar B_ij set by dist(i, j); this is
+    the linear choice B_ij = −ζ dist(i, j), which on the path graph, causally masked, is ALiBi.
     """
     slope = _as_slope(slope)
     dist = shortest_path_distances(A)  # (n, n)
@@ -165,10 +165,15 @@ _zeta = sp.Symbol(r"\zeta", nonnegative=True)
 _PE, _Bb = sp.IndexedBase(r"\mathrm{PE}"), sp.IndexedBase("B")
 
 
-def _display_sinusoidal():
+def frequency_display():
+    """ω_l = 1 / 10000^(2l/d), as the paper writes it: the factor of the angle in the display."""
+    return sp.Pow(sp.Pow(_BASE, 2 * _l / _d, evaluate=False), -1, evaluate=False)
+
+
+def display_sinusoidal():
+    """The displayed eq-sinusoidal: token i = 1, …, n is at the paper's position i − 1 (row i − 1 of the code)."""
     lhs = sp.Matrix([_PE[_i, 2 * _l], _PE[_i, 2 * _l + 1]])
-    angle = sp.Mul(_i, sp.Pow(sp.Pow(_BASE, 2 * _l / _d, evaluate=False), -1, evaluate=False),
-                   evaluate=False)  # i / 10000^(2l/d), as the paper writes it
+    angle = sp.Mul(_i - 1, frequency_display(), evaluate=False)  # (i − 1) / 10000^(2l/d)
     rhs = sp.Matrix([sp.sin(angle), sp.cos(angle)])
     return sp.Eq(lhs, rhs, evaluate=False)
 
@@ -177,37 +182,45 @@ def _display_alibi():
     return sp.Eq(_Bb[_i, _j], sp.Piecewise((-_zeta * (_i - _j), _j <= _i), (-sp.oo, True)), evaluate=False)
 
 
-@derivation("eq-sinusoidal", display=_display_sinusoidal,
+@derivation("eq-sinusoidal", display=display_sinusoidal,
             strength="verified", scope="for n = 5 positions and d = 4, base 10000, to 1e-15")
 def _check_sinusoidal():
     # The displayed formula, entry by entry, against the package's floats.
     n, d, base = 5, 4, 10000
-    rhs = _display_sinusoidal().rhs
-    exact = sp.Matrix(n, d, lambda r, c: rhs[c % 2].subs({_i: r, _l: c // 2, _d: d}))
+    rhs = display_sinusoidal().rhs
+    exact = sp.Matrix(n, d, lambda r, c: rhs[c % 2].subs({_i: r + 1, _l: c // 2, _d: d}))  # token r + 1 is row r
     yield close_to_exact(exact, sinusoidal_encoding(n, d, float(base)), atol=1e-15)
-    # Position 0 is (0, 1, 0, 1, ...): every sine is 0 and every cosine 1.
+    # Token 1 is (0, 1, 0, 1, ...): every sine is 0 and every cosine 1.
     yield sp.Eq(exact.row(0), sp.Matrix([[0, 1] * (d // 2)]), evaluate=False)
 
 
 @derivation("thm-sinusoidal-offset",
-            strength="proved", scope="for general positions i, j, any frequencies ω_l and any number of pairs")
+            strength="proved", scope="for general positions i, j, c and the frequency ω_l of any pair l "
+            "(the dot product sums the pairs); the package's encodings of 12 positions, d = 8, to 1e-12")
 def _check_sinusoidal_offset():
-    # Pair l contributes sin(iω)sin(jω) + cos(iω)cos(jω) = cos((i − j)ω), for general real i, j, ω.
+    # Every part can fail: the first two read pair l from the displayed eq-sinusoidal, the last two the
+    # package's encodings (tests/test_sequence_positions.py breaks each in turn).
     i, j, c = sp.symbols("i j c", real=True)
-    h = sp.Symbol("h", integer=True, positive=True)  # the number of pairs, d/2
     w = sp.IndexedBase(r"\omega", real=True)
-    pair = sp.sin(i * w[_l]) * sp.sin(j * w[_l]) + sp.cos(i * w[_l]) * sp.cos(j * w[_l])
-    yield sp.Eq(pair, sp.cos((i - j) * w[_l]))
-    # So the dot product of two encodings, Σ_l of the pairs, is Σ_l cos((i − j)ω_l): its summand
-    # minus the kernel's is zero for every l, and the kernel is unchanged by a common shift ...
-    kernel = sp.Sum(sp.cos((i - j) * w[_l]), (_l, 0, h - 1))
-    summand = sp.expand_trig(sp.expand(pair - sp.cos((i - j) * w[_l])))  # zero for every l
-    yield sp.Eq(sp.Sum(summand, (_l, 0, h - 1)), 0)
-    yield sp.Eq(kernel.subs({i: i + c, j: j + c}), kernel)  # shifting both positions changes nothing
-    # ... and the package's encodings have a Gram matrix constant along its diagonals (Toeplitz).
-    P = sinusoidal_encoding(12, 8)  # (12, 8)
-    G = P @ P.T  # (12, 12)
-    yield bool(all(np.allclose(np.diag(G, k), np.diag(G, k)[0], rtol=0, atol=1e-12) for k in range(-11, 12)))
+    pair = display_sinusoidal().rhs.xreplace({frequency_display(): w[_l]})  # (2, 1): pair l, any ω_l
+
+    def product(x, y):  # pair l's share of PE_x · PE_y
+        return (pair.subs(_i, x).T * pair.subs(_i, y))[0, 0]
+
+    # Shifting both positions by c leaves pair l's product unchanged ...
+    yield sp.Eq(product(i + c, j + c), product(i, j), evaluate=False)
+    # ... because it is cos((i − j)ω_l), a function of the offset alone; PE_i · PE_j sums it over l.
+    yield sp.Eq(product(i, j), sp.cos((i - j) * w[_l]), evaluate=False)
+    # The package: shifting every position by 37 leaves the Gram matrix unchanged ...
+    n, d = 12, 8
+    omega = 10000.0 ** (-2.0 * np.arange(d // 2) / d)  # (d/2,): the paper's frequencies, written anew
+    P, P_shift = sinusoidal_kernel(np.arange(n), omega), sinusoidal_kernel(np.arange(n) + 37, omega)  # (n, d) each
+    yield bool(np.allclose(P @ P.T, P_shift @ P_shift.T, rtol=0, atol=1e-12))
+    # ... and the Gram matrix of its encodings is the kernel Σ_l cos((i − j)ω_l), entry by entry.
+    offset = np.arange(n)[:, None] - np.arange(n)[None, :]  # (n, n): i − j
+    kernel = np.cos(offset[..., None] * omega).sum(axis=-1)  # (n, n)
+    P = sinusoidal_encoding(n, d)  # (n, d)
+    yield bool(np.allclose(P @ P.T, kernel, rtol=0, atol=1e-12))
 
 
 def _rotation(theta):

@@ -12,7 +12,8 @@ from .style import finish
 
 def plot_decoding_dag(n: int, weights):
     """The causal DAG of n tokens as decoding builds it: arrows j → i (messages flow from key j to
-    query i); the newest token, n − 1, in red with the messages into it, their width ∝ ``weights`` (n,)."""
+    query i), nodes labelled from 1; the newest token, n (index n − 1), in red with the messages into it, their
+    width ∝ ``weights`` (n,)."""
     fig, ax = plt.subplots(figsize=(3.7, 2.6))
     x = np.arange(n, dtype=float)  # (n,)
     w = np.asarray(weights, float)  # (n,)
@@ -29,7 +30,7 @@ def plot_decoding_dag(n: int, weights):
     ax.scatter(x[:-1], np.zeros(n - 1), s=190, color="white", edgecolors="black", zorder=3)
     ax.scatter([x[new]], [0], s=220, color="tab:red", edgecolors="black", zorder=3)
     for i in range(n):
-        ax.text(x[i], 0, str(i), ha="center", va="center", fontsize=8, zorder=4,
+        ax.text(x[i], 0, str(i + 1), ha="center", va="center", fontsize=8, zorder=4,
                 color="white" if i == new else "black")
     ax.text(x[new], 0.35, f"self-loop weight {w[new]:.2f}", ha="center", fontsize=8, color="tab:red")
     ax.set_xlim(-0.7, n - 0.3)

@@ -11,9 +11,14 @@ from .style import finish
 
 
 def plot_offset_kernel(G, offsets, kernel):
-    """Left: the Gram matrix PE PEᵀ of the sinusoidal encodings (n, n); right: its value against i − j."""
+    """Top: the Gram matrix PE PEᵀ of the sinusoidal encodings (n, n), positions from 1; bottom: its value
+    against i − j."""
     fig, (ax_g, ax_k) = plt.subplots(2, 1, figsize=(3.7, 6.4))
-    im = ax_g.imshow(G, cmap="viridis")
+    n = len(G)
+    im = ax_g.imshow(G, cmap="viridis", extent=(0.5, n + 0.5, n + 0.5, 0.5))  # positions 1, …, n
+    ticks = [1] + [t for t in range(16, n + 1, 16)]  # from 1
+    ax_g.set_xticks(ticks)
+    ax_g.set_yticks(ticks)
     fig.colorbar(im, ax=ax_g, fraction=0.046, pad=0.04, label=r"$\mathrm{PE}_i \cdot \mathrm{PE}_j$")
     ax_g.set_xlabel("position j")
     ax_g.set_ylabel("position i")
@@ -25,14 +30,18 @@ def plot_offset_kernel(G, offsets, kernel):
 
 
 def plot_score_panels(panels: dict, *, xlabel="key position j", ylabel="query position i"):
-    """Heatmaps of score matrices, one above the other, on one shared colour scale (−∞ entries blank)."""
+    """Heatmaps of score matrices, one above the other, on one shared colour scale (−∞ entries blank);
+    rows and columns are numbered from 1."""
     mats = [np.where(np.isfinite(M), M, np.nan) for M in panels.values()]
     lo = min(float(np.nanmin(M)) for M in mats)
     hi = max(float(np.nanmax(M)) for M in mats)
     fig, axes = plt.subplots(len(panels), 1, figsize=(3.4, 2.9 * len(panels)))
     axes = np.atleast_1d(axes)
     for ax, (title, M) in zip(axes, zip(panels, mats)):
-        im = ax.imshow(M, cmap="viridis", vmin=lo, vmax=hi)
+        n_q, n_k = M.shape
+        im = ax.imshow(M, cmap="viridis", vmin=lo, vmax=hi, extent=(0.5, n_k + 0.5, n_q + 0.5, 0.5))
+        ax.set_xticks(range(1, n_k + 1, 2))
+        ax.set_yticks(range(1, n_q + 1, 2))
         ax.set_title(title, fontsize=9)
         ax.set_ylabel(ylabel, fontsize=9)
     axes[-1].set_xlabel(xlabel)
@@ -41,9 +50,9 @@ def plot_score_panels(panels: dict, *, xlabel="key position j", ylabel="query po
     return finish(fig, own=False)
 
 
-def plot_club_distance_bias(A, weights: dict, query: int):
-    """The karate club, each member coloured by the weight query ``query`` gives it; one panel per
-    entry of ``weights`` (name: (n,) row of W), on one shared colour scale."""
+def plot_club_distance_bias(A, weights: dict, query: int, query_name: str):
+    """The karate club, each member coloured by the weight query ``query`` (an index, from 0) gives it;
+    one panel per entry of ``weights`` (name: (n,) row of W), on one shared colour scale."""
     pos = club_layout()  # (34, 2)
     G = nx.from_numpy_array(np.asarray(A))
     others = np.arange(len(pos)) != query  # (34,): the query's own weight is left out of the scale
@@ -59,6 +68,6 @@ def plot_club_distance_bias(A, weights: dict, query: int):
                    zorder=4)
         ax.set_title(title, fontsize=9)
         ax.axis("off")
-    fig.colorbar(sc, ax=list(axes), fraction=0.03, pad=0.02, label=f"weight member {query} gives")
+    fig.colorbar(sc, ax=list(axes), fraction=0.03, pad=0.02, label=f"weight {query_name} gives")
     plt.close(fig)  # no tight_layout: it would not leave room for the shared colour bar
     return finish(fig, own=False)
