@@ -40,7 +40,6 @@ CEILING: dict[str, dict[str, float]] = {
         "paragraphs_with_over_5_numbers": 1},
     "blockwise": {"median_words_per_sentence": 23.0, "share_over_40_words": 0.125, "semicolons_per_1000_words": 6.9,
         "paragraphs_with_over_5_numbers": 2},
-    "karate": {"share_over_40_words": 0.125, "semicolons_per_1000_words": 5.1, "paragraphs_with_over_5_numbers": 7},
     "sequence_positions": {"median_words_per_sentence": 20.0, "share_over_40_words": 0.074,
         "semicolons_per_1000_words": 5.31, "paragraphs_with_over_5_numbers": 1},
     "linear_attention": {"median_words_per_sentence": 21.0, "share_over_40_words": 0.159,
