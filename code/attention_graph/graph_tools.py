@@ -74,9 +74,10 @@ def _stochastic(graph_or_W, what: str) -> AttentionGraph:
 # --------------------------------------------------------------------------------------------------
 
 def stationary_distribution(graph_or_W) -> np.ndarray:
-    """π with π_j = Σ_i π_i W_ij and Σ_i π_i = 1, shape (n,)  (eq-stationary).
+    """r⋆ with r⋆_j = Σ_i r⋆_i W_ij and Σ_i r⋆_i = 1, shape (n,)  (eq-stationary).
 
-    The walker at i steps to j with probability W_ij; π is where it spends its time in the long run.
+    The walker at i steps to j with probability W_ij, against the arrow j → i; r⋆ is where it
+    spends its time in the long run.
     Refuses a walk whose stationary distribution is not unique (two closed classes or more, as a
     block-diagonal mask can make).
 
@@ -96,15 +97,15 @@ def stationary_distribution(graph_or_W) -> np.ndarray:
 
 
 def _stationary_distribution(W: np.ndarray) -> np.ndarray:
-    """π with π_j = Σ_i π_i W_ij and Σ_i π_i = 1, shape (n,)  (eq-stationary)."""
+    """r⋆ with r⋆_j = Σ_i r⋆_i W_ij and Σ_i r⋆_i = 1, shape (n,)  (eq-stationary)."""
     n = W.shape[0]
     I_minus_W = np.eye(n) - W  # (n, n)
-    # π (I − W) = 0 and Σ π = 1, stacked:
+    # r⋆ (I − W) = 0 and Σ r⋆ = 1, stacked:
     M = np.vstack([I_minus_W.T, np.ones((1, n))])  # (n + 1, n)
     b = np.zeros(n + 1)  # (n + 1,)
     b[-1] = 1.0
-    pi, *_ = np.linalg.lstsq(M, b, rcond=None)  # (n,)
-    return pi
+    r_star, *_ = np.linalg.lstsq(M, b, rcond=None)  # (n,)
+    return r_star
 
 
 def pagerank(graph_or_W, damping: float = 0.85) -> np.ndarray:
@@ -365,7 +366,7 @@ def residual_attention_stack(X, n_layers: int, labels: Sequence[str],
 _i, _j, _n = sp.symbols("i j n", integer=True, positive=True)
 _alpha = sp.Symbol(r"\alpha")
 _W = sp.IndexedBase("W")
-_pi = sp.IndexedBase(r"\pi")
+_r_star = sp.IndexedBase(r"r^{\star}")  # the stationary distribution r⋆
 _r = sp.IndexedBase("r")
 # Matrix symbols of the displayed equations (glued by book/graph_tools.md, evaluated by the checks).
 _Wm, _Dm, _Im = (sp.MatrixSymbol(x, _n, _n) for x in ("W", "D", "I"))
@@ -451,10 +452,10 @@ def _check_in_strength():
 
 
 @derivation("eq-stationary",
-            display=lambda: sp.Eq(_pi[_j], sp.Sum(_pi[_i] * _W[_i, _j], (_i, 1, _n)), evaluate=False),
+            display=lambda: sp.Eq(_r_star[_j], sp.Sum(_r_star[_i] * _W[_i, _j], (_i, 1, _n)), evaluate=False),
             strength="verified", scope="for the general two-state chain and one 3-state chain")
 def _check_stationary():
-    # Two states: π = (b, a)/(a + b) is stationary for [[1 − a, a], [b, 1 − b]].
+    # Two states: r⋆ = (b, a)/(a + b) is stationary for [[1 − a, a], [b, 1 − b]].
     a, b = sp.symbols("a b", positive=True)
     W2 = sp.Matrix([[1 - a, a], [b, 1 - b]])
     pi2 = sp.Matrix([[b, a]]) / (a + b)
@@ -463,9 +464,9 @@ def _check_stationary():
     shown = registry.display("eq-stationary")
     for c in range(2):
         e = shown.rhs.subs({_n: 2, _j: c + 1}).doit()
-        e = e.subs({_pi[r + 1]: pi2[r] for r in range(2)}).subs({_W[r + 1, c + 1]: W2[r, c] for r in range(2)})
+        e = e.subs({_r_star[r + 1]: pi2[r] for r in range(2)}).subs({_W[r + 1, c + 1]: W2[r, c] for r in range(2)})
         yield sp.Eq(e, pi2[c])
-    # The package's π on an exact 3-state example is the exact left null vector of I − W, summing to 1.
+    # The package's r⋆ on an exact 3-state example is the exact left null vector of I − W, summing to 1.
     null = (sp.eye(3) - EXAMPLE).T.nullspace()
     yield sp.Eq(len(null), 1)
     exact = null[0] / sum(null[0])
@@ -534,7 +535,7 @@ def _check_reversible():
     Dh = sp.diag(*[sp.sqrt(x) for x in d])
     M = Dh * W * Dh.inv()
     yield sp.Eq(M, M.T)  # W is similar to a symmetric matrix: real eigenvalues
-    # The package on the worked example's scores: π = d / Σ d.
+    # The package on the worked example's scores: r⋆ = d / Σ d.
     X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [1.0, -1.0]])  # (4, 2)
     S = X @ X.T / np.sqrt(2)  # (4, 4)
     dd = np.exp(S).sum(axis=1)  # (4,)

@@ -47,13 +47,13 @@ def club_graph() -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
 
 
 def standardised_pe(A, k: int) -> np.ndarray:
-    """Φ = √n · (the k Laplacian eigenvectors of :func:`laplacian_pe`): columns of mean square 1. (n, k).
+    """U_pe = √n · (the k Laplacian eigenvectors of :func:`laplacian_pe`): columns of mean square 1. (n, k).
 
     The eigenvectors have unit norm, so their entries are of size 1/√n; scaled by √n they are of
     size 1, like standardised features.
     """
-    Phi = laplacian_pe(A, k)  # (n, k)
-    return np.sqrt(Phi.shape[0]) * Phi  # (n, k)
+    U_pe = laplacian_pe(A, k)  # (n, k)
+    return np.sqrt(U_pe.shape[0]) * U_pe  # (n, k)
 
 
 def init_projections(k: int, d: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -67,9 +67,9 @@ def init_projections(k: int, d: int, rng: np.random.Generator) -> dict[str, np.n
 
 def graph_transformer_layer(A, P, params: dict, n_heads: int,
                             labels=None) -> tuple[np.ndarray, list[AttentionGraph]]:
-    """Y = X + [W⁽¹⁾V₁ … W⁽ʰ⁾Vₕ] W_O, X = Φ C, W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h) on A + I  (eq-gt-layer).
+    """Y = X + [W⁽¹⁾V₁ … W⁽ʰ⁾Vₕ] W_O, X = U_pe C, W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h) on A + I  (eq-gt-layer).
 
-    ``A`` is the graph's symmetric 0/1 adjacency (n, n); ``P`` the positional encodings Φ (n, k), the
+    ``A`` is the graph's symmetric 0/1 adjacency (n, n); ``P`` the positional encodings U_pe (n, k), the
     only input; ``params`` as from ``karate.init_projections``. Node i attends to node j only when they
     are neighbours or i = j. Returns Y (n, d) and one :class:`AttentionGraph` per head. Layer norm and
     the feed-forward network of a full Graph Transformer are left out (a pre-LN norm would change the
@@ -90,11 +90,11 @@ def graph_transformer_layer(A, P, params: dict, n_heads: int,
     return _graph_transformer_layer(A, P, params, n_heads, labels)
 
 
-def _graph_transformer_layer(A, Phi, params: dict, n_heads: int,
+def _graph_transformer_layer(A, U_pe, params: dict, n_heads: int,
                              labels) -> tuple[np.ndarray, list[AttentionGraph]]:
-    """Y = X + [W⁽¹⁾V₁ … W⁽ʰ⁾Vₕ] W_O, X = Φ C, W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h) on A + I  (eq-gt-layer)."""
+    """Y = X + [W⁽¹⁾V₁ … W⁽ʰ⁾Vₕ] W_O, X = U_pe C, W⁽ʰ⁾ = softmax(Q_h K_hᵀ/√d_h) on A + I  (eq-gt-layer)."""
     mask = (A + np.eye(A.shape[0])) > 0  # (n, n): friends and oneself
-    X = Phi @ params["C"]  # (n, d)
+    X = U_pe @ params["C"]  # (n, d)
     W_QKVO = (params[name] for name in ("W_Q", "W_K", "W_V", "W_O"))
     Y_heads, W = multi_head_attention(X, X, *W_QKVO, n_heads,
                                       mask=mask)  # (n, d), (H, n, n)
@@ -214,7 +214,7 @@ _gi, _gj = sp.symbols("i j", integer=True, positive=True)
 _E0 = sp.Symbol(r"\mathbb{E}_0")  # the chance term of the ARI, the index's mean under chance
 _N, _dot = sp.IndexedBase(r"\nu"), sp.Symbol(r"{\cdot}")  # ν_{i·}, ν_{·j}: the group sizes, row and column sums
 _d_pe, _d_model, _d_h = sp.symbols(r"d_{\text{pe}} d_model d_h", integer=True, positive=True)
-_Phi, _C = sp.MatrixSymbol(r"\Phi", _n, _d_pe), sp.MatrixSymbol("C", _d_pe, _d_model)
+_U_pe, _C = sp.MatrixSymbol(r"U_{\mathrm{pe}}", _n, _d_pe), sp.MatrixSymbol("C", _d_pe, _d_model)
 _Wh = [sp.MatrixSymbol(f"W^{{({h})}}", _n, _n) for h in (1, 2)]
 _Vh = [sp.MatrixSymbol(f"V_{h}", _n, _d_h) for h in (1, 2)]
 _W_O = sp.MatrixSymbol("W_O", 2 * _d_h, _d_model)
@@ -236,7 +236,7 @@ def _display_ari():
 def _display_gt_layer():
     heads = sp.BlockMatrix([[sp.MatMul(_Wh[0], _Vh[0]), sp.MatMul(_Wh[1], _Vh[1])]])
     return sp.Eq(sp.MatrixSymbol("Y", _n, _d_model),
-                 sp.MatAdd(sp.MatMul(_Phi, _C), sp.MatMul(heads, _W_O), evaluate=False), evaluate=False)
+                 sp.MatAdd(sp.MatMul(_U_pe, _C), sp.MatMul(heads, _W_O), evaluate=False), evaluate=False)
 
 
 def _ari_from_display(a, b) -> sp.Expr:
@@ -307,7 +307,7 @@ def _check_gt_layer():
         S = Q[:, 2 * h:2 * h + 2] * K[:, 2 * h:2 * h + 2].T / sp.sqrt(2)
         E = sp.Matrix(3, 3, lambda r, c, S=S: sp.exp(S[r, c]) if mask[r, c] else 0)
         Wh.append(sp.Matrix(3, 3, lambda r, c, E=E: E[r, c] / sum(E.row(r))))
-    values = {_Phi: P, _C: C, _W_O: W_O, _Wh[0]: Wh[0], _Wh[1]: Wh[1],
+    values = {_U_pe: P, _C: C, _W_O: W_O, _Wh[0]: Wh[0], _Wh[1]: Wh[1],
               _Vh[0]: V[:, 0:2], _Vh[1]: V[:, 2:4], _n: 3, _d_pe: 2, _d_model: 4, _d_h: 2}
     yield sp.Eq(evaluate(_display_gt_layer().rhs, values), exact)
     f = lambda M: np.array(M, dtype=float)  # noqa: E731

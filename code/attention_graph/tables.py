@@ -199,7 +199,7 @@ def club_accuracy_table(accuracy: dict, fmt: str = "{:.3f}") -> str:
 def club_readout_table(summary: dict, fmt: str = "{:.3f}") -> str:
     """One row per (model, attention, before/after): the graph tools' readouts, seed means."""
     rows = ["| model | attention | training | mass on own faction | ARI of the spectral split "
-            "| PageRank of member 0 | PageRank of member 33 |",
+            "| PageRank of Mr. Hi | PageRank of the Officer |",
             "| --- | --- | --- | --- | --- | --- | --- |"]
     for (kind, what, when), r in summary.items():
         cells = " | ".join(fmt.format(r[k]) for k in ("same_faction", "ari", "pagerank_0",

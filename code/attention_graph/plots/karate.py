@@ -45,10 +45,11 @@ def plot_laplacian_spectra(spectra: dict, ax=None, *, title: str | None = None):
     return finish(ax.figure, own)
 
 
-def plot_club_split(graph, groups, pos, ax=None, *, title: str | None = None, wrong=None):
+def plot_club_split(graph, groups, pos, ax=None, *, title: str | None = None, wrong=None, names=None):
     """The club: an edge per friendship, as wide as the mutual attention (W + Wᵀ)/2; nodes by group.
 
-    ``groups`` colours the nodes (0 blue, 1 orange); nodes listed in ``wrong`` get a thick red ring.
+    ``groups`` colours the nodes (0 blue, 1 orange); nodes listed in ``wrong`` (code indices) get a
+    thick red ring. ``names`` labels the nodes (the book's members 1…n); ``graph.labels`` by default.
     """
     own = ax is None
     if own:
@@ -59,13 +60,13 @@ def plot_club_split(graph, groups, pos, ax=None, *, title: str | None = None, wr
     for i, j in zip(*np.nonzero(np.triu(A_s, k=1))):
         ax.plot(*pos[[i, j]].T, color="grey", lw=0.3 + 4.0 * A_s[i, j] / top, alpha=0.6, zorder=1)
     colors = np.where(np.asarray(groups) == 0, "tab:blue", "tab:orange")
-    ax.scatter(pos[:, 0], pos[:, 1], s=130, c=colors, edgecolors="black", linewidths=0.6, zorder=2)
+    ax.scatter(pos[:, 0], pos[:, 1], s=190, c=colors, edgecolors="black", linewidths=0.6, zorder=2)
     if wrong is not None and len(wrong):
         w = np.asarray(wrong, dtype=int)
-        ax.scatter(pos[w, 0], pos[w, 1], s=300, facecolors="none", edgecolors="red", linewidths=2.2,
+        ax.scatter(pos[w, 0], pos[w, 1], s=380, facecolors="none", edgecolors="red", linewidths=2.2,
                    zorder=3)
-    for (x, y), name in zip(pos, graph.labels):
-        ax.text(x, y, name, ha="center", va="center", fontsize=8, zorder=4)
+    for (x, y), name in zip(pos, graph.labels if names is None else names):
+        ax.text(x, y, name, ha="center", va="center", fontsize=9, zorder=4)
     ax.set_aspect("equal")
     ax.axis("off")
     if title:

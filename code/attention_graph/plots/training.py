@@ -11,7 +11,8 @@ from .style import finish
 def plot_learned_graphs(runs: list[dict]):
     """For each run of ``training.train_sequence_model``: mean attention before and after training.
 
-    Rows are queries i, columns keys j; a red dot marks each expected edge i → source[i].
+    Rows are queries i, columns keys j, both labelled from 1; a red dot marks each expected edge
+    (the arrow from key source[i] to query i).
     """
     fig, axes = plt.subplots(len(runs), 2, figsize=(3.7, 2.1 * len(runs) + 0.2), squeeze=False)
     for row, run in zip(axes, runs):
@@ -20,8 +21,8 @@ def plot_learned_graphs(runs: list[dict]):
             ax.imshow(run[key], cmap="Blues", vmin=0.0, vmax=1.0)
             ax.plot(np.asarray(run["source"]), np.arange(n), "o", ms=3, color="tab:red")
             ax.set_title(f"{run['task']}, {when}", fontsize=9)
-            ax.set_xticks(range(0, n, 2))
-            ax.set_yticks(range(0, n, 2))
+            ax.set_xticks(range(0, n, 2), [str(k + 1) for k in range(0, n, 2)])  # the book counts from 1
+            ax.set_yticks(range(0, n, 2), [str(k + 1) for k in range(0, n, 2)])
             ax.tick_params(labelsize=8)
             ax.set_xlabel("j (key)", fontsize=9)
             ax.set_ylabel("i (query)", fontsize=9)
