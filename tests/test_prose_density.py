@@ -2,10 +2,7 @@
 
 The figures (``tools/prose_density.py``): median words a sentence ≤ 18, at most 3 % of sentences over 40
 words, at most 4 semicolons a thousand words, no paragraph with more than 5 computed numbers. Every content
-chapter (the root page and the parts before the appendices) must meet them. A chapter that does not yet is
-held to the figures it had when this test was written (:data:`CEILING`): it may only get lighter, and its
-row goes once it meets the target (``test_a_ceiling_goes_once_its_chapter_meets_the_target``). A new chapter
-has no row: it meets the target from the start.
+chapter (the root page and the parts before the appendices) meets them, a new chapter from the start.
 """
 
 from __future__ import annotations
@@ -17,10 +14,6 @@ from prose_density import TARGET, density, over_target
 
 import buildpaths as paths
 
-# What the chapters still over the target measured (issue "A first book, second attempt"); lower only.
-CEILING: dict[str, dict[str, float]] = {
-}
-
 
 def content_chapters() -> list[str]:
     """The stems of the root page and of every chapter in a part before the appendices, in _toc.yml's order."""
@@ -30,21 +23,10 @@ def content_chapters() -> list[str]:
     return [root] + re.findall(r"file:\s*book/(\w+)", body)
 
 
-def limit(stem: str) -> dict[str, float]:
-    return {k: max(TARGET[k], CEILING.get(stem, {}).get(k, TARGET[k])) for k in TARGET}
-
-
 @pytest.mark.parametrize("stem", content_chapters())
-def test_the_chapter_is_no_denser_than_its_limit(stem):
+def test_the_chapter_is_no_denser_than_d2l(stem):
     figures = density((paths.BOOK / f"{stem}.md").read_text())
-    assert over_target(figures, limit(stem)) == {}, f"{stem}: lighter prose needed (limits {limit(stem)})"
-
-
-@pytest.mark.parametrize("stem", sorted(CEILING))
-def test_a_ceiling_goes_once_its_chapter_meets_the_target(stem):
-    assert stem in content_chapters(), f"{stem} is no content chapter: remove its row"
-    figures = density((paths.BOOK / f"{stem}.md").read_text())
-    assert over_target(figures), f"{stem} meets the target now: remove its row from CEILING"
+    assert over_target(figures) == {}, f"{stem}: lighter prose needed (targets {TARGET})"
 
 
 def test_a_dense_paragraph_is_caught_and_a_light_one_passes():
