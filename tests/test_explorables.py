@@ -686,5 +686,5 @@ def test_every_drawing_of_edges_has_the_key_to_its_arrows(opened, name):
         assert keys == [["undirected", "An edge per friendship, as wide as the mutual attention (Wij + Wji)/2 of "
                          "the pair: it has no direction, so no arrow.", False]]
     else:
-        assert keys == [["direction", "jWiji vj flows from j to i, with weight Wij", True]]
+        assert keys == [["direction", "jWijivj flows from j to i, with weight Wij", True]]  # j, W_ij on →, i
         assert o.page.locator(f"{o.root} .ae-graph-box svg.ae-graph").count() == 1

@@ -20,7 +20,7 @@
     const { controls, status } = AE.frame(root, "Slide the seed of the random projections; the ringed members "
       + "are those the communities of that layer's attention graph put on the wrong side.", { status: "ae-result" });
     const svg = AE.svg("svg", { viewBox: `0 0 ${SIZE} ${SIZE}`, class: "ae-club", role: "img" }, root);
-    const key = AE.el("p", { class: "ae-key", "data-key": "undirected" }, root,
+    const key = AE.el("p", { class: "ae-key ae-key-text", "data-key": "undirected" }, root,
       "An edge per friendship, as wide as the mutual attention (W");
     AE.el("sub", {}, key, "ij");
     key.append(" + W");
