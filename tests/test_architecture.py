@@ -22,11 +22,13 @@ import buildpaths as paths
 
 PACKAGE = "attention_graph"
 BASE = {"attention_graph.validation", "attention_graph.registry"}
-PRESENTATION = {"attention_graph.tables", "attention_graph.plots", "attention_graph.citable"}
+PRESENTATION = {"attention_graph.tables", "attention_graph.summaries", "attention_graph.explorables",
+                "attention_graph.plots", "attention_graph.citable"}
 
 
 def presentation(name: str) -> bool:
-    """Whether a module is of the presentation room: tables, citable, or plots and its chapter modules."""
+    """Whether a module is of the presentation room: tables, summaries, explorables, citable, or plots
+    and its chapter modules."""
     return name in PRESENTATION or name.startswith(f"{PACKAGE}.plots.")
 
 
@@ -35,7 +37,7 @@ SPHINX = {"sphinx", "docutils", "myst_nb", "myst_parser", "sphinx_proof", "sphin
 ROOMS = {
     "`attention_graph/validation.py`, `registry.py`": "NumPy, SymPy (and IPython's `Math`",
     "concept modules": "validation, registry, earlier concepts",
-    "`attention_graph/tables.py`, `plots/`, `citable.py`": "concept modules",
+    "`attention_graph/tables.py`, `summaries.py`, `explorables.py`, `plots/`, `citable.py`": "concept modules",
     "`attention_graph/__init__.py`": "concept modules",
     "`attention_graph/bench/`": "concept modules",
     "`book/*.md`": "the package",
@@ -150,12 +152,13 @@ def rule(root: Path, path: Path, module: str, target: str, ours: set[str], order
         return None
     lower = presentation(target) or target.startswith(f"{PACKAGE}.bench")
     if module.startswith(f"{PACKAGE}.bench"):
-        return None if not target.startswith((f"{PACKAGE}.tables", f"{PACKAGE}.plots")) else \
+        return None if not target.startswith(tuple(f"{PACKAGE}.{m}" for m in ("tables", "summaries", "explorables",
+                                                                              "plots"))) else \
             f"the benchmarks import {target} (concept modules only)"
     if presentation(module):
         return None if not target.startswith(f"{PACKAGE}.bench") else f"{module} imports {target}"
     if lower:
-        return f"{module} imports {target} (only tables, plots, citable and bench import those)"
+        return f"{module} imports {target} (only the presentation modules and bench import those)"
     if module in BASE:
         return None if target in BASE else f"{module} imports {target} (NumPy, SymPy only)"
     if module == PACKAGE or target in BASE:
@@ -255,7 +258,7 @@ def test_a_planted_violation_of_each_rule_is_caught(tmp_path):
     found = "\n".join(violations(tmp_path))
     expected = [
         "code/attention_graph/scores.py:1: attention_graph.scores imports attention_graph.softmax, a later",
-        "code/attention_graph/scores.py:2: attention_graph.scores imports attention_graph.plots (only tables",
+        "code/attention_graph/scores.py:2: attention_graph.scores imports attention_graph.plots (only the presentation",
         "code/attention_graph/softmax.py:1: imports the private name _check of attention_graph.validation",
         "code/attention_graph/plots.py:3: uses the private name _check of attention_graph.validation",
         "code/attention_graph/cycle_a.py:1: attention_graph.cycle_a is in no room",

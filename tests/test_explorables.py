@@ -6,13 +6,19 @@ with what the package computes for the same state: to 1e-9 where the page comput
 exactly where it shows states the package computed at build time. The shared module's functions are
 compared with the package's on random inputs. On every load: no console error, no request leaving the
 machine; the explorables fit the window at 1280 px and 390 px, in light and dark mode, and the printed
-page keeps the static figure and drops the explorable.
+page keeps the static figure and drops the explorable. The settings the explorables offer (the sliders'
+values, the seeds) are imported from ``attention_graph.explorables``, never retyped.
+
+The tests not marked ``browser`` need no build: each state the package builds matches its declared
+schema (``explorables.SCHEMAS``), a state that breaks the schema is refused with the key named, and the
+JSON script carries the state exactly and the schema beside it.
 """
 
 from __future__ import annotations
 
-import ast
+import json
 import math
+import re
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -20,13 +26,14 @@ import pytest
 
 import booktools as bt
 from attention_graph import blockwise, graph, graph_tools, karate, scaled_scores, softmax_with_temperature
+from attention_graph import explorables as ex
 from attention_graph import patterns as pt
 from attention_graph import worked_example as we
 from attention_graph.attention import attention
 from attention_graph.softmax import raw_score_row, softmax
 from visits import script
 
-pytestmark = pytest.mark.browser
+browser = pytest.mark.browser
 
 TOL = 1e-9
 PAGES = {"worked": "book/worked_example.html", "softmax": "book/softmax.html",
@@ -95,6 +102,7 @@ def close(a, b, tol=TOL):
 # The shared module, against the package
 # --------------------------------------------------------------------------------------------------
 
+@browser
 def test_the_shared_module_computes_what_the_package_computes(opened):
     page = opened("worked").page
     rng = np.random.default_rng(27)
@@ -138,6 +146,7 @@ def test_the_shared_module_computes_what_the_package_computes(opened):
     close([js_m["m"], js_m["ell"], *js_m["o"]], [merged.m[0, 0], merged.ell[0, 0], *merged.o[0]])
 
 
+@browser
 def test_the_module_does_nothing_on_a_page_without_explorables(browser, site):
     context = browser.new_context()
     page = context.new_page()
@@ -190,6 +199,7 @@ def drag_to(o: Opened, person: int, x: float, y: float):
     o.page.mouse.up()
 
 
+@browser
 @pytest.mark.parametrize("width,scheme", [(1280, "light"), (390, "dark")])
 def test_worked_example_drag_and_keys(opened, width, scheme):
     o = opened("worked", width, scheme)
@@ -238,10 +248,10 @@ def check_softmax(o: Opened, rows):
     return tau, d, scaled
 
 
+@browser
 def test_softmax_temperature_and_scale(opened):
-    seed, d0 = int(bt.glued_float("softmax", "row_seed")), int(bt.glued_float("softmax", "row_d"))
-    n_k = int(bt.glued_float("softmax", "pk_nk"))
-    dims = ast.literal_eval(bt.glued_plain("softmax", "pk_dims"))  # the page's dimensions, as it glued them
+    seed, d0, n_k, dims = ex.SOFTMAX_SEED, ex.SOFTMAX_D, ex.SOFTMAX_N_K, list(ex.SOFTMAX_DIMS)
+    assert (int(bt.glued_float("softmax", "row_seed")), int(bt.glued_float("softmax", "row_d"))) == (seed, d0)
     rng = np.random.default_rng(seed)
     rows = {d: raw_score_row(d, n_k, rng) for d in dims}
     o = opened("softmax")
@@ -292,20 +302,21 @@ def check_fixed(o: Opened, t: float):
     return matches
 
 
+@browser
 def test_fixed_to_computed_slider(opened):
     o = opened("fixed")
     assert check_fixed(o, 0.0) == ["mean"]  # it starts at the fixed graph
     slider = o.page.locator(f'{o.root} input[type="range"]')
-    slider.fill("10")
+    slider.fill(str(ex.FIXED_TS.index(1.0)))
     assert check_fixed(o, 1.0) == ["masked attention"]
     slider.focus()
     for _ in range(5):
         o.page.keyboard.press("ArrowRight")
-    assert check_fixed(o, 1.5) == []
+    assert check_fixed(o, ex.FIXED_TS[ex.FIXED_TS.index(1.0) + 5]) == []
     o.page.keyboard.press("End")
-    assert check_fixed(o, 2.0) == ["attention"]
+    assert check_fixed(o, ex.FIXED_TS[-1]) == ["attention"]
     slider.fill("3")
-    assert check_fixed(o, 0.3) == []
+    assert check_fixed(o, ex.FIXED_TS[3]) == []
 
 
 # --------------------------------------------------------------------------------------------------
@@ -334,8 +345,10 @@ def check_online(o: Opened, block_size: int, steps: int):
         assert gap <= 1e-15
 
 
+@browser
 def test_online_softmax_block_size_and_steps(opened):
     o = opened("online")
+    assert ex.ONLINE_BLOCK_SIZE == 1
     check_online(o, 1, 4)  # the static table's trace, complete
     step = o.page.locator(f'{o.root} button[data-action="step"]')
     back = o.page.locator(f'{o.root} button[data-action="back"]')
@@ -375,19 +388,22 @@ def check_patterns(o: Opened, n: int, k: int):
     assert shown == want
 
 
+@browser
 def test_patterns_sliders(opened):
     o = opened("patterns")
-    check_patterns(o, int(bt.glued_float("patterns", "n_fig")), int(bt.glued_float("patterns", "k_window")))
+    ns, ws = ex.PATTERN_NS, ex.PATTERN_WS
+    n, w = int(bt.glued_float("patterns", "n_fig")), int(bt.glued_float("patterns", "k_window"))
+    check_patterns(o, n, w)
     sliders = o.page.locator(f'{o.root} input[type="range"]')
     sliders.nth(0).focus()
     o.page.keyboard.press("ArrowRight")
-    check_patterns(o, 20, 2)
+    check_patterns(o, ns[ns.index(n) + 1], w)
     sliders.nth(1).focus()
     o.page.keyboard.press("ArrowLeft")
-    check_patterns(o, 20, 1)
+    check_patterns(o, ns[ns.index(n) + 1], ws[ws.index(w) - 1])
     sliders.nth(0).fill("0")
-    sliders.nth(1).fill("3")
-    check_patterns(o, 4, 4)
+    sliders.nth(1).fill(str(len(ws) - 1))
+    check_patterns(o, ns[0], ws[-1])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -409,15 +425,17 @@ def check_karate(o: Opened, seed: int):
     assert o.page.locator(f"{o.root} .ae-wrong:visible").count() == len(wrong)
 
 
+@browser
 def test_karate_seed_slider(opened):
     o = opened("karate")
-    check_karate(o, int(bt.glued_float("karate", "seed")))
+    seeds, start = ex.KARATE_SEEDS, int(bt.glued_float("karate", "seed"))
+    check_karate(o, start)
     slider = o.page.locator(f'{o.root} input[type="range"]')
     slider.focus()
     o.page.keyboard.press("ArrowRight")
-    check_karate(o, 1)
+    check_karate(o, seeds[seeds.index(start) + 1])
     slider.fill("7")
-    check_karate(o, 7)
+    check_karate(o, seeds[7])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -471,6 +489,7 @@ def windows(browser, site) -> dict:
     return seen
 
 
+@browser
 @pytest.mark.parametrize("name", sorted(PAGES))
 def test_every_control_is_labelled_and_reached_by_tab(windows, name):
     controls, reached = windows[(name, "tab")]["controls"], windows[(name, "tab")]["reached"]
@@ -478,6 +497,7 @@ def test_every_control_is_labelled_and_reached_by_tab(windows, name):
     assert all(reached), reached
 
 
+@browser
 @pytest.mark.parametrize("width,scheme", WINDOWS)
 @pytest.mark.parametrize("name", sorted(PAGES))
 def test_explorables_fit_and_read_in_every_window(windows, name, width, scheme):
@@ -490,7 +510,181 @@ def test_explorables_fit_and_read_in_every_window(windows, name, width, scheme):
     assert got["error"] is None
 
 
+@browser
 @pytest.mark.parametrize("name", sorted(PAGES))
 def test_the_printed_page_keeps_the_static_figure(windows, name):
     assert windows[(name, "print")]["display"] == "none"
     assert windows[(name, "print")]["figure_shown"]
+
+
+# --------------------------------------------------------------------------------------------------
+# The states and their schemas (no build)
+# --------------------------------------------------------------------------------------------------
+
+def karate_runs():
+    return [karate.club_run(s) for s in ex.KARATE_SEEDS]
+
+
+def built_states() -> dict:
+    """Each explorable's state as its page builds it (the pages' arguments: tests/test_<stem>.py check them)."""
+    X, A = we.embeddings(), we.path_adjacency()
+    models = graph.five_models(X, A, np.random.default_rng(2018), we.PEOPLE)
+    return {"worked": ex.worked_state(), "softmax": ex.softmax_state(), "fixed": ex.fixed_state(X, A, models),
+            "online": ex.online_state(), "patterns": ex.patterns_state(16, 2, 1, 2, 0),
+            "karate": ex.karate_state(karate_runs(), 0)}
+
+
+@pytest.fixture(scope="module")
+def states() -> dict:
+    return built_states()
+
+
+def test_every_explorable_has_a_schema_a_script_and_a_page():
+    import explorables as ext  # book/_ext/explorables.py: the scripts the book loads
+
+    assert set(ex.SCHEMAS) == set(PAGES)
+    assert {f"explore_{name}.js" for name in ex.SCHEMAS} | {"explore.js"} == set(ext.SCRIPTS)
+    for name, page in PAGES.items():
+        text = (bt.ROOT / page.replace(".html", ".md")).read_text()
+        assert f":::{{explorable}} {name}\n" in text and f'explorables.explorable_data("{name}"' in text, name
+
+
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_each_state_matches_its_schema_and_its_script_names_it(states, name):
+    assert ex.check_state(name, states[name]) is states[name]
+    script = (bt.ROOT / "book/_ext/static" / f"explore_{name}.js").read_text()
+    assert f'SCHEMAS["{name}"]' in script.split("*/", 1)[0]  # its first comment points to the schema
+    read = set(re.findall(r"\bstate\.(\w+)", script))  # every key the JavaScript reads is declared
+    assert read and read <= set(ex.SCHEMAS[name]), read - set(ex.SCHEMAS[name])
+
+
+def test_the_states_carry_the_settings_the_explorables_offer(states):
+    assert states["softmax"]["dims"] == list(ex.SOFTMAX_DIMS) and states["softmax"]["d"] == ex.SOFTMAX_D
+    rng = np.random.default_rng(ex.SOFTMAX_SEED)
+    for d, row in zip(ex.SOFTMAX_DIMS, states["softmax"]["rows"]):
+        assert np.array_equal(row, raw_score_row(d, ex.SOFTMAX_N_K, rng))
+    assert states["fixed"]["ts"] == list(ex.FIXED_TS) and states["fixed"]["start"] == 0.0
+    assert states["online"]["block_size"] == ex.ONLINE_BLOCK_SIZE
+    assert set(states["patterns"]["states"]) == {f"{n},{w}" for n in ex.PATTERN_NS for w in ex.PATTERN_WS}
+    assert [s["seed"] for s in states["karate"]["seeds"]] == list(ex.KARATE_SEEDS)
+    assert np.array_equal(states["worked"]["X"], we.embeddings()) and states["worked"]["damping"] == 0.85
+
+
+def broken_states(states: dict) -> list[tuple[str, dict, str]]:
+    """(name, a state that breaks its schema, the key the error must name): one of each kind of fault."""
+    def changed(name, change):
+        state = json.loads(json.dumps(states[name]))
+        change(state)
+        return state
+
+    return [
+        ("worked", changed("worked", lambda s: s.pop("damping")), "missing ['damping']"),
+        ("worked", changed("worked", lambda s: s.update(extra=1)), "unknown ['extra']"),
+        ("worked", changed("worked", lambda s: s["X"][2].append(0.5)), "worked.X[2] has length 3"),
+        ("worked", changed("worked", lambda s: s["labels"].pop()), "worked.X has length 4; the schema wants n = 3"),
+        ("softmax", changed("softmax", lambda s: s.update(d=64.5)), "softmax.d must be an int"),
+        ("softmax", changed("softmax", lambda s: s["rows"][1].pop()), "softmax.rows[1] has length 15"),
+        ("fixed", changed("fixed", lambda s: s["states"].pop()), "fixed.states has length 20"),
+        ("fixed", changed("fixed", lambda s: s["models"]["GAT"][0].pop()), "fixed.models['GAT'][0] has length 3"),
+        ("online", changed("online", lambda s: s.update(dense=[0.1, "x"])), "online.dense[1] must be a finite number"),
+        ("patterns", changed("patterns", lambda s: s["states"]["4,1"]["causal"].update(edges=None)),
+         "patterns.states['4,1']['causal'].edges must be an int"),
+        ("karate", changed("karate", lambda s: s["seeds"][3]["mutual"].pop()), "karate.seeds[3].mutual has length"),
+        ("karate", changed("karate", lambda s: s.update(friends=[[0, 1, 2]])), "karate.friends[0] has length 3"),
+    ]
+
+
+def test_a_state_that_breaks_its_schema_is_refused_with_the_key_named(states):
+    assert "causal" in states["patterns"]["states"]["4,1"]  # the pattern the broken row edits
+    for name, state, message in broken_states(states):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            ex.check_state(name, state)
+        with pytest.raises(ValueError, match=re.escape(message)):
+            ex.explorable_data(name, state)
+
+
+def test_the_script_carries_the_state_exactly_and_its_schema():
+    state = ex.worked_state([[0.1, 1 / 3], [-2.5e-300, 1.0], [1.0, 1.0], [1.0, -1.0]])
+    text = ex.explorable_data("worked", state)
+    found = re.fullmatch(r'<script type="application/json" data-explorable-state="worked" '
+                         r'data-explorable-schema="([^"]*)">(.*)</script>', text)
+    assert json.loads(found.group(2)) == state
+    import html
+    assert json.loads(html.unescape(found.group(1))) == ex.SCHEMAS["worked"]
+    hostile = ex.worked_state()
+    hostile["labels"][0] = "</script><b>"
+    assert "</" not in ex.explorable_data("worked", hostile)[:-len("</script>")]
+
+
+# (function name, call, error type, message fragment); gathered by tests/test_validation.py
+BAD = [
+    ("explorable_data", lambda: ex.explorable_data("a b", {}), ValueError, "name must be letters"),
+    ("explorable_data", lambda: ex.explorable_data("a", {}), ValueError, "name must be an explorable"),
+    ("explorable_data", lambda: ex.explorable_data("worked", [1]), TypeError, "state must be a dict"),
+    ("explorable_data", lambda: ex.explorable_data("online", {**ex.online_state(), "dense": [float("nan"), 0.0]}),
+     ValueError, r"online.dense\[0\] must be a finite number"),
+    ("check_state", lambda: ex.check_state("worked", {}), ValueError, "missing"),
+    ("softmax_state", lambda: ex.softmax_state(d=5), ValueError, "d must be one of dims"),
+    ("patterns_state", lambda: ex.patterns_state(5, 2, 1, 2, 0), ValueError, "n and w must be among"),
+    ("fixed_state", lambda: ex.fixed_state(we.embeddings(), we.path_adjacency(), {}), ValueError, "models must be"),
+    ("karate_state", lambda: ex.karate_state([], 0), ValueError, "runs must be one club_run per seed"),
+    ("online_state", lambda: ex.online_state("Eve"), ValueError, "Eve"),
+    ("worked_state", lambda: ex.worked_state([[0.0, float("inf")]] * 4), ValueError, "finite number"),
+]
+
+
+# --------------------------------------------------------------------------------------------------
+# The same schema in the browser; the key to the arrows
+# --------------------------------------------------------------------------------------------------
+
+CHECK_JS = """([name, state, schema]) => { try { window.AttentionExplore.checkState(name, state, schema); return null; }
+                                         catch (err) { return err.message; } }"""
+
+
+@browser
+def test_explore_js_checks_the_same_schema(opened):
+    page = opened("worked").page
+    states = built_states()
+    for name, state in states.items():
+        assert page.evaluate(CHECK_JS, [name, state, ex.SCHEMAS[name]]) is None, name
+    for name, state, message in broken_states(states):
+        got = page.evaluate(CHECK_JS, [name, state, ex.SCHEMAS[name]])
+        assert got is not None and message.split(" [")[0].split(" ['")[0] in got, (name, message, got)
+
+
+@browser
+def test_a_state_that_breaks_its_schema_stops_the_explorable_with_the_key_named(browser, site):
+    context = browser.new_context()
+    page = context.new_page()
+    errors = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(site + PAGES["worked"], wait_until="load")
+    state = ex.worked_state()
+    state["X"] = state["X"][:3]
+    script = ex.explorable_data("worked", ex.worked_state()).replace(json.dumps(ex.worked_state()), json.dumps(state))
+    error = page.evaluate("""html => { const div = document.createElement("div");
+        div.className = "explorable"; div.dataset.explorable = "worked"; div.hidden = true; div.innerHTML = html;
+        document.body.appendChild(div); window.AttentionExplore.start();
+        return [div.dataset.error, div.dataset.ready, div.hidden, div.querySelectorAll(".ae-body").length]; }""",
+                          script)
+    context.close()
+    assert error[0] == "worked.X has length 3; the schema wants n = 4", error
+    assert error[1:] == [None, True, 0]
+    assert any("worked.X has length 3" in e for e in errors), errors
+
+
+KEY_JS = ("els => els.map(e => [e.dataset.key, e.textContent.replace(/\\s+/g, ' ').trim(), "
+          "e.closest('.ae-graph-box') !== null])")
+
+
+@browser
+@pytest.mark.parametrize("name", ["worked", "fixed", "karate"])
+def test_every_drawing_of_edges_has_the_key_to_its_arrows(opened, name):
+    o = opened(name)
+    keys = o.page.eval_on_selector_all(f"{o.root} .ae-key", KEY_JS)
+    if name == "karate":  # mutual attention: an undirected edge, said so
+        assert keys == [["undirected", "An edge per friendship, as wide as the mutual attention (Wij + Wji)/2 of "
+                         "the pair: it has no direction, so no arrow.", False]]
+    else:
+        assert keys == [["direction", "jWijivj flows from j to i, with weight Wij", True]]  # j, W_ij on →, i
+        assert o.page.locator(f"{o.root} .ae-graph-box svg.ae-graph").count() == 1

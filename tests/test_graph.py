@@ -620,7 +620,7 @@ def test_prose_claim_gcn_is_mean_aggregation_exactly_when_each_component_is_regu
 # --- From fixed to computed: the explorable's path (graph.fixed_to_computed) ----------------------
 
 def _glued_state(page: str, key: str) -> dict:
-    """The JSON state a page glued for an explorable (tables.explorable_data)."""
+    """The JSON state a page glued for an explorable (explorables.explorable_data)."""
     html = bt.glue_data(page)[key]["data"]["text/html"]
     return json.loads(re.search(r"<script[^>]*>(.*)</script>", html, re.S).group(1))
 

@@ -212,11 +212,13 @@ def test_the_package_gathers_every_concept_modules_public_names():
 
 def test_importing_the_package_loads_no_presentation_and_no_benchmark():
     """``import attention_graph`` imports the concept modules only (and the base rooms), in a fresh
-    interpreter: the plots, tables, citable and bench stay unloaded until a page asks for them."""
+    interpreter: the plots, tables, summaries, explorables, citable and bench stay unloaded until a
+    page asks for them."""
     code = ("import sys, attention_graph; print(' '.join(m for m in sys.modules if m.startswith('attention_graph')))")
     loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                                 cwd=bt.ROOT).stdout.split())
-    assert not {m for m in loaded if m.split(".")[1:2] and m.split(".")[1] in {"tables", "plots", "citable", "bench"}}
+    presentation = {"tables", "summaries", "explorables", "plots", "citable", "bench"}
+    assert not {m for m in loaded if m.split(".")[1:2] and m.split(".")[1] in presentation}
     assert {"attention_graph.softmax", "attention_graph.induction", "attention_graph.registry"} <= loaded
 
 

@@ -16,7 +16,7 @@ import memtools
 import oracles
 from attention_graph import attention, bench, edge_attention, segment_softmax, sparse
 from attention_graph.bench.sparse import TARGETS, csr_attention, unsorted_attention
-from attention_graph.tables import sparse_benchmark_summary
+from attention_graph.summaries import sparse_benchmark_summary
 from bad_inputs import nan, ok
 
 PAGE = "sparse"

@@ -17,7 +17,6 @@ import attention_graph as ag
 import booktools as bt
 from attention_graph import validation
 from attention_graph.softmax import raw_score_row
-from attention_graph.tables import explorable_data
 from bad_inputs import ok, path
 
 # (function name, call, error type, message fragment). Every chapter's rows live in its own test file
@@ -28,9 +27,6 @@ BAD = [
     ("fixed_to_computed", lambda: ag.graph.fixed_to_computed(ok, np.ones((2, 2)), 1.0), ValueError, "one row per row of X"),
     ("raw_score_row", lambda: raw_score_row(0, 3, np.random.default_rng(0)), ValueError, "d must be"),
     ("raw_score_row", lambda: raw_score_row(2, 3, 0), TypeError, "rng"),
-    ("explorable_data", lambda: explorable_data("a b", {}), ValueError, "name must be letters"),
-    ("explorable_data", lambda: explorable_data("a", [1]), TypeError, "state must be a dict"),
-    ("explorable_data", lambda: explorable_data("a", {"x": float("nan")}), ValueError, "Out of range"),
 ]
 
 

@@ -9,8 +9,9 @@ In a page::
     :::
 
 The directive emits ``<div class="explorable" data-explorable="worked" hidden>`` around its body
-(here the glued JSON state the package computed at build time); ``static/explore.js`` finds the div,
-unhides it and builds the controls with the code registered under that name
+(here the glued JSON state the package computed at build time, with its schema:
+``attention_graph.explorables``); ``static/explore.js`` finds the div, checks the state against the
+schema, unhides it and builds the controls with the code registered under that name
 (``static/explore_<name>.js``). The static figure stays on the page: it is what a reader without
 JavaScript sees and what the PDF prints (``static/book.css`` hides explorables under ``@media print``).
 Builders other than HTML get nothing.

@@ -8,8 +8,9 @@ names the package exports (its chapter's API, documented in ``book/api.md`` and 
 in the tests); a module's other helpers are imported from the module by name. This file gathers
 every concept module's ``__all__`` by itself, so a new chapter's module needs no edit here. The
 modules of the other rooms (``validation``, ``registry``, the presentation modules ``tables``,
-``plots``, ``citable`` and the benchmarks) are not gathered: importing the package never loads the
-presentation or the benchmarks. A name that two modules export is an error at import.
+``summaries``, ``explorables``, ``plots``, ``citable`` and the benchmarks) are not gathered:
+importing the package never loads the presentation or the benchmarks. A name that two modules
+export is an error at import.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from . import worked_example  # first, as always: the package exports this modul
 from .registry import DerivationError
 
 # The rooms that are not concept modules (README, "Architecture"): their names are not the package's API.
-NOT_CONCEPTS = frozenset({"validation", "registry", "tables", "plots", "citable", "bench"})
+NOT_CONCEPTS = frozenset({"validation", "registry", "tables", "summaries", "explorables", "plots", "citable", "bench"})
 
 
 def concept_modules() -> list[str]:

@@ -1,12 +1,11 @@
-"""Presentation for the pages: Markdown tables and the summaries a page quotes, in one place.
+"""Text for the pages: Markdown tables, and computed numbers said as prose.
 
 Nothing here computes a result of the book: every function formats what a concept module computed
-(or what a benchmark recorded) for ``{glue:md}`` and ``{glue:text}``.
+for ``{glue:md}`` and ``{glue:text}``. The summaries of benchmark records are in :mod:`.summaries`,
+the explorables' states in :mod:`.explorables`.
 """
 
 from __future__ import annotations
-
-import json
 
 import numpy as np
 import sympy as sp
@@ -14,7 +13,6 @@ import sympy as sp
 from .graph import node_labels
 from .scores import scaled_scores
 from .softmax import softmax
-from .sparse import cost_counts
 from .validation import as_matrix, check_same
 from .worked_example import (
     PEOPLE,
@@ -32,7 +30,7 @@ from .worked_example import (
 )
 
 __all__ = ["pattern_table", "markdown_table", "claims_table", "movement_table", "asymmetry_table", "outputs_table",
-           "trace_table", "sparse_benchmark_summary", "pair_words", "explorable_data"]
+           "trace_table", "pair_words"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -132,56 +130,6 @@ def trace_table(trace: list[dict], labels) -> str:
     return "\n".join(rows)
 
 
-# --------------------------------------------------------------------------------------------------
-# Summaries of benchmark records (plain Python values, glued with {glue:text})
-# --------------------------------------------------------------------------------------------------
-
-SPARSE_FORMULATIONS = {
-    "csr": "the lean CSR formulation (graph given as a SciPy CSR matrix, no checks)",
-    "unsorted_at": "the ufunc.at formulation (edges in any order, no checks)",
-}
-
-
-def sparse_benchmark_summary(record: dict) -> dict:
-    """The numbers the chapter quotes from a benchmark record, as plain Python values.
-
-    Memory is counted in bytes, so it is said in binary units: the ``*_mb`` values are MiB (2²⁰
-    bytes) and the ``*_gb`` values GiB (2³⁰ bytes).
-    """
-    res, mach = record["results"], record["machine"]
-    rows = res["sizes"]
-    top, flag = rows[-1], res["flagship"]
-    dense = [r for r in rows if "dense_seconds" in r]
-    biggest_dense = dense[-1]
-    costs = cost_counts(top["n"], top["E"], res["d"])
-    return {
-        "quick": bool(record["quick"]),
-        "degree": int(res["degree"]), "d": int(res["d"]), "repeat": int(res["repeat"]),
-        "n_min": int(rows[0]["n"]), "n_max": int(top["n"]), "n_dense_max": int(biggest_dense["n"]),
-        "dense_over_sparse_at_dense_max": biggest_dense["dense_seconds"] / biggest_dense["sparse_seconds"],
-        "dense_peak_over_one_w": biggest_dense["dense_peak_bytes"] / (8 * biggest_dense["n"] ** 2),
-        "block_buffer_mb": 2 * res["chunk"] * res["d"] * 8 / 2**20,
-        "slope": float(res["slope"]["value"]), "slope_cpu": float(res["slope"]["value_cpu"]),
-        "slope_E_min": int(res["slope"]["E_min"]), "slope_E_max": int(res["slope"]["E_max"]),
-        "slope_points": int(res["slope"]["points"]),
-        "ratio": float(res["ratio"]["value"]), "ratio_cpu": float(res["ratio"]["value_cpu"]),
-        "ratio_E": int(res["ratio"]["E"]), "best": SPARSE_FORMULATIONS[res["ratio"]["best"]],
-        "sparse_seconds_top": float(top["sparse_seconds"]),
-        "best_seconds_top": float(top[f"{res['ratio']['best']}_seconds"]),
-        "sorted_seconds_top": float(top["sparse_sorted_input_seconds"]),
-        "gather_seconds_top": float(top["gather_seconds"]),
-        "call_peak_mb": top["sparse_peak_bytes"] / 2**20,
-        "input_mb": top["input_bytes"] / 2**20,
-        "flag_n": int(flag["n"]), "flag_E": int(flag["E"]), "flag_d": int(flag["d"]),
-        "process_peak_mb": flag["process_peak_bytes"] / 2**20,
-        "call_rss_peak_mb": flag["call_peak_rss_bytes"] / 2**20,
-        "rss_before_mb": flag["rss_before_bytes"] / 2**20,
-        "dense_w_gb": costs["dense_weight_bytes"] / 2**30,
-        "cpus": int(mach["cpus"]), "date": str(mach["date"]),
-        "versions": f"Python {mach['python']}, NumPy {mach['numpy']}, SciPy {mach['scipy']}",
-    }
-
-
 __all__ += ["club_accuracy_table", "club_readout_table"]
 
 
@@ -237,22 +185,3 @@ def pair_words(a: float, b: float, spec: str = ".3f", *, same: str = "both {}", 
     """
     first, second = format(float(a), spec), format(float(b), spec)
     return same.format(first) if first == second else differ.format(first, second)
-
-
-# --------------------------------------------------------------------------------------------------
-# States for the explorable figures (book/_ext/explorables.py), glued as HTML
-# --------------------------------------------------------------------------------------------------
-
-
-def explorable_data(name: str, state: dict) -> str:
-    """``state`` as a JSON script the explorable ``name`` reads: floats exactly, as Python prints them.
-
-    >>> explorable_data("demo", {"x": [0.1, 2.0]})
-    '<script type="application/json" data-explorable-state="demo">{"x": [0.1, 2.0]}</script>'
-    """
-    if not isinstance(name, str) or not name.replace("-", "").isalnum():
-        raise ValueError(f"name must be letters, digits and hyphens; got {name!r}")
-    if not isinstance(state, dict):
-        raise TypeError(f"state must be a dict; got {type(state).__name__}")
-    text = json.dumps(state, allow_nan=False).replace("<", "\\u003c")  # no "</script>" inside
-    return f'<script type="application/json" data-explorable-state="{name}">{text}</script>'

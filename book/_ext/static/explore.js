@@ -3,7 +3,10 @@
  * Loaded on every page; it does nothing where the page has no <div class="explorable">. Each
  * explorable's own file (explore_<name>.js) calls AttentionExplore.register(name, init); on load,
  * init(div, state) builds the figure inside the div, state being the JSON the package computed at
- * build time (the <script type="application/json" data-explorable-state> inside the div).
+ * build time (the <script type="application/json" data-explorable-state> inside the div). The
+ * script also carries the state's schema (data-explorable-schema, attention_graph.explorables.SCHEMAS):
+ * the state is checked against it first, so a missing key or a wrong shape stops the explorable with
+ * a message naming the key (in the div's data-error and the console), never a half-drawn figure.
  *
  * The numbers follow the package's definitions (code/attention_graph), and tests/test_explorables.py
  * compares them with it in Chromium. Every number shown carries its full value in data-value.
@@ -103,6 +106,64 @@
   };
 
   // ---------------------------------------------------------------------------------------------
+  // The state's schema (the same language as attention_graph.explorables: its docstring defines it)
+  // ---------------------------------------------------------------------------------------------
+
+  const SCALAR = {
+    number: (x) => typeof x === "number" && Number.isFinite(x),
+    int: (x) => Number.isInteger(x),
+    string: (x) => typeof x === "string",
+    bool: (x) => typeof x === "boolean",
+  };
+  const ARTICLE = { number: "a finite number", int: "an int", string: "a string", bool: "a bool" };
+  const kind = (x) => (Array.isArray(x) ? "list" : x === null ? "null" : typeof x);
+
+  /** Throw an Error naming the key at fault unless x matches schema; sizes binds the named lengths. */
+  const check = (x, schema, where, sizes) => {
+    const size = (dim, got, at) => {
+      dim = String(dim).trim();
+      if (dim === "*") return;
+      const want = /^\d+$/.test(dim) ? Number(dim) : (dim in sizes ? sizes[dim] : (sizes[dim] = got));
+      if (got !== want) throw new Error(`${at} has length ${got}; the schema wants ${dim} = ${want}`);
+    };
+    if (typeof schema === "string") {
+      const m = /^(number|int|string|bool)(?:\[([^\]]*)\])?$/.exec(schema);
+      if (!m) throw new Error(`schema at ${where}: "${schema}" is not a type`);
+      const shape = m[2] ? m[2].split(",") : [];
+      const leaf = (y, axis, at) => {
+        if (axis === shape.length) {
+          if (!SCALAR[m[1]](y)) throw new Error(`${at} must be ${ARTICLE[m[1]]}; got ${JSON.stringify(y)}`);
+          return;
+        }
+        if (!Array.isArray(y)) throw new Error(`${at} must be a list (shape [${m[2]}]); got ${kind(y)}`);
+        size(shape[axis], y.length, at);
+        y.forEach((item, k) => leaf(item, axis + 1, `${at}[${k}]`));
+      };
+      leaf(x, 0, where);
+    } else if ("$list" in schema) {
+      if (!Array.isArray(x)) throw new Error(`${where} must be a list; got ${kind(x)}`);
+      size(schema.$length ?? "*", x.length, where);
+      x.forEach((item, k) => check(item, schema.$list, `${where}[${k}]`, sizes));
+    } else {
+      if (kind(x) !== "object") throw new Error(`${where} must be an object; got ${kind(x)}`);
+      if ("$map" in schema) {
+        Object.entries(x).forEach(([key, item]) => check(item, schema.$map, `${where}['${key}']`, sizes));
+        return;
+      }
+      const missing = Object.keys(schema).filter((k) => !(k in x)).sort();
+      const extra = Object.keys(x).filter((k) => !(k in schema)).sort();
+      if (missing.length || extra.length) {
+        throw new Error(`${where} must have the keys ${JSON.stringify(Object.keys(schema).sort())}; `
+          + `missing ${JSON.stringify(missing)}, unknown ${JSON.stringify(extra)}`);
+      }
+      Object.entries(schema).forEach(([key, sub]) => check(x[key], sub, `${where}.${key}`, sizes));
+    }
+  };
+
+  /** state, if it matches schema (see attention_graph.explorables); else an Error naming the key at fault. */
+  AE.checkState = (name, state, schema) => { check(state, schema, name, {}); return state; };
+
+  // ---------------------------------------------------------------------------------------------
   // Drawing and controls
   // ---------------------------------------------------------------------------------------------
 
@@ -174,6 +235,54 @@
     return input;
   };
 
+  /** A slider over a list of values: onInput(values[k], k) on every move; starts at `value`. */
+  AE.choice = (parent, { label, values, value, onInput, show = (x) => String(x) }) => {
+    const start = values.indexOf(value);
+    if (start < 0) throw new Error(`${label}: the first value ${value} is not among ${JSON.stringify(values)}`);
+    return AE.slider(parent, { label, min: 0, max: values.length - 1, step: 1, value: start,
+      show: (k) => show(values[k]), onInput: (k) => onInput(values[k], k) });
+  };
+
+  /**
+   * What every explorable opens with: its hint, the row of its controls and, unless status is null,
+   * a line that says its state (read aloud as it changes; status is that line's class).
+   */
+  AE.frame = (root, hint, { status = "ae-status" } = {}) => {
+    AE.el("p", { class: "ae-hint" }, root, hint);
+    const controls = AE.el("div", { class: "ae-controls" }, root);
+    const line = status === null ? null : AE.el("p", { class: status, "aria-live": "polite" }, root);
+    return { controls, status: line };
+  };
+
+  /**
+   * The book's one key to the arrows of an attention graph, as the figures draw it
+   * (attention_graph.plots.graphs.direction_key): an arrow from j to i, carrying v_j with weight W_ij.
+   */
+  AE.directionKey = (parent) => {
+    const key = AE.el("p", { class: "ae-key", "data-key": "direction" }, parent);
+    const pair = AE.el("span", { class: "ae-key-pair", "aria-hidden": "true" }, key);
+    AE.el("i", {}, pair, "j");
+    const edge = AE.el("span", { class: "ae-key-edge" }, pair);
+    const w = AE.el("span", {}, edge);
+    AE.el("i", {}, w, "W");
+    AE.el("sub", {}, w, "ij");
+    const svg = AE.svg("svg", { viewBox: "0 0 40 8", class: "ae-key-arrow" }, edge);
+    AE.svg("path", { d: "M1,4 H32", class: "ae-key-line" }, svg);
+    AE.svg("path", { d: "M31,0.5 L39,4 L31,7.5 z", class: "ae-arrowhead" }, svg);
+    AE.el("i", {}, pair, "i");
+    const words = AE.el("span", { class: "ae-key-words" }, key);
+    AE.el("i", {}, words, "v");
+    AE.el("sub", {}, words, "j");
+    words.append(" flows from ");
+    AE.el("i", {}, words, "j");
+    words.append(" to ");
+    AE.el("i", {}, words, "i");
+    words.append(", with weight ");
+    AE.el("i", {}, words, "W");
+    AE.el("sub", {}, words, "ij");
+    return key;
+  };
+
   AE.button = (parent, label, onClick) => {
     const b = AE.el("button", { type: "button", class: "ae-button" }, parent, label);
     b.addEventListener("click", onClick);
@@ -189,12 +298,14 @@
   };
 
   /**
-   * A directed weighted graph on fixed node positions [x, y] (SVG units). Returns update(W): the
-   * arrow of W_ij points from j to i, the way the message v_j flows, wider and darker as W_ij grows;
-   * W_ii is a loop. Each arrow carries data-i, data-j and data-weight.
+   * A directed weighted graph on fixed node positions [x, y] (SVG units), the direction key under it.
+   * Returns update(W): the arrow of W_ij points from j to i, the way the message v_j flows, wider and
+   * darker as W_ij grows; W_ii is a loop. Each arrow carries data-i, data-j and data-weight.
    */
   AE.graph = (parent, labels, pos, { size = 300, radius = 22 } = {}) => {
-    const svg = AE.svg("svg", { viewBox: `0 0 ${size} ${size}`, class: "ae-graph", role: "img" }, parent);
+    const box = AE.el("div", { class: "ae-graph-box" }, parent);
+    const svg = AE.svg("svg", { viewBox: `0 0 ${size} ${size}`, class: "ae-graph", role: "img" }, box);
+    AE.directionKey(box);
     const marker = AE.uid("ae-arrow");
     const defs = AE.svg("defs", {}, svg);
     const m = AE.svg("marker", { id: marker, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 4,
@@ -263,13 +374,19 @@
       const data = div.querySelector("script[data-explorable-state]");
       if (!init || !data || div.dataset.ready) return;
       try {
+        const name = div.dataset.explorable;
+        const schema = data.dataset.explorableSchema;
+        if (!schema) throw new Error(`${name}: the state has no schema (attention_graph.explorables.explorable_data writes it)`);
+        const state = AE.checkState(name, JSON.parse(data.textContent), JSON.parse(schema));
         const body = AE.el("div", { class: "ae-body" });
         div.appendChild(body);
-        init(body, JSON.parse(data.textContent), div);
+        init(body, state, div);
         div.hidden = false;
         div.dataset.ready = "true";
       } catch (err) {  // leave the static figure alone; the tests read the reason here
         div.dataset.error = String(err && err.message);
+        div.querySelectorAll(".ae-body").forEach((body) => body.remove());
+        console.error(`explorable ${div.dataset.explorable}: ${div.dataset.error}`);
       }
     });
   };

@@ -2,7 +2,7 @@
  * masked attention (t = 1) to attention on the complete graph (t = 2), on the same four people.
  * Every state is the package's (graph.fixed_to_computed), computed at build time; nothing is
  * computed here but the distances to the five models of the comparison figure.
- * State (book/graph.md): labels, layout, ts, states [{W, Y}], model_names, models {name: W}, start. */
+ * Its state (explorables.fixed_state) and its keys: attention_graph.explorables.SCHEMAS["fixed"]. */
 (function () {
   "use strict";
   const AE = window.AttentionExplore;
@@ -19,10 +19,8 @@
         : t === 1 ? "masked attention on the path with self-loops"
           : t < 2 ? "the edges off the path fade in" : "attention on the complete graph");
 
-    AE.el("p", { class: "ae-hint" }, root, "Slide from a fixed graph to a computed one. Between 0 and 1 "
+    const { controls, status } = AE.frame(root, "Slide from a fixed graph to a computed one. Between 0 and 1 "
       + "the queries grow from 0 to X on the path's edges; between 1 and 2 the missing edges fade in.");
-    const controls = AE.el("div", { class: "ae-controls" }, root);
-    const status = AE.el("p", { class: "ae-status", "aria-live": "polite" }, root);
     const figures = AE.el("div", { class: "ae-row" }, root);
     const pos = state.layout.map(([x, y]) => [SIZE / 2 + 105 * x, SIZE / 2 - 105 * y]);
     const drawGraph = AE.graph(figures, labels.map((l) => l.slice(0, 1)), pos);
@@ -41,9 +39,8 @@
       return { card, gap };
     });
 
-    AE.slider(controls, { label: "From fixed (0) to computed (2): t", min: 0, max: state.ts.length - 1, step: 1,
-      value: state.ts.indexOf(state.start), show: (v) => AE.fmt(state.ts[v], 2), onInput: (v) => {
-        const t = state.ts[v];
+    AE.choice(controls, { label: "From fixed (0) to computed (2): t", values: state.ts, value: state.start,
+      show: (t) => AE.fmt(t, 2), onInput: (t, v) => {
         const s = state.states[v];
         root.dataset.t = String(t);
         status.textContent = `t = ${AE.fmt(t, 2)}: ${phase(t)}.`;

@@ -2,7 +2,8 @@
  * seed the club drawn as the communities figure draws it (an edge per friendship, as wide as the
  * mutual attention; nodes by recorded faction; the members the communities misplace ringed) and
  * the ARI. Every state is the package's (karate.club_run), computed at build time.
- * State (book/karate.md): labels, club, layout, friends [[i, j]], seeds [{seed, ari, wrong, mutual}], start. */
+ * The edges are undirected (the mutual attention has no direction), so its key says so.
+ * Its state (explorables.karate_state) and its keys: attention_graph.explorables.SCHEMAS["karate"]. */
 (function () {
   "use strict";
   const AE = window.AttentionExplore;
@@ -16,11 +17,15 @@
     const scale = (SIZE - 36) / Math.max(x1 - x0, y1 - y0);
     const pos = state.layout.map(([x, y]) => [18 + (x - x0) * scale, SIZE - 18 - (y - y0) * scale]);
 
-    AE.el("p", { class: "ae-hint" }, root, "Slide the seed of the random projections; the ringed members "
-      + "are those the communities of that layer's attention graph put on the wrong side.");
-    const controls = AE.el("div", { class: "ae-controls" }, root);
-    const status = AE.el("p", { class: "ae-result", "aria-live": "polite" }, root);
+    const { controls, status } = AE.frame(root, "Slide the seed of the random projections; the ringed members "
+      + "are those the communities of that layer's attention graph put on the wrong side.", { status: "ae-result" });
     const svg = AE.svg("svg", { viewBox: `0 0 ${SIZE} ${SIZE}`, class: "ae-club", role: "img" }, root);
+    const key = AE.el("p", { class: "ae-key ae-key-text", "data-key": "undirected" }, root,
+      "An edge per friendship, as wide as the mutual attention (W");
+    AE.el("sub", {}, key, "ij");
+    key.append(" + W");
+    AE.el("sub", {}, key, "ji");
+    key.append(")/2 of the pair: it has no direction, so no arrow.");
     const lines = state.friends.map(([i, j]) => AE.svg("line", { x1: pos[i][0], y1: pos[i][1], x2: pos[j][0],
       y2: pos[j][1], class: "ae-friend", "data-i": i, "data-j": j }, svg));
     const rings = pos.map(([x, y]) => AE.svg("circle", { cx: x, cy: y, r: 13, class: "ae-wrong" }, svg));
@@ -30,9 +35,8 @@
         state.labels[i]);
     });
 
-    AE.slider(controls, { label: "Seed", min: 0, max: state.seeds.length - 1, step: 1,
-      value: state.seeds.findIndex((s) => s.seed === state.start), show: (v) => String(state.seeds[v].seed),
-      onInput: (v) => {
+    AE.choice(controls, { label: "Seed", values: state.seeds.map((s) => s.seed), value: state.start,
+      onInput: (_, v) => {
         const s = state.seeds[v];
         const top = Math.max(...s.mutual, 1e-12);
         root.dataset.seed = String(s.seed);

@@ -1,7 +1,7 @@
 /* The online softmax, explorable: Ana's query reads the keys a block at a time; step through the
  * running maximum m, normaliser ℓ and output o, and see the end equal the dense output.
- * State (book/blockwise.md): labels, query (the row of X that asks), X (keys and values), dense
- * (the package's attention output for that query), block_size (the trace the page's table shows). */
+ * Its state (explorables.online_state: the row of X that asks, X as keys and values, the dense output,
+ * the block size of the page's table) and its keys: attention_graph.explorables.SCHEMAS["online"]. */
 (function () {
   "use strict";
   const AE = window.AttentionExplore;
@@ -15,9 +15,8 @@
     let trace = [];
     let step = 0;
 
-    AE.el("p", { class: "ae-hint" }, root, `${labels[state.query]}'s query reads the people a block at a `
+    const { controls, status } = AE.frame(root, `${labels[state.query]}'s query reads the people a block at a `
       + "time. Choose the block size, then step through: each step merges one block into (m, ℓ, o).");
-    const controls = AE.el("div", { class: "ae-controls" }, root);
     AE.slider(controls, { label: "Block size", min: 1, max: n, step: 1, value: blockSize,
       onInput: (v) => { blockSize = v; trace = AE.onlineTrace(q, state.X, state.X, v); step = 0; update(); } });
     const buttons = AE.el("div", { class: "ae-control" }, controls);
@@ -27,7 +26,6 @@
     next.dataset.action = "step";
     AE.button(buttons, "Start over", () => { step = 0; update(); }).dataset.action = "reset";
 
-    const status = AE.el("p", { class: "ae-status", "aria-live": "polite" }, root);
     const wrap = AE.el("div", { class: "ae-table-wrap" }, root);
     const table = AE.el("table", { class: "ae-matrix ae-trace" }, wrap);
     AE.el("caption", {}, table, "The state after each block");

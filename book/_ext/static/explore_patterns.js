@@ -1,7 +1,8 @@
 /* Attention patterns, explorable: the number of tokens n and the window w; each pattern's mask, its
  * edge count and its maximum path length, all computed by the package at build time
- * (patterns.named_patterns, patterns.max_path_length). State (book/patterns.md): ns, ks, n, k,
- * states["n,k"][pattern] = {mask: one 0/1 string per query, edges, max_path}. */
+ * (patterns.named_patterns, patterns.max_path_length). Its state (explorables.patterns_state:
+ * states["n,k"][pattern] = {mask: one 0/1 string per query, edges, max_path}) and its keys:
+ * attention_graph.explorables.SCHEMAS["patterns"]. */
 (function () {
   "use strict";
   const AE = window.AttentionExplore;
@@ -11,13 +12,10 @@
 
   AE.register("patterns", (root, state) => {
     let n = state.n, k = state.k;
-    AE.el("p", { class: "ae-hint" }, root, "Row i is a query, column j a key, filled where i may attend "
-      + "to j. Slide n and w; each pattern gives its edges and its maximum path length.");
-    const controls = AE.el("div", { class: "ae-controls" }, root);
-    AE.slider(controls, { label: "Tokens n", min: 0, max: state.ns.length - 1, step: 1, value: state.ns.indexOf(n),
-      show: (v) => String(state.ns[v]), onInput: (v) => { n = state.ns[v]; update(); } });
-    AE.slider(controls, { label: "Window w", min: 0, max: state.ks.length - 1, step: 1, value: state.ks.indexOf(k),
-      show: (v) => String(state.ks[v]), onInput: (v) => { k = state.ks[v]; update(); } });
+    const { controls } = AE.frame(root, "Row i is a query, column j a key, filled where i may attend "
+      + "to j. Slide n and w; each pattern gives its edges and its maximum path length.", { status: null });
+    AE.choice(controls, { label: "Tokens n", values: state.ns, value: n, onInput: (v) => { n = v; update(); } });
+    AE.choice(controls, { label: "Window w", values: state.ks, value: k, onInput: (v) => { k = v; update(); } });
     const grid = AE.el("div", { class: "ae-row ae-patterns" }, root);
 
     function update() {

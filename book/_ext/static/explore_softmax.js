@@ -1,6 +1,7 @@
 /* Softmax and scale, explorable: one row of raw scores q·k_j (random q and keys in d dimensions);
  * a temperature τ, the dimension d and the 1/√d scale on or off; the weights and their entropy.
- * State (book/softmax.md): dims, rows (rows[k] is the raw row for dims[k]), d (the first shown). */
+ * Its state (explorables.softmax_state: rows[k] is the raw row for dims[k], d the first shown) and its
+ * keys: attention_graph.explorables.SCHEMAS["softmax"]. */
 (function () {
   "use strict";
   const AE = window.AttentionExplore;
@@ -13,14 +14,12 @@
     let logTau = 0;
     let scaled = true;
 
-    AE.el("p", { class: "ae-hint" }, root, `One query against ${state.rows[0].length} keys, entries `
-      + "standard normal. Slide the temperature and the dimension; switch the 1/√d scale off.");
-    const controls = AE.el("div", { class: "ae-controls" }, root);
+    const { controls } = AE.frame(root, `One query against ${state.rows[0].length} keys, entries `
+      + "standard normal. Slide the temperature and the dimension; switch the 1/√d scale off.", { status: null });
     const tauOut = AE.el("span", { "data-name": "tau", hidden: "" }, root);
     AE.slider(controls, { label: "Temperature τ", min: -1, max: 1, step: 0.05, value: 0,
       show: (v) => AE.fmt(10 ** v, 2), onInput: (v) => { logTau = v; update(); } });
-    AE.slider(controls, { label: "Dimension d", min: 0, max: state.dims.length - 1, step: 1, value: k,
-      show: (v) => String(state.dims[v]), onInput: (v) => { k = v; update(); } });
+    AE.choice(controls, { label: "Dimension d", values: state.dims, value: state.d, onInput: (_, v) => { k = v; update(); } });
     const row = AE.el("div", { class: "ae-control" }, controls);
     const id = AE.uid("ae-check");
     const box = AE.el("input", { type: "checkbox", id, checked: "" }, row);

@@ -1,6 +1,7 @@
 /* The worked example, explorable: drag the four people's vectors (or move them with the arrow keys)
  * and watch S = X Xᵀ/√2, W = softmax(S), the attention graph, Y = W X and PageRank follow.
- * State (book/worked_example.md): labels, X, layout (the graph figure's node positions), damping. */
+ * Its state (explorables.worked_state: X, the graph figure's node positions, PageRank's damping) and
+ * its keys: attention_graph.explorables.SCHEMAS["worked"]. */
 (function () {
   "use strict";
   const AE = window.AttentionExplore;
@@ -19,8 +20,8 @@
     const X0 = state.X.map((row) => row.slice());
     let X = X0.map((row) => row.slice());
 
-    AE.el("p", { class: "ae-hint" }, root, "Drag a person's open circle, or Tab to it and press the "
-      + "arrow keys (Shift: finer steps). The dot is where the layer moves them, y_i = Σ_j W_ij x_j.");
+    const { controls } = AE.frame(root, "Drag a person's open circle, or Tab to it and press the "
+      + "arrow keys (Shift: finer steps). The dot is where the layer moves them, y_i = Σ_j W_ij x_j.", { status: null });
     const figures = AE.el("div", { class: "ae-row" }, root);
 
     // The plane: inputs (draggable), outputs, an arrow from each input to its output.
@@ -51,7 +52,7 @@
     const Y = AE.matrixTable(tables, "Outputs Y = W X", labels, ["first", "second"], { name: "Y" });
     const R = AE.matrixTable(tables, `PageRank of W (damping ${state.damping})`, labels, ["r"], { name: "pagerank" });
     const Xt = AE.matrixTable(tables, "Inputs X", labels, ["first", "second"], { name: "X", digits: 2 });
-    const buttons = AE.el("div", { class: "ae-control" }, root);
+    const buttons = AE.el("div", { class: "ae-control" }, controls);
     AE.button(buttons, "Back to the book's vectors", () => { X = X0.map((row) => row.slice()); update(); });
 
     function update() {
