@@ -12,11 +12,11 @@ import sympy as sp
 import attention_graph as ag
 import booktools as bt
 import oracles
-from attention_graph import registry
 from attention_graph import (
     alibi_bias,
     attention,
     distance_bias,
+    registry,
     rotary,
     shortest_path_distances,
     sinusoidal_encoding,
@@ -258,7 +258,8 @@ SINUSOIDAL_OFFSET_PARTS = [  # (name replaced, wrong value, the part that catche
 ]
 
 
-@pytest.mark.parametrize("name, wrong, part, what", SINUSOIDAL_OFFSET_PARTS, ids=[r[3] for r in SINUSOIDAL_OFFSET_PARTS])
+@pytest.mark.parametrize("name, wrong, part, what", SINUSOIDAL_OFFSET_PARTS,
+                         ids=[r[3] for r in SINUSOIDAL_OFFSET_PARTS])
 def test_each_part_of_the_sinusoidal_offset_check_can_fail(monkeypatch, name, wrong, part, what):
     assert bt.verified("thm-sinusoidal-offset") == len(SINUSOIDAL_OFFSET_PARTS)  # one row per part
     monkeypatch.setattr(sq, name, wrong)
