@@ -49,11 +49,12 @@ data: $(STAMP)
 freeze-labels: $(STAMP)
 	$(BIN)/python tools/package_data.py --freeze-labels
 
-# Sphinx builds incrementally (book/_ext/sphinx_watch.py says what each change re-does): a changed page
-# is re-read and re-executed, a change under code/ re-reads and re-executes every page, and a change
-# of CSS or JavaScript under book/_ext/static re-writes every page, executing nothing. After a failed
-# build the environment is dropped, so the next build re-reads every page and cannot pass by
-# forgetting a warning.
+# Sphinx builds incrementally (book/_ext/sphinx_watch.py says what each change re-does): a page whose
+# code cells changed is re-read and re-executed, a page whose prose alone changed is re-read and
+# re-written from its last execution's outputs, a change under code/ re-reads and re-executes every
+# page, and a change of CSS or JavaScript under book/_ext/static re-writes every page, executing
+# nothing. After a failed build the environment (and the kept executions) is dropped, so the next
+# build re-reads and re-executes every page and cannot pass by forgetting a warning.
 book: data
 	@$(BIN)/jupyter-book build . $(JB_FLAGS) || { \
 	  rm -rf _build/.doctrees; \
