@@ -6,7 +6,8 @@
 #                   out; BOOK_UNBUILT=1 hides the build, so a test that reads it unmarked fails)
 #   make pdf        the built book printed by Chromium into _build/pdf/book.pdf (tools/browsertools.py)
 #   make browser    the built pages in Chromium, and the PDF read back (tests marked `browser`): one
-#                   pytest process, one Chromium, each page opened once; it prints the PDF first
+#                   pytest process, one Chromium, each page opened once at 1280 px and once per mode
+#                   on a phone; it prints the PDF first
 #   make notebooks  the downloadable notebooks re-run outside the checkout (tests marked `notebooks`):
 #                   one pytest process, one reader's environment
 #   make test       all of them, with many Hypothesis examples: the README's and CI's command. Four
@@ -15,7 +16,8 @@
 #                   the tests marked `build` (test-built), `make browser` and `make notebooks`
 # Also: `make reproducible` builds the book in a fresh folder and compares every output file with the
 # checkout's build, byte for byte; `make lab` opens the chapters in JupyterLab; `make requirements`
-# regenerates the hashed lock file. No test writes into _build but the browser tests' screenshots.
+# regenerates the hashed lock file. No test writes into _build: the browser tests' screenshots go to
+# pytest's temporary folder, or to SCREENSHOTS=DIR (make browser SCREENSHOTS=DIR) for review.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -49,11 +51,12 @@ data: $(STAMP)
 freeze-labels: $(STAMP)
 	$(BIN)/python tools/package_data.py --freeze-labels
 
-# Sphinx builds incrementally (book/_ext/sphinx_watch.py says what each change re-does): a changed page
-# is re-read and re-executed, a change under code/ re-reads and re-executes every page, and a change
-# of CSS or JavaScript under book/_ext/static re-writes every page, executing nothing. After a failed
-# build the environment is dropped, so the next build re-reads every page and cannot pass by
-# forgetting a warning.
+# Sphinx builds incrementally (book/_ext/sphinx_watch.py says what each change re-does): a page whose
+# code cells changed is re-read and re-executed, a page whose prose alone changed is re-read and
+# re-written from its last execution's outputs, a change under code/ re-reads and re-executes every
+# page, and a change of CSS or JavaScript under book/_ext/static re-writes every page, executing
+# nothing. After a failed build the environment (and the kept executions) is dropped, so the next
+# build re-reads and re-executes every page and cannot pass by forgetting a warning.
 book: data
 	@$(BIN)/jupyter-book build . $(JB_FLAGS) || { \
 	  rm -rf _build/.doctrees; \
@@ -77,7 +80,7 @@ PRINT_PDF := $(BIN)/python tools/browsertools.py pdf _build/pdf/book.pdf
 
 browser: book
 	@if $(HAS_CHROMIUM); then $(PRINT_PDF); else echo "make browser: no Chromium, so no PDF"; fi
-	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -m browser
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -m browser $(if $(SCREENSHOTS),--screenshots=$(SCREENSHOTS))
 
 notebooks: book
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -m notebooks

@@ -4,16 +4,21 @@ Hypothesis profiles, chosen by the environment variable ``HYPOTHESIS_PROFILE``: 
 examples, ``make check``), ``dev`` (the default) and ``ci`` (many examples, ``make test`` and CI).
 Tests give no example counts of their own.
 
-The browser tests (marked ``browser``) use three session fixtures: ``site``, the base URL of
+The browser tests (marked ``browser``) use four session fixtures: ``site``, the base URL of
 ``_build/html`` served on 127.0.0.1; ``browser``, a Playwright ``Browser`` on the system's Chromium
-(``tools/browsertools.launch``); and ``visit``, ``visit("book/softmax.html")`` → what that page showed
-(``tests/visits.py``; each page is opened once per session). The browser tests run as a pytest run of
-their own, in one process (``make browser``): one Chromium, each page opened once.
+(``tools/browsertools.launch``); ``visit``, ``visit("book/softmax.html")`` → what that page showed
+at 1280 px (``tests/visits.py``; each page is opened once per session); and ``phone``,
+``phone("book/softmax.html", "dark")`` → what it showed on a 390 px phone (once per mode). The
+browser tests run as a pytest run of their own, in one process (``make browser``): one Chromium,
+each page opened once at 1280 px and once per mode on a phone. Their screenshots
+go to pytest's temporary folder (``tmp_path_factory``; pytest keeps the last three runs' folders), or
+to the folder ``--screenshots DIR`` names, for review; no test writes into ``_build``.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -21,7 +26,7 @@ from hypothesis import HealthCheck, settings
 import browsertools as bw
 import buildpaths as paths
 from attention_graph import plots
-from visits import Visits
+from visits import PhoneVisits, Visits
 
 _COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 settings.register_profile("check", max_examples=15, **_COMMON)
@@ -44,6 +49,12 @@ def need_chromium() -> str:
             pytest.fail(f"{bw.INSTALL_HINT} (CI=true: the browser tests must run in CI)")
         pytest.skip(bw.INSTALL_HINT)
     return exe
+
+
+def pytest_addoption(parser):
+    parser.addoption("--screenshots", metavar="DIR", default=None,
+                     help="keep the browser tests' screenshots in DIR, for review "
+                          "(default: a folder of pytest's temporary area)")
 
 
 def pytest_collection_modifyitems(items):
@@ -74,6 +85,15 @@ def browser():
 
 
 @pytest.fixture(scope="session")
-def visit(browser, site) -> Visits:
-    """``visit(rel)`` → the :class:`visits.Visit` of page ``rel`` of the build, opened once."""
-    return Visits(browser, site)
+def visit(browser, site, request, tmp_path_factory) -> Visits:
+    """``visit(rel)`` → the :class:`visits.Visit` of page ``rel`` of the build, opened once; its
+    screenshots under ``--screenshots DIR``, else in pytest's temporary folder."""
+    keep = request.config.getoption("screenshots")
+    shots = Path(keep).resolve() if keep else tmp_path_factory.mktemp("screenshots")
+    return Visits(browser, site, shots)
+
+
+@pytest.fixture(scope="session")
+def phone(browser, site) -> PhoneVisits:
+    """``phone(rel, mode)`` → what page ``rel`` showed on a 390 px phone in ``mode``, opened once per mode."""
+    return PhoneVisits(browser, site)

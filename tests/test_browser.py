@@ -7,7 +7,7 @@ formula and left no raw TeX and no error; no request leaves this machine and the
 free of errors; every image has loaded and has alt text, every figure shows one; every internal
 link and ``#anchor`` resolves; the numbers the page pastes with ``{glue:text}`` are visible,
 formatted as the page asks; a full-page screenshot (light) and one of the first screen (dark) are
-saved under ``_build/screenshots/`` for review.
+saved in pytest's temporary folder, or under ``--screenshots DIR`` for review (``conftest.py``).
 
 Without a Chromium these tests skip and say how to install one; with ``CI=true`` they fail instead.
 """

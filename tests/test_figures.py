@@ -218,17 +218,10 @@ def misfits(found: list[dict]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def phone_figures(site, browser) -> dict[str, list[dict]]:
-    """doc → what ``js/figure_fit.js`` measured of its figures, every page opened once at 390 px."""
-    context = browser.new_context(viewport=PHONE)
-    page = context.new_page()
-    seen = {}
-    for doc in DOCS:
-        page.goto(site + f"{doc}.html")
-        bw.settle(page)
-        seen[doc] = page.evaluate(script("figure_fit.js"))
-    context.close()
-    return seen
+def phone_figures(phone) -> dict[str, list[dict]]:
+    """doc → what ``js/figure_fit.js`` measured of its figures at 390 px (light), from the page's
+    phone load (``tests/visits.py``, shared with the layout and summary checks)."""
+    return {doc: phone(f"{doc}.html", "light")["figure_fit"] for doc in DOCS}
 
 
 @pytest.mark.browser

@@ -231,18 +231,14 @@ def test_the_switch_keeps_its_contrast(switch_states, state):
 
 
 @pytest.fixture(scope="session")
-def summary_layouts(browser, site):
+def summary_layouts(visit, phone):
     """{(stem, width): what js/summary_layout.js read}: every content chapter at 1280 px in light mode
-    and at 390 px in dark mode (asked for as a reader's stored choice)."""
+    (from its visit, as it loads) and at 390 px in dark mode (from its phone load, the mode asked for
+    as a reader's stored choice)."""
     seen = {}
-    for width, height, mode in ((1280, 900, "light"), (390, 844, "dark")):
-        context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=mode)
-        context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
-        page = context.new_page()
-        for stem in CHAPTERS:
-            page.goto(site + f"book/{stem}.html", wait_until="load")
-            seen[(stem, width)] = page.evaluate(script("summary_layout.js"))
-        context.close()
+    for stem in CHAPTERS:
+        seen[(stem, 1280)] = visit(f"book/{stem}.html").summary
+        seen[(stem, 390)] = phone(f"book/{stem}.html", "dark")["summary_layout"]
     return seen
 
 

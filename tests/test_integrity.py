@@ -7,6 +7,7 @@ Each rule is first shown to fail on a small broken example, then checked over th
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import shutil
@@ -258,6 +259,11 @@ STALE_PAGE = textwrap.dedent("""\
     ```
 
     The value is {glue:text}`value`.
+
+    ```{code-cell} ipython3
+    :tags: [remove-input]
+    probe.VALUE + 1
+    ```
     """)
 
 
@@ -266,23 +272,37 @@ def _jupyter_book() -> str:
     return str(exe) if exe.exists() else shutil.which("jupyter-book")
 
 
+def _one_page_book(root: Path) -> None:
+    """The book's own configuration and extensions, unchanged, with a table of contents of one page."""
+    root.mkdir()
+    shutil.copy(bt.ROOT / "_config.yml", root / "_config.yml")
+    shutil.copy(bt.ROOT / "references.bib", root / "references.bib")
+    shutil.copytree(bt.ROOT / "book" / "_ext", root / "book" / "_ext")
+    (root / "_toc.yml").write_text("format: jb-book\nroot: page\n")
+    (root / "page.md").write_text(STALE_PAGE)
+    (root / "code").mkdir()
+
+
+def _build(root: Path) -> None:
+    run = subprocess.run([_jupyter_book(), "build", str(root), "-n", "-W", "--keep-going"],
+                         capture_output=True, text=True, cwd=root)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+
+
 @pytest.mark.slow
 def test_rule4_a_change_in_code_alone_reaches_the_html(tmp_path):
     """The book's own mechanism (execute: force + book/_ext/sphinx_watch.py) on a one-page book: a
     change in code/ alone reaches the site, the page executed afresh; a change of the book's CSS alone
     reaches the site (the page re-written, linking the new file) without executing the page; a
-    change of the page's prose executes it again, so does code set back to an earlier value."""
-    # The book's own configuration, unchanged; only the table of contents and the page differ.
-    shutil.copy(bt.ROOT / "_config.yml", tmp_path / "_config.yml")
-    shutil.copy(bt.ROOT / "references.bib", tmp_path / "references.bib")
-    shutil.copytree(bt.ROOT / "book" / "_ext", tmp_path / "book" / "_ext")
-    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: page\n")
-    page = tmp_path / "page.md"
-    page.write_text(STALE_PAGE)
-    (tmp_path / "code").mkdir()
-    probe = tmp_path / "code" / "probe.py"
-    html = tmp_path / "_build" / "html" / "page.html"
-    runs = tmp_path / "runs.log"
+    change of the page's prose alone re-writes it without executing it, its glued number and its
+    notebook's outputs those of the last execution (byte for byte what a fresh build gives); a change
+    of a code cell executes it again, so does code set back to an earlier value."""
+    root = tmp_path / "book"
+    _one_page_book(root)
+    page, probe, runs = root / "page.md", root / "code" / "probe.py", root / "runs.log"
+    html = root / "_build" / "html" / "page.html"
+    executed = root / "_build" / "jupyter_execute" / "page.ipynb"  # MyST-NB's, the download's source
+    download = root / "_build" / "html" / "_sources" / "page.ipynb"
 
     def build_and_read(value: int | None) -> tuple[str, int]:
         """Build (code/probe.py first set to ``value``, unless None): the page's value, and how many
@@ -290,25 +310,49 @@ def test_rule4_a_change_in_code_alone_reaches_the_html(tmp_path):
         if value is not None:
             probe.write_text(f"VALUE = {value}\n")
             os.utime(probe, None)
-        run = subprocess.run([_jupyter_book(), "build", str(tmp_path), "-n", "-W", "--keep-going"],
-                             capture_output=True, text=True, cwd=tmp_path)
-        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        _build(root)
         text = re.sub(r"<[^>]+>", "", html.read_text())
         return re.search(r"The value is\s*(\S+?)\.", text).group(1), len(runs.read_text().split())
 
     def css_link() -> str:
         return re.search(r'href="_static/book\.css\?v=(\w+)"', html.read_text()).group(1)
 
+    def outputs(notebook: Path) -> list[str]:
+        """The notebook's shown outputs, as plain text (a glue with ``display=False`` shows none)."""
+        cells = json.loads(notebook.read_text())["cells"]
+        return ["".join(out["data"]["text/plain"]) for cell in cells for out in cell.get("outputs", [])]
+
+    def glued() -> str:
+        return json.loads(executed.with_suffix(".glue.json").read_text())["value"]["data"]["text/plain"]
+
     assert build_and_read(1111) == ("1111", 1)
     assert build_and_read(2222) == ("2222", 2), "page.md did not change, code/probe.py did: stale output"
     link = css_link()
-    css = tmp_path / "book" / "_ext" / "static" / "book.css"
+    css = root / "book" / "_ext" / "static" / "book.css"
     css.write_text(css.read_text() + "\n.probe-rule { color: red; }\n")
     assert build_and_read(None) == ("2222", 2), "a change of CSS alone executed the page"
-    assert ".probe-rule" in (tmp_path / "_build" / "html" / "_static" / "book.css").read_text(), \
+    assert ".probe-rule" in (root / "_build" / "html" / "_static" / "book.css").read_text(), \
         "book.css changed, the site kept the old one"
     assert css_link() != link, "the page still links the old book.css (a browser would keep it)"
-    page.write_text(STALE_PAGE + "\nA sentence of new prose.\n")
-    assert build_and_read(None) == ("2222", 3)
-    assert "A sentence of new prose." in html.read_text()
+    page.write_text(STALE_PAGE.replace("# Probe", "# Probe\n\nA sentence of new prose.") + "\nAnd more.\n")
+    assert build_and_read(None) == ("2222", 2), "a change of prose alone executed the page"
+    assert "A sentence of new prose." in html.read_text() and "And more." in html.read_text()
+    assert outputs(executed) == outputs(download) == ["2223"], "the notebook lost its outputs"
+    assert glued() == "2222"
+    # What the reuse wrote is what a fresh build of the same sources writes, byte for byte (but the
+    # static files' ?v= checksums: an incremental build links MyST-NB's CSS with one, a fresh build
+    # without, whatever executed).
+    fresh = tmp_path / "fresh"
+    shutil.copytree(root, fresh, ignore=shutil.ignore_patterns("_build", "runs.log", "__pycache__"))
+    _build(fresh)
+    for path in (download, html, executed.with_suffix(".glue.json")):
+        a, b = (re.sub(rb"\?v=\w+", b"", p.read_bytes()) for p in (path, fresh / path.relative_to(root)))
+        assert a == b, f"{path.name}: the reused execution wrote other bytes than a fresh build"
+
+    def without_ids(notebook: Path) -> dict:  # MyST-NB draws new cell ids on every build
+        nb = json.loads(notebook.read_text())
+        return {**nb, "cells": [{k: v for k, v in cell.items() if k != "id"} for cell in nb["cells"]]}
+    assert without_ids(executed) == without_ids(fresh / executed.relative_to(root))
+    page.write_text(page.read_text().replace("import probe\n", "import probe  # a comment is code\n"))
+    assert build_and_read(None) == ("2222", 3), "a code cell changed: the page was not executed again"
     assert build_and_read(1111) == ("1111", 4), "code set back: the page was not executed again"

@@ -81,22 +81,15 @@ def test_the_equal_range_rule_catches_a_broken_page():
 # --- In Chromium -----------------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def layouts(site, browser, visit):
+def layouts(visit, phone):
     """{(doc, width, mode): what ``js/layout.js`` read}. At 1280 px, from the page's visit (light as it
-    loads; dark once its solutions are open and the dark theme applied); on the phone, every page
-    opened once per mode, the mode asked for as a reader's stored choice."""
+    loads; dark once its solutions are open and the dark theme applied); on the phone, from the page's
+    phone load in each mode (the mode asked for as a reader's stored choice)."""
     seen = {}
     for doc in DOCS:
         seen[(doc, 1280, "light")], seen[(doc, 1280, "dark")] = visit(f"{doc}.html").layout
-    for mode in ("light", "dark"):
-        context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme=mode)
-        context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
-        page = context.new_page()
-        for doc in DOCS:
-            page.goto(site + f"{doc}.html")
-            bw.settle(page)
-            seen[(doc, 390, mode)] = page.evaluate(script("layout.js"))
-        context.close()
+        for mode in ("light", "dark"):
+            seen[(doc, 390, mode)] = phone(f"{doc}.html", mode)["layout"]
     return seen
 
 

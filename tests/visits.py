@@ -1,11 +1,19 @@
-"""Every page of the build opened once in Chromium, and what the browser and PDF tests check read from that load.
+"""Every page of the build opened once in Chromium (at 1280 px, and once per mode on a phone), and what the
+browser tests check read from those loads.
 
 :class:`Visits` (the session fixture ``visit`` of ``conftest.py``) opens a page the first time a test
 asks for it, in one tab for the whole session, and keeps what it read (a :class:`Visit`): the page's
 facts once MathJax has typeset it (``js/collect.js``), its layout (``js/layout.js``), a
-screenshot of the whole page, the collapsed solutions opened (``js/solutions.js``), the contrast of
+screenshot of the whole page (in the folder it is given: pytest's temporary area, or
+``--screenshots DIR``), the collapsed solutions opened (``js/solutions.js``), the contrast of
 what it draws in light and in dark mode (``js/contrast.js``, ``js/dark.js``), its layout again in
-dark mode and a screenshot of its first screen in dark mode.
+dark mode and a screenshot of its first screen in dark mode; also where its chapter summary sits
+(``js/summary_layout.js``, light, before the solutions open).
+
+:class:`PhoneVisits` (the session fixture ``phone``) opens a page on a 390 px phone once per mode
+("light", "dark", asked for as a reader's stored choice) and reads, from that one load, what
+``tests/test_layout.py`` (``js/layout.js``), ``tests/test_figures.py`` (``js/figure_fit.js``) and
+``tests/test_first_reading.py`` (``js/summary_layout.js``) check: one load serves the three.
 
 The checks read what a page shows once it has settled: its CSS transitions and animations are
 switched off (``js/still.css``), so the solutions open and the dark theme applies at once.
@@ -51,6 +59,7 @@ class Visit:
     contrast: dict[str, list[dict]]  # "light" and "dark": contrast of each equation, figure, table
     dark_screenshot: Path  # the first screen (bw.VIEWPORT), in dark mode
     layout: tuple[dict, dict]  # js/layout.js: light as loaded; dark, the solutions open
+    summary: dict  # js/summary_layout.js: light as loaded
 
 
 def _favicon_probe(url: str) -> bool:
@@ -89,6 +98,7 @@ def open_page(tab, site: str, rel: str, html: Path, shots: Path) -> Visit:
         mathjax = bw.settle(tab)
         data = tab.evaluate(script("collect.js"))
         light = tab.evaluate(script("layout.js"))
+        summary = tab.evaluate(script("summary_layout.js"))
         shot = bw.screenshot(tab, shots / Path(rel).with_suffix(".png"))
         solutions = tab.evaluate(script("solutions.js"))
         contrast = {"light": tab.evaluate(script("contrast.js"))}
@@ -99,30 +109,63 @@ def open_page(tab, site: str, rel: str, html: Path, shots: Path) -> Visit:
     finally:
         for event, listener in listeners.items():
             tab.remove_listener(event, listener)
-    return Visit(rel, tab.url, mathjax, data, offsite, errors, shot, solutions, contrast, dark, layout)
+    return Visit(rel, tab.url, mathjax, data, offsite, errors, shot, solutions, contrast, dark, layout,
+                 summary)
 
 
 class Visits:
     """``visits(rel)``: the :class:`Visit` of page ``rel`` of the build, made on first use, once."""
 
-    def __init__(self, browser, site: str):
-        self.browser, self.site = browser, site
+    def __init__(self, browser, site: str, shots: Path):
+        self.browser, self.site, self.shots = browser, site, shots  # shots: where screenshots go
         self.tab = browser.new_context(viewport=bw.VIEWPORT).new_page()  # one tab, as a reader's
         self.seen: dict[str, Visit] = {}
-        # Only this build's pages: a screenshot of a page the build no longer has goes (never the
-        # whole folder: under pytest-xdist another session may be writing its own screenshots).
-        for png in paths.SCREENSHOTS.rglob("*.png") if paths.SCREENSHOTS.is_dir() else []:
-            rel = png.relative_to(paths.SCREENSHOTS)
+        # Only this build's pages: in a kept folder (--screenshots), a page the build no longer has
+        # loses its screenshot (never the whole folder, which the caller chose).
+        for png in shots.rglob("*.png") if shots.is_dir() else []:
+            rel = png.relative_to(shots)
             rel = rel.relative_to("dark") if rel.parts[0] == "dark" else rel
             if not (paths.HTML / rel.with_suffix(".html")).exists():
                 png.unlink()
 
     def __call__(self, rel: str) -> Visit:
         if rel not in self.seen:
-            self.seen[rel] = open_page(self.tab, self.site, rel, paths.HTML, paths.SCREENSHOTS)
+            self.seen[rel] = open_page(self.tab, self.site, rel, paths.HTML, self.shots)
         return self.seen[rel]
 
     def elsewhere(self, directory: Path, rel: str) -> tuple[str, Visit]:
-        """Page ``rel`` of another folder, served on its own: (its base URL, its Visit)."""
+        """Page ``rel`` of another folder, served on its own: (its base URL, its Visit); its
+        screenshots go beside it, in ``directory``'s ``shots`` folder."""
         with bw.serve(directory) as other:
             return other, open_page(self.tab, other, rel, directory, directory / "shots")
+
+
+PHONE = {"width": 390, "height": 844}  # a phone's viewport, CSS px
+PHONE_SCRIPTS = ("layout", "figure_fit", "summary_layout")  # what one phone load of a page serves
+
+
+class PhoneVisits:
+    """``phone(rel, mode)``: what page ``rel`` of the build shows on a 390 px phone in ``mode``
+    ("light" or "dark", the reader's stored choice and the system's), once it has settled:
+    ``{"layout": js/layout.js, "figure_fit": js/figure_fit.js, "summary_layout": js/summary_layout.js}``.
+    Each page is opened once per mode, in one tab per mode for the whole session."""
+
+    def __init__(self, browser, site: str):
+        self.browser, self.site = browser, site
+        self.tabs: dict = {}
+        self.seen: dict[tuple[str, str], dict] = {}
+
+    def _tab(self, mode: str):
+        if mode not in self.tabs:
+            context = self.browser.new_context(viewport=PHONE, color_scheme=mode)
+            context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
+            self.tabs[mode] = context.new_page()
+        return self.tabs[mode]
+
+    def __call__(self, rel: str, mode: str) -> dict:
+        if (rel, mode) not in self.seen:
+            tab = self._tab(mode)
+            tab.goto(self.site + rel)
+            bw.settle(tab)
+            self.seen[(rel, mode)] = {name: tab.evaluate(script(f"{name}.js")) for name in PHONE_SCRIPTS}
+        return self.seen[(rel, mode)]

@@ -17,6 +17,5 @@ BUILD = ROOT / ("_build" if not os.environ.get("BOOK_UNBUILT") else "_build (unr
 HTML = BUILD / "html"  # the site: HTML / "book" / "softmax.html"
 EXECUTED = BUILD / "jupyter_execute"  # executed notebooks and what they glued: EXECUTED / "book" / "softmax.glue.json"
 DOWNLOADS = HTML / "_sources"  # what the site offers for download (.md and executed .ipynb)
-SCREENSHOTS = BUILD / "screenshots"  # saved by the browser tests, for review
 PDF = BUILD / "pdf" / "book.pdf"  # printed by `make pdf` (tools/browsertools.py), read by tests/test_pdf.py
 DATA = ROOT / "code" / "attention_graph" / "data"  # package data written by tools/package_data.py
