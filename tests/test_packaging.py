@@ -14,6 +14,7 @@ from functools import lru_cache
 from importlib import metadata
 
 import pytest
+import yaml
 from packaging.requirements import Requirement
 
 import booktools as bt
@@ -249,6 +250,22 @@ def test_packaged_index_is_read_back_whole():
     assert citable.results() == package_data.book_results()
     assert json.loads(citable.results_json(citable.results())) == json.loads(
         (PACKAGE / "data" / "results.json").read_text())
+
+
+def test_the_build_knows_which_package_data_is_generated():
+    """sphinx_watch keeps the generated files out of the pages' execution key (but for the pages that
+    read them): its list in _config.yml is the one tools/package_data.py writes, and the pages that read
+    them are the ones its pattern names."""
+    config = yaml.safe_load((bt.ROOT / "_config.yml").read_text())["sphinx"]["config"]
+    assert sorted(config["attention_graph_generated"]) == sorted(
+        f"code/attention_graph/data/{name}" for name in package_data.expected())
+    readers = sorted(p.stem for p in bt.pages()
+                     if re.search(config["attention_graph_reads_generated"], _code_cells(p.read_text())))
+    assert readers == ["derivations", "how_to_cite"]
+
+
+def _code_cells(text: str) -> str:
+    return "\n".join(re.findall(r"^```\{code-cell\}[^\n]*\n(.*?)^```", text, flags=re.S | re.M))
 
 
 def test_stale_package_data_is_reported(tmp_path):

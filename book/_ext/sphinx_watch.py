@@ -12,6 +12,12 @@ What a change re-does on the next build:
   Sphinx re-reads the page and it is executed again.
 - **a page's prose only** (its Markdown, its front matter's other keys): Sphinx re-reads the page,
   and its notebook is not executed; the outputs of its last execution are reused (below).
+- **the generated package data** (``attention_graph_generated``: the index of results, the checks'
+  classes, the public names, the citation, which ``make data`` writes from the sources): a prose edit
+  that adds, moves or retitles a labeled result changes the index. Every page is re-read (the
+  extensions that read these files draw badges and the API's sections), but only a page whose code
+  cells read them (``attention_graph_reads_generated``, a regular expression over the code cells) is
+  executed again: they are not part of the other pages' execution key.
 - **static files** (a ``static`` folder: CSS, JavaScript, icons): nothing is re-read or executed.
   Their digest is the configuration value ``attention_graph_static_digest``, of the HTML builder's
   kind (``rebuild="html"``): a new digest changes the build's ``.buildinfo``, so Sphinx writes every
@@ -43,6 +49,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 KEPT = "attention_graph_executed"  # under the doctree folder: one JSON file per executed page
@@ -50,17 +57,21 @@ _BUILD: dict = {}  # the running application, and its code files' digest (set wh
 
 
 def _files(app, kind: str) -> list[Path]:
-    """The watched files of one kind: ``"code"`` (``*.py`` and package data) or ``"static"``."""
+    """The watched files of one kind: ``"code"`` (``*.py`` and package data but the generated),
+    ``"generated"`` (the generated package data) or ``"static"``."""
     root = Path(app.confdir)
     files = []
     for folder in app.config.attention_graph_watch:
         for p in sorted((root / folder).rglob("*")):
             if not p.is_file() or "__pycache__" in p.parts:
                 continue
+            if kind in ("generated", "code") and (str(p.relative_to(root)) in app.config.attention_graph_generated) \
+                    != (kind == "generated"):
+                continue
             parts = set(p.relative_to(root).parent.parts)
             is_static = "static" in parts
             is_code = not is_static and (p.suffix == ".py" or "data" in parts)
-            if (kind == "static" and is_static) or (kind == "code" and is_code):
+            if (kind == "static" and is_static) or (kind in ("code", "generated") and is_code):
                 files.append(p.resolve())
     return files
 
@@ -79,7 +90,7 @@ def _static_digest(app, config) -> None:
 
 
 def _note(app, docname, source) -> None:
-    for path in _files(app, "code"):
+    for path in _files(app, "code") + _files(app, "generated"):
         app.env.note_dependency(str(path))
 
 
@@ -135,7 +146,11 @@ def _reuse(create_client):
         if app is None or type(client) is not NotebookClientDirect:
             return client  # another execution mode, or a page excluded from execution
         kept = _kept(app, app.env.docname)
-        key = execution_key(_BUILD["code"], notebook, nb_config)
+        code = _BUILD["code"]
+        if any(re.search(app.config.attention_graph_reads_generated, "".join(c.source))
+               for c in notebook.cells if c.cell_type == "code"):
+            code += _BUILD["generated"]  # the page reads the generated data: their digest is part of its key
+        key = execution_key(code, notebook, nb_config)
         previous = json.loads(kept.read_text(encoding="utf8")) if kept.is_file() else {}
         if previous.get("key") == key:
             cells = [c for c in notebook.cells if c.cell_type == "code"]
@@ -168,13 +183,15 @@ def _reuse(create_client):
 
 
 def _builder_inited(app) -> None:
-    _BUILD.update(app=app, code=_digest(app, "code"))
+    _BUILD.update(app=app, code=_digest(app, "code"), generated=_digest(app, "generated"))
 
 
 def setup(app):
     import myst_nb.sphinx_ as nb_sphinx
 
     app.add_config_value("attention_graph_watch", ["code", "book/_ext"], "env")
+    app.add_config_value("attention_graph_generated", [], "env")
+    app.add_config_value("attention_graph_reads_generated", r"(?!)", "env")
     app.add_config_value("attention_graph_static_digest", "", "html")
     app.connect("config-inited", _static_digest)
     app.connect("builder-inited", _builder_inited)
