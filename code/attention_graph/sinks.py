@@ -132,7 +132,8 @@ def sink_forward(params: dict, tokens) -> tuple[np.ndarray, dict]:
     return X_out @ params["W_U"], {"X": X, "Q": Q, "K": K, "V": V, "W": W, "X_out": X_out}
 
 
-def sink_grads(params: dict, tokens, targets, forward=None, backward=None) -> tuple[float, dict]:
+def sink_grads(params: dict, tokens, targets,
+               forward=None, backward=None) -> tuple[float, dict]:
     """Mean cross-entropy over the positions with a target (≥ 0), and its gradients.
 
     ``forward`` and ``backward`` are the model's pass through one sequence and the way back through
