@@ -72,8 +72,8 @@ class SummaryDirective(SphinxDirective):
         self.state.nested_parse(self.content, self.content_offset, text)
         figure = nodes.container(classes=["chapter-summary-figure"])
         pasted = StringList([
-            f"```{{glue:figure}} {name}", f":alt: {alt}", "", "The chapter's key figure, "
-            f"{{numref}}`Fig. %s <{name}>` further down, whose caption says what it shows.", "```"],
+            f"```{{glue:figure}} {name}", f":alt: {alt}", "", "Key figure: "
+            f"{{numref}}`Fig. %s <{name}>`, explained further down.", "```"],
             source=self.env.docname)
         self.state.nested_parse(pasted, self.content_offset, figure)
         for pasted_figure in list(figure.findall(nodes.figure)):  # unnumbered: Sphinx numbers figures only

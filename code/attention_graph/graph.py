@@ -105,7 +105,7 @@ def causal_mask(n: int) -> np.ndarray:
 
 
 def message_passing(graph: AttentionGraph, V) -> np.ndarray:
-    """y_i = Σ_{j : i → j} W_ij v_j, summed edge by edge over the graph  (eq-message-passing).
+    """y_i = Σ_{j : j → i} W_ij v_j, summed edge by edge over the graph  (eq-message-passing).
 
     ``V`` is (n, d_v), one message per node. The sum runs over the edge list of ``graph``, not over
     a matrix product: this is the graph-neural-network view of a layer. Shape (n, d_v).
@@ -124,7 +124,7 @@ def message_passing(graph: AttentionGraph, V) -> np.ndarray:
 
 
 def _message_passing(graph: AttentionGraph, V: np.ndarray) -> np.ndarray:
-    """y_i = Σ_{j : i → j} W_ij v_j, summed edge by edge over the graph  (eq-message-passing)."""
+    """y_i = Σ_{j : j → i} W_ij v_j, summed edge by edge over the graph  (eq-message-passing)."""
     Y = np.zeros((graph.n, V.shape[1]), dtype=np.result_type(V, graph.W))  # (n, d_v)
     for i, j, w in graph.edges():
         Y[i] += w * V[j]  # (d_v,)

@@ -354,7 +354,7 @@
         path.style.display = w > 0 ? "" : "none";
       });
       svg.setAttribute("aria-label", `Attention graph: ${labels.map((l, i) =>
-        `${l} gives ${labels.map((k, j) => `${k} ${AE.fmt(W[i][j])}`).join(", ")}`).join("; ")}`);
+        `${l} receives from ${labels.map((k, j) => `${k} ${AE.fmt(W[i][j])}`).join(", ")}`).join("; ")}`);
     };
   };
 

@@ -25,7 +25,7 @@
     const pos = state.layout.map(([x, y]) => [SIZE / 2 + 105 * x, SIZE / 2 - 105 * y]);
     const drawGraph = AE.graph(figures, labels.map((l) => l.slice(0, 1)), pos);
     const tables = AE.el("div", { class: "ae-tables" }, figures);
-    const W = AE.matrixTable(tables, "Weights W(t) (row i gives)", labels, labels, { name: "W", heat: true });
+    const W = AE.matrixTable(tables, "Weights W(t) (row i receives)", labels, labels, { name: "W", heat: true });
     const Y = AE.matrixTable(tables, "Outputs Y = W X", labels, ["first", "second"], { name: "Y" });
 
     const models = AE.el("div", { class: "ae-row ae-models" }, root);

@@ -62,9 +62,10 @@
       }
     }
 
-    // The page opens on the static table's trace, complete; a new block size starts the reading over.
+    // The page opens before the first step (the static table beside it shows the complete trace);
+    // a new block size starts the reading over too.
     trace = AE.onlineTrace(q, state.X, state.X, blockSize);
-    step = trace.length;
+    step = 0;
     update();
   });
 }());

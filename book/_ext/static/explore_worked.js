@@ -48,7 +48,7 @@
 
     const tables = AE.el("div", { class: "ae-row ae-tables" }, root);
     const S = AE.matrixTable(tables, "Scores S = X Xᵀ/√2", labels, labels, { name: "S" });
-    const W = AE.matrixTable(tables, "Weights W (row i gives, column j receives)", labels, labels, { name: "W", heat: true });
+    const W = AE.matrixTable(tables, "Weights W (row i receives, column j sends)", labels, labels, { name: "W", heat: true });
     const Y = AE.matrixTable(tables, "Outputs Y = W X", labels, ["first", "second"], { name: "Y" });
     const R = AE.matrixTable(tables, `PageRank of W (damping ${state.damping})`, labels, ["r"], { name: "pagerank" });
     const Xt = AE.matrixTable(tables, "Inputs X", labels, ["first", "second"], { name: "X", digits: 2 });

@@ -71,9 +71,10 @@ def plot_head_scores(trained: list, untrained: list):
                        label=f"layer {layer + 1}" + ("" if filled else ", untrained"))
     ax.set_xlabel("previous-token score")
     ax.set_ylabel("prefix-matching score")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.legend(frameon=False, fontsize=7)
+    every = trained + untrained
+    ax.set_xlim(0, 1.15 * max(p["previous_token"] for p in every))  # the axes zoom on the heads: scores near 0
+    ax.set_ylim(0, 1.15 * max(p["prefix_matching"] for p in every))
+    ax.legend(frameon=False, fontsize=9, loc="best")
     return finish(fig)
 
 
