@@ -34,9 +34,11 @@ JS = Path(__file__).with_name("js")
 
 
 def script(name: str) -> str:
-    """The JavaScript (or CSS) of ``tests/js/<name>``, its leading comment left out."""
+    """The JavaScript (or CSS) of ``tests/js/<name>``, its leading comment left out; a line
+    ``@include other.js`` stands for that file's code (the helpers several scripts share)."""
     lines = (JS / name).read_text(encoding="utf8").splitlines()
-    return "\n".join(line for line in lines if not line.startswith(("//", "/*")))
+    return "\n".join(script(line.split()[1]) if line.strip().startswith("@include ") else line
+                     for line in lines if not line.startswith(("//", "/*")))
 
 
 REFRESH = re.compile(r'<meta http-equiv="refresh" content="\d+;\s*url=([^"]+)"', re.I)
