@@ -8,14 +8,15 @@
 #   make browser    the built pages in Chromium, and the PDF read back (tests marked `browser`): one
 #                   pytest process, one Chromium, each page opened once at 1280 px and once per mode
 #                   on a phone; it prints the PDF first
-#   make notebooks  the downloadable notebooks re-run outside the checkout (tests marked `notebooks`):
-#                   one pytest process, one reader's environment
+#   make notebooks  the downloadable notebooks as a reader runs them (tests marked `notebooks`): what
+#                   `make reproducible` executed in the reader's environment (tools/reader.py), read back
 #   make test       all of them, with many Hypothesis examples: the README's and CI's command. Four
 #                   pytest runs: the tests that read nothing of the build (test-unbuilt), which need no
 #                   book and so run beside `make book` under `make -j`; then, on the checkout's build,
 #                   the tests marked `build` (test-built), `make browser` and `make notebooks`
-# Also: `make reproducible` builds the book in a fresh folder and compares every output file with the
-# checkout's build, byte for byte; `make lab` opens the chapters in JupyterLab; `make requirements`
+# Also: `make reproducible` builds the book in a fresh folder, in the reader's environment (the wheel
+# and its `book` extra in a fresh venv), and compares every output file with the checkout's build,
+# byte for byte; `make lab` opens the chapters in JupyterLab; `make requirements`
 # regenerates the hashed lock file. No test writes into _build: the browser tests' screenshots go to
 # pytest's temporary folder, or to SCREENSHOTS=DIR (make browser SCREENSHOTS=DIR) for review.
 
@@ -82,7 +83,9 @@ browser: book
 	@if $(HAS_CHROMIUM); then $(PRINT_PDF); else echo "make browser: no Chromium, so no PDF"; fi
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -m browser $(if $(SCREENSHOTS),--screenshots=$(SCREENSHOTS))
 
-notebooks: book
+# The copy's build in the reader's environment is the reader's run of every notebook: the tests read
+# what it executed and glued (_build/reader), so the book is executed twice in all, not three times.
+notebooks: reproducible
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -m notebooks
 
 test: test-unbuilt test-built browser notebooks
@@ -99,7 +102,9 @@ pdf: book
 	$(PRINT_PDF)
 
 # The checkout's build (up to date: the tree the tests check) and a clean build of a copy in a fresh
-# folder (another path, hash seed and date) give byte-identical files.
+# folder (another path, hash seed and date), made in the reader's environment (the wheel and its `book`
+# extra in a fresh venv outside the checkout, tools/reader.py), give byte-identical files; what the
+# copy executed is kept in _build/reader for `make notebooks`.
 reproducible: book
 	JB_FLAGS="$(JB_FLAGS)" $(BIN)/python tools/reproducible.py
 

@@ -22,6 +22,7 @@ import mystsource  # noqa: E402
 from attention_graph import registry  # noqa: E402
 from buildpaths import BOOK, EXECUTED, ROOT
 from mystsource import NON_PROSE, THEOREM_KINDS, blocks, labeled_equations, theorem_labels  # noqa: F401,E402
+from reader import locked  # noqa: F401,E402  (the lock's versions: one reader of requirements.txt)
 
 
 def pages() -> list[Path]:
@@ -160,12 +161,6 @@ def glue_keys_used(text: str) -> set[str]:
     keys = {m.group(1).split(":")[0] for m in re.finditer(r"\{glue(?::\w+)?\}`([^`]+)`", text)}
     keys |= {arg.strip() for name, arg, *_ in blocks(text) if name.startswith("glue")}
     return keys
-
-
-def locked() -> dict[str, str]:
-    """The exact versions ``requirements.txt`` pins, by name as written (extras left out)."""
-    text = (ROOT / "requirements.txt").read_text()
-    return dict(re.findall(r"^([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?==(\S+)", text, re.M))
 
 
 @cache

@@ -1,11 +1,15 @@
 """Every notebook the book offers for download runs where only the package is installed.
 
 As a reader would: the package is built into a wheel and installed with its ``book`` extra into a
-fresh virtual environment outside the checkout (one per session, made by uv at the versions of
-``requirements.txt``); each executed ``.ipynb`` the site offers (``_build/html/_sources``) is copied
-to a folder outside the checkout and run top to bottom by nbclient in a kernel of that environment,
-one test per notebook, named after it. Any error fails; then every value the notebook glues must
-equal the one the built book pasted in (every text form: plain, LaTeX, Markdown, HTML).
+fresh virtual environment outside the checkout, at the versions of ``requirements.txt``
+(``tools/reader.py``). ``make reproducible`` builds its copy of the book with that environment's
+``jupyter-book``: every page executes there top to bottom in a kernel of the reader's Python, in an
+empty temporary folder (``execute: run_in_temp``), and the copy's site must equal the checkout's byte
+for byte, the notebooks it offers for download included. So each downloadable notebook is the record
+of its own run in a reader's environment. ``make notebooks`` (which runs ``make reproducible`` first)
+reads what that run left in ``_build/reader``: one test per notebook, named after it, checks that it
+ran without error and that every value it glued equals the one the checkout's build pasted in (every
+text form: plain, LaTeX, Markdown, HTML).
 
 The reader's environment inherits nothing that points into the checkout (``PYTHONPATH`` and the
 like are dropped), so the caller's environment does not change the result.
@@ -14,29 +18,15 @@ like are dropped), so the caller's environment does not change the result.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
 import pytest
 
 import booktools as bt
 import buildpaths as paths
+import reader as rd
 
-pytestmark = pytest.mark.notebooks  # a run of its own (make notebooks): one environment
-
-# What the wheel is built from: nothing else of the checkout reaches the reader.
-WHEEL_SOURCES = ["pyproject.toml", "README.md", "LICENSE", "LICENSE-text", "code"]
-# The caller's variables that would point the reader's Python or Jupyter elsewhere.
-DROPPED = {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV",
-           "JUPYTER_PATH", "JUPYTER_CONFIG_PATH", "JUPYTER_DATA_DIR", "JUPYTER_CONFIG_DIR",
-           "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR", "MPLBACKEND"}
-
-WHERE = "import sys, attention_graph; print(sys.prefix); print(attention_graph.__file__)"
+pytestmark = pytest.mark.notebooks  # make notebooks: after make reproducible
 
 
 def downloads() -> list[Path]:
@@ -44,75 +34,16 @@ def downloads() -> list[Path]:
     return sorted(paths.DOWNLOADS.rglob("*.ipynb"))
 
 
-@dataclass(frozen=True)
-class Reader:
-    python: Path  # the reader's environment's interpreter
-    folder: Path  # where the notebooks run, outside the checkout
-    env: dict[str, str]  # the environment of the reader's processes
-
-
-def _run(*cmd, env=None, cwd=None) -> str:
-    out = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env, cwd=cwd)
-    if out.returncode:
-        raise RuntimeError(f"{' '.join(map(str, cmd))} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
-    return out.stdout
-
-
 @pytest.fixture(scope="session")
-def reader(tmp_path_factory) -> Reader:
-    """The wheel and its ``book`` extra in a fresh venv outside the checkout, with a kernel spec."""
-    tmp = tmp_path_factory.mktemp("reader")
-    assert not tmp.resolve().is_relative_to(paths.ROOT)
-    env = {k: v for k, v in os.environ.items() if k not in DROPPED}
-    venv = tmp / "venv"
-    env.update(PATH=f"{venv / 'bin'}:{env.get('PATH', '/usr/bin:/bin')}", HOME=str(tmp),
-               JUPYTER_DATA_DIR=str(tmp / "jd"), JUPYTER_CONFIG_DIR=str(tmp / "jc"),
-               JUPYTER_RUNTIME_DIR=str(tmp / "jr"), MPLCONFIGDIR=str(tmp / "mpl"))
-    src = tmp / "src"  # a copy of what the package is made of
-    src.mkdir()
-    for name in WHEEL_SOURCES:
-        path = paths.ROOT / name
-        if path.is_dir():
-            shutil.copytree(path, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-        else:
-            shutil.copy(path, src / name)
-    # The checkout's setuptools (locked in requirements.txt): no build environment is downloaded.
-    _run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", tmp / "dist",
-         src, env=env)
-    (wheel,) = (tmp / "dist").glob("attention_graph-*.whl")
-    uv = [sys.executable, "-m", "uv"]
-    _run(*uv, "venv", "--quiet", "--python", sys.executable, venv, env=env)
-    python = venv / "bin" / "python"
-    # The lock's exact versions as constraints (the hashes are the lock's business, not this test's).
-    constraints = tmp / "constraints.txt"
-    constraints.write_text("".join(f"{name}=={version}\n" for name, version in bt.locked().items()))
-    _run(*uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", python, "-c", constraints,
-         f"{wheel}[book]", env=env)
-    _run(*uv, "pip", "check", "--quiet", "--python", python, env=env)
-    spec = tmp / "kernels" / "reader"
-    spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "the reader's Python", "language": "python"}))
-    folder = tmp / "notebooks"
-    folder.mkdir()
-    return Reader(python, folder, env)
-
-
-def execute(notebook: Path, reader: Reader) -> dict:
-    """Run ``notebook`` top to bottom in a kernel of the reader's environment; the executed notebook."""
-    from jupyter_client import KernelManager
-    from jupyter_client.kernelspec import KernelSpecManager
-    from nbclient import NotebookClient
-
-    nb = nbformat.read(notebook, as_version=4)
-    specs = KernelSpecManager(kernel_dirs=[str(reader.folder.parent / "kernels")])
-    km = KernelManager(kernel_name="reader", kernel_spec_manager=specs)
-    client = NotebookClient(nb, km=km, timeout=900, allow_errors=False, shutdown_kernel="immediate",
-                            resources={"metadata": {"path": str(notebook.parent)}})
-    client.execute(env=reader.env)  # a cell's error fails the test with its traceback
-    nbformat.write(nb, notebook)
-    return json.loads(notebook.read_text())
+def run() -> dict:
+    """What ``make reproducible`` recorded of its build in the reader's environment, for this very site."""
+    record = paths.READER / "reader.json"
+    if not record.is_file():
+        pytest.fail(f"{record} is missing: run make reproducible (make notebooks runs it first)")
+    found = json.loads(record.read_text())
+    assert found["site_digest"] == rd.tree_digest(paths.HTML), (
+        f"{paths.READER} belongs to another build of the site: run make reproducible again")
+    return found
 
 
 def _values(data: dict) -> dict:
@@ -126,24 +57,37 @@ def test_the_site_offers_notebooks_to_download():
     assert {"softmax", "sparse", "blockwise", "derivations", "how_to_cite"} <= names
 
 
-def test_the_kernel_runs_the_installed_wheel(reader):
-    """The reader's Python is its venv's, and the package comes from its site-packages, not the checkout,
-    even with ``PYTHONPATH`` pointing into the checkout in the caller's environment."""
-    caller = {**os.environ, "PYTHONPATH": str(paths.ROOT / "code")}
-    env = {k: v for k, v in caller.items() if k not in DROPPED} | {"PATH": reader.env["PATH"]}
-    prefix, module = _run(reader.python, "-c", WHERE, env=env, cwd=reader.folder).split()
-    assert prefix == str(reader.python.parent.parent) and not prefix.startswith(str(paths.ROOT))
-    assert "site-packages" in module and not module.startswith(str(paths.ROOT))
+def test_the_pages_ran_in_the_readers_environment_on_the_installed_wheel(run):
+    """The reader's Python is its venv's, outside the checkout; its package comes from the venv's
+    site-packages, not the checkout, even with ``PYTHONPATH`` pointing into the checkout in the caller's
+    environment; and the kernel a page starts there is that Python."""
+    checkout = run["checkout"]
+    assert Path(run["python"]).parent.parent == Path(run["prefix"]) and not run["prefix"].startswith(checkout)
+    for prefix, module in [(run["prefix"], run["module"]),
+                           (run["prefix_with_callers_pythonpath"], run["module_with_callers_pythonpath"])]:
+        assert prefix == run["prefix"]
+        assert module.startswith(prefix) and "site-packages" in module and not module.startswith(checkout)
+    assert run["kernel"][:3] == [run["python"], "-m", "ipykernel_launcher"]
+    assert run["wheel"].startswith("attention_graph-") and run["wheel"].endswith(".whl")
+
+
+def test_the_config_runs_every_page_in_an_empty_folder():
+    """A page that read a file beside it would run in the book's build and fail in a reader's folder."""
+    assert "\n  run_in_temp: true\n" in (paths.ROOT / "_config.yml").read_text()
 
 
 @pytest.mark.parametrize("notebook", downloads(), ids=lambda p: p.stem)
-def test_notebook(reader, notebook):
-    """The downloaded notebook runs outside the checkout and glues what the built book shows."""
-    copy = reader.folder / notebook.name
-    shutil.copy(notebook, copy)
-    rerun = {k: _values(v) for k, v in bt.glue_outputs(execute(copy, reader)).items()}
+def test_notebook(run, notebook):
+    """The downloaded notebook ran in the reader's environment and glued what the built book shows."""
+    name = notebook.relative_to(paths.DOWNLOADS).with_suffix("")
+    executed = json.loads((paths.READER / "jupyter_execute" / name).with_suffix(".ipynb").read_text())
+    errors = [out for cell in executed["cells"] for out in cell.get("outputs", [])
+              if out.get("output_type") == "error"]
+    assert errors == []
     # MyST-NB keeps what a page glued beside its executed notebook (<page>.glue.json), not in it.
+    reran = json.loads((paths.READER / "jupyter_execute" / name).with_suffix(".glue.json").read_text())
+    rerun = {k: _values(v["data"]) for k, v in reran.items()}
     built = {k: _values(v["data"]) for k, v in bt.glue_data(notebook.stem).items()}
     assert rerun.keys() == built.keys()
     different = {k: (built[k], rerun[k]) for k in built if built[k] != rerun[k]}
-    assert different == {}, "glued values differ from the built book (built, re-run)"
+    assert different == {}, "glued values differ from the built book (built, reader's run)"

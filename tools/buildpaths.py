@@ -17,5 +17,8 @@ BUILD = ROOT / ("_build" if not os.environ.get("BOOK_UNBUILT") else "_build (unr
 HTML = BUILD / "html"  # the site: HTML / "book" / "softmax.html"
 EXECUTED = BUILD / "jupyter_execute"  # executed notebooks and what they glued: EXECUTED / "book" / "softmax.glue.json"
 DOWNLOADS = HTML / "_sources"  # what the site offers for download (.md and executed .ipynb)
+# What `make reproducible` keeps of its copy's build, made in the reader's environment (tools/reader.py):
+# READER / "jupyter_execute" / "book" / "softmax.glue.json" and READER / "reader.json"; read by test_notebooks.
+READER = BUILD / "reader"
 PDF = BUILD / "pdf" / "book.pdf"  # printed by `make pdf` (tools/browsertools.py), read by tests/test_pdf.py
 DATA = ROOT / "code" / "attention_graph" / "data"  # package data written by tools/package_data.py

@@ -2,11 +2,16 @@
 
 ``make reproducible`` first brings the checkout's build up to date (``make book``: the tree the tests
 then check). This script copies the book's sources into a fresh folder at another path and builds
-them there from scratch, with the strict flags of ``make book``, the package imported from the copy
-(not from the checkout), another hash seed and another date (see ``VARIANT``); then every file of the
-two ``_build/html`` trees is compared byte for byte. Any difference in an HTML, SVG or PNG file, in
-the search index or in any other output fails the check, with the first lines of the difference shown.
-So CI builds the book twice, and tests one of the two builds it compared.
+them there from scratch, with the strict flags of ``make book``, another hash seed and another date
+(see ``VARIANT``), in the reader's environment (``tools/reader.py``): the ``jupyter-book`` of a fresh
+venv outside the checkout where the package is the wheel built from the copy, installed with its
+``book`` extra at the lock's versions, so every page executes where a reader's downloaded notebook
+does (only the installed wheel to import, an empty folder). Then every file of the two
+``_build/html`` trees is compared byte for byte. Any difference in an HTML, SVG or PNG file, in the
+search index or in any other output fails the check, with the first lines of the difference shown.
+When they match, what the copy executed and glued is kept in ``_build/reader`` for
+``tests/test_notebooks.py`` (``make notebooks``). So CI builds the book twice, and tests both builds:
+the checkout's as a site, the copy's as the reader's run of every notebook.
 
     python tools/reproducible.py [--keep]
 """
@@ -23,7 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from buildpaths import HTML, ROOT
+import reader as rd
+from buildpaths import BUILD, HTML, ROOT
 
 # Never copied: build outputs, the virtual environment, caches and version control.
 SKIP = {".venv", "_build", ".git", "__pycache__", ".pytest_cache", ".hypothesis",
@@ -38,11 +44,6 @@ def copy_sources(dest: Path) -> None:
                                                           or n.endswith(".egg-info")])
 
 
-def jupyter_book() -> str:
-    exe = Path(sys.executable).with_name("jupyter-book")
-    return str(exe) if exe.exists() else "jupyter-book"
-
-
 # The copy's build differs from the checkout's in everything that must not matter: the folder,
 # Python's hash seed (set and dict ordering: the checkout's build has a random one, or the caller's)
 # and the date that date-aware tools read (Sphinx and Matplotlib honour SOURCE_DATE_EPOCH): the
@@ -50,13 +51,12 @@ def jupyter_book() -> str:
 VARIANT = {"PYTHONHASHSEED": "2", "SOURCE_DATE_EPOCH": "946684800"}
 
 
-def start_build(src: Path, log: Path, variant: dict[str, str]) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+def start_build(src: Path, log: Path, variant: dict[str, str], reader: rd.Reader) -> subprocess.Popen:
+    """The copy's build, by the reader's ``jupyter-book``: its pages import the reader's installed wheel."""
+    env = {k: v for k, v in reader.env.items() if k != "SOURCE_DATE_EPOCH"}
     env.update(variant)
-    # The copy's package, not the checkout's editable install, is what the copy's pages import.
-    env["PYTHONPATH"] = os.pathsep.join([str(src / "code"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     out = log.open("w")
-    return subprocess.Popen([jupyter_book(), "build", str(src), *JB_FLAGS], cwd=src, env=env,
+    return subprocess.Popen([reader.exe("jupyter-book"), "build", str(src), *JB_FLAGS], cwd=src, env=env,
                             stdout=out, stderr=subprocess.STDOUT)
 
 
@@ -101,7 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     try:
         copy_sources(src)
-        if start_build(src, work / "build.log", VARIANT).wait() != 0:
+        reader = rd.make(work / "reader", src)
+        print(f"make reproducible: the reader's environment made ({time.monotonic() - t0:.0f} s)")
+        if start_build(src, work / "build.log", VARIANT, reader).wait() != 0:
             print((work / "build.log").read_text()[-6000:], file=sys.stderr)
             print(f"make reproducible: the build in {src} failed", file=sys.stderr)
             return 1
@@ -112,8 +114,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"make reproducible: {len(problems)} of {n} files differ between the checkout's build "
                   "(first) and a clean build of a copy (second)", file=sys.stderr)
             return 1
-        print(f"make reproducible: a clean build of a copy gave the checkout's {n} files byte for byte "
-              f"({time.monotonic() - t0:.0f} s)")
+        kept = rd.record(BUILD, reader, src / "_build", HTML)
+        print(f"make reproducible: a clean build of a copy in the reader's environment gave the checkout's "
+              f"{n} files byte for byte ({time.monotonic() - t0:.0f} s); what it executed is kept in {kept}")
         return 0
     finally:
         if args.keep:

@@ -13,6 +13,15 @@ after the HTML builder has started; Sphinx 7.4 then lists it twice in every page
 ``None``, once as ``""``), and the second copy throws "Identifier 'THEBE_JS_URL' has already been
 declared" in the reader's console. Each page keeps the first copy of every script.
 
+**Every build writes its pages as a fresh build does.** A page links each CSS and JavaScript file with
+its checksum (``proof.css?v=8c6b312c``) when the file is already in the output's ``_static`` as the
+page is written. Some extensions (sphinx-proof, sphinx-exercise, MyST-NB, the offline MathJax) copy
+theirs only when the build finishes, so a fresh build links them bare, and a later build into the same
+folder would link them with checksums: ``make reproducible`` would then find the checkout's pages
+different from a fresh copy's. The output's ``_static`` is emptied when the builder starts writing (Sphinx's ``write-started``,
+before it copies its assets), so every build that writes pages writes them in a fresh build's
+conditions (Sphinx and the extensions copy it again); a build with nothing to write leaves it be.
+
 No page shows a traceback (a cell that demonstrates an error catches it and prints the message), so
 no output holds the folder the book was built in; ``make reproducible`` checks it.
 
@@ -23,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 
@@ -91,7 +101,14 @@ def _drop_duplicate_scripts(app, pagename, templatename, context, doctree) -> No
         scripts[:] = unique_scripts(scripts)
 
 
+def _fresh_static(app, builder) -> None:
+    """Empty the output's ``_static``: pages link static files as in a fresh build (see the docstring)."""
+    if builder.format == "html":
+        shutil.rmtree(Path(app.outdir) / "_static", ignore_errors=True)
+
+
 def setup(app):
+    app.connect("write-started", _fresh_static)
     # Before sphinx-book-theme builds its download menu (priority 501).
     app.connect("html-page-context", _offer_notebook, priority=500)
     app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
