@@ -52,6 +52,10 @@ def _values(data: dict) -> dict:
     return {m: "".join(v) if isinstance(v, list) else v for m, v in data.items() if not m.startswith("image/")}
 
 
+def _code(notebook: dict) -> list[str]:
+    return ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
+
+
 def test_the_site_offers_notebooks_to_download():
     names = {p.stem for p in downloads()}
     assert {"softmax", "sparse", "blockwise", "derivations", "how_to_cite"} <= names
@@ -84,6 +88,9 @@ def test_notebook(run, notebook):
     errors = [out for cell in executed["cells"] for out in cell.get("outputs", [])
               if out.get("output_type") == "error"]
     assert errors == []
+    # What a reader downloads is what ran: the same code cells, in the same order.
+    offered = json.loads(notebook.read_text())
+    assert _code(offered) == _code(executed) != []
     # MyST-NB keeps what a page glued beside its executed notebook (<page>.glue.json), not in it.
     reran = json.loads((paths.READER / "jupyter_execute" / name).with_suffix(".glue.json").read_text())
     rerun = {k: _values(v["data"]) for k, v in reran.items()}
