@@ -8,10 +8,11 @@ in words (no formula, no glued number), beside a figure the page glues.
 In Chromium (marked ``browser``): the switch is one button in the page header, named "First
 reading", with its state in ``aria-pressed``; Tab reaches it and shows a focus ring, Enter and Space
 work it. On, a page hides its proofs, the kernel code under its formulas, class badges, "How this
-page is checked" block and technical asides (its own code cells stay); off, it shows them again; the choice holds on the next page; printed, a page shows
-everything whatever the switch says. The switch keeps its contrast in light and dark mode, on and
-off. The summary sits beside its figure at 1280 px and above it at 390 px, where nothing pushes the
-page sideways; its text keeps its contrast (light at 1280 px, dark at 390 px).
+page is checked" block and technical asides (its own code cells stay); off, it shows them again; the
+choice holds on the next page; printed, a page shows everything whatever the switch says. The switch
+keeps its contrast in light and dark mode, on and off. The summary sits beside its figure at 1280 px
+and above it at 390 px, where nothing pushes the page sideways; its text keeps its contrast (light
+at 1280 px, dark at 390 px).
 """
 
 from __future__ import annotations

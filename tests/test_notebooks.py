@@ -1,6 +1,7 @@
 """Every notebook the book offers for download runs where only the package is installed.
 
-As a reader would: the package is built into a wheel and installed with its ``book`` extra into a
+As a reader would: the wheel the site offers in its download menu (``_build/html/_downloads``,
+built by ``book/_ext/package_wheel.py``) is installed with its ``book`` extra into a
 fresh virtual environment outside the checkout (one per session, made by uv at the versions of
 ``requirements.txt``); each executed ``.ipynb`` the site offers (``_build/html/_sources``) is copied
 to a folder outside the checkout and run top to bottom by nbclient in a kernel of that environment,
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+import package_wheel
 import pytest
 
 import booktools as bt
@@ -29,8 +31,6 @@ import buildpaths as paths
 
 pytestmark = pytest.mark.notebooks  # a run of its own (make notebooks): one environment
 
-# What the wheel is built from: nothing else of the checkout reaches the reader.
-WHEEL_SOURCES = ["pyproject.toml", "README.md", "LICENSE", "LICENSE-text", "code"]
 # The caller's variables that would point the reader's Python or Jupyter elsewhere.
 DROPPED = {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV",
            "JUPYTER_PATH", "JUPYTER_CONFIG_PATH", "JUPYTER_DATA_DIR", "JUPYTER_CONFIG_DIR",
@@ -68,18 +68,9 @@ def reader(tmp_path_factory) -> Reader:
     env.update(PATH=f"{venv / 'bin'}:{env.get('PATH', '/usr/bin:/bin')}", HOME=str(tmp),
                JUPYTER_DATA_DIR=str(tmp / "jd"), JUPYTER_CONFIG_DIR=str(tmp / "jc"),
                JUPYTER_RUNTIME_DIR=str(tmp / "jr"), MPLCONFIGDIR=str(tmp / "mpl"))
-    src = tmp / "src"  # a copy of what the package is made of
-    src.mkdir()
-    for name in WHEEL_SOURCES:
-        path = paths.ROOT / name
-        if path.is_dir():
-            shutil.copytree(path, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-        else:
-            shutil.copy(path, src / name)
-    # The checkout's setuptools (locked in requirements.txt): no build environment is downloaded.
-    _run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", tmp / "dist",
-         src, env=env)
-    (wheel,) = (tmp / "dist").glob("attention_graph-*.whl")
+    # The wheel the site offers in every page's download menu (book/_ext/package_wheel.py): the file a
+    # reader downloads is the one tested.
+    (wheel,) = (paths.HTML / package_wheel.FOLDER).glob("attention_graph-*-py3-none-any.whl")
     uv = [sys.executable, "-m", "uv"]
     _run(*uv, "venv", "--quiet", "--python", sys.executable, venv, env=env)
     python = venv / "bin" / "python"
