@@ -199,12 +199,34 @@ def drag_to(o: Opened, person: int, x: float, y: float):
     o.page.mouse.up()
 
 
+TICKS_JS = """els => els.map(e => [e.dataset.axis, +e.dataset.tick, e.textContent,
+                                   +e.getAttribute(e.dataset.axis === 'first' ? 'x' : 'y')])"""
+LINES_JS = """els => els.map(e => [+e.getAttribute('x1'), +e.getAttribute('x2'), +e.getAttribute('y1')])"""
+
+
+def plane_ticks(o: Opened) -> dict[str, list[int]]:
+    """The plane's axis numbers, by axis; each says its value (true minus sign) at its grid line."""
+    ticks = o.page.eval_on_selector_all(f"{o.root} svg.ae-plane text.ae-tick", TICKS_JS)
+    lines = o.page.eval_on_selector_all(f"{o.root} svg.ae-plane line.ae-grid, {o.root} svg.ae-plane line.ae-axis",
+                                        LINES_JS)
+    at = {"first": sorted(x1 for x1, x2, _ in lines if x1 == x2),  # the vertical lines, left to right
+          "second": sorted((y1 for x1, x2, y1 in lines if x1 != x2), reverse=True)}  # horizontal, bottom up
+    found = {"first": [], "second": []}
+    for axis, k, text, pos in ticks:
+        assert text == str(k).replace("-", "\u2212"), (axis, k, text)
+        line = at[axis][k + 2]  # the grid lines run over -2..2
+        assert pos - line == (0 if axis == "first" else 4), (axis, k, pos, line)  # a label's baseline: 4 below its line
+        found[axis].append(k)
+    return {axis: sorted(ks) for axis, ks in found.items()}
+
+
 @browser
 @pytest.mark.parametrize("width,scheme", [(1280, "light"), (390, "dark")])
 def test_worked_example_drag_and_keys(opened, width, scheme):
     o = opened("worked", width, scheme)
     X, shown = worked_numbers(o)
     close(X, we.embeddings(), 0)  # it starts at the book's vectors
+    assert plane_ticks(o) == {"first": [-2, -1, 0, 1, 2], "second": [-2, -1, 1, 2]}
     check_worked(X, shown)
 
     drag_to(o, we.index("Carla"), 1.5, -0.5)
@@ -305,6 +327,8 @@ def check_fixed(o: Opened, t: float):
 @browser
 def test_fixed_to_computed_slider(opened):
     o = opened("fixed")
+    hint = o.page.inner_text(f"{o.root} .ae-hint")
+    assert "largest gap" in hint and "|W(t)_ij \u2212 W_ij|" in hint and "from 0 to 1" in hint, hint
     assert check_fixed(o, 0.0) == ["mean"]  # it starts at the fixed graph
     slider = o.page.locator(f'{o.root} input[type="range"]')
     slider.fill(str(ex.FIXED_TS.index(1.0)))

@@ -7,11 +7,12 @@ in words (no formula, no glued number), beside a figure the page glues.
 
 In Chromium (marked ``browser``): the switch is one button in the page header, named "First
 reading", with its state in ``aria-pressed``; Tab reaches it and shows a focus ring, Enter and Space
-work it. On, a page hides its proofs, class badges, "How this page is checked" block and technical
-asides; off, it shows them again; the choice holds on the next page; printed, a page shows
-everything whatever the switch says. The switch keeps its contrast in light and dark mode, on and
-off. The summary sits beside its figure at 1280 px and above it at 390 px, where nothing pushes the
-page sideways; its text keeps its contrast (light at 1280 px, dark at 390 px).
+work it. On, a page hides its proofs, the kernel code under its formulas, class badges, "How this
+page is checked" block and technical asides (its own code cells stay); off, it shows them again; the
+choice holds on the next page; printed, a page shows everything whatever the switch says. The switch
+keeps its contrast in light and dark mode, on and off. The summary sits beside its figure at 1280 px
+and above it at 390 px, where nothing pushes the page sideways; its text keeps its contrast (light
+at 1280 px, dark at 390 px).
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from short_code import KERNEL_CLASS
 
+import buildpaths as paths
 from visits import script
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,11 +112,31 @@ def test_a_technical_aside_is_marked_by_its_class():
     assert "html.first-reading .admonition.technical" in css
 
 
+def test_the_switch_hides_the_kernel_code_that_short_code_marks():
+    """The class the switch hides is the one book/_ext/short_code.py gives a ``:pyobject:`` include."""
+    css = (ROOT / "book" / "_ext" / "static" / "first_reading.css").read_text(encoding="utf8")
+    assert f"html.first-reading .{KERNEL_CLASS}" in css
+
+
+INCLUDES = re.compile(r"^(`{3,}|:{3,})\{literalinclude\}[^\n]*\n(?:(?::[\w-]+:.*)\n)*", re.M)
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("stem", CHAPTERS)
+def test_every_kernel_shown_under_a_formula_is_marked_and_no_code_cell_is(stem):
+    source = (ROOT / "book" / f"{stem}.md").read_text(encoding="utf8")
+    kernels = sum(":pyobject:" in m.group(0) for m in INCLUDES.finditer(source))
+    html = (paths.HTML / "book" / f"{stem}.html").read_text(encoding="utf8")
+    marked = re.findall(r'<div class="([^"]*\b' + KERNEL_CLASS + r'\b[^"]*)"', html)
+    assert len(marked) == kernels, (stem, kernels, marked)
+    assert not [m for m in marked if "cell" in m.split()], "a code cell is marked as kernel code"
+
+
 # --- In Chromium -----------------------------------------------------------------------------------
 
-# A page with proofs, badges and its checks, and one with a technical aside.
+# A page with proofs, badges, its checks and kernel code, and one with a technical aside.
 FIRST, SECOND = "book/softmax.html", "book/scores.html"
-SKIPPED = ("proofs", "badges", "checks", "asides")
+SKIPPED = ("proofs", "badges", "checks", "asides", "kernels")
 
 
 @pytest.fixture(scope="session")

@@ -56,6 +56,33 @@ def test_exercise_heads_width_and_weight_shape():
     assert _plain("ex_heads_shape") == str((H, n, n))
 
 
+# The four people: introduced on this page, where the book first uses them, from the package's data.
+
+X_SEED = np.array([[0, 1], [1, 0], [1, 1], [1, -1]])  # the seed's table (Carla, Ana, Bruno, Diego), retyped
+
+
+def test_the_four_people_live_in_notation_and_the_worked_example_reuses_them():
+    assert table.PEOPLE == ("Carla", "Ana", "Bruno", "Diego")
+    np.testing.assert_array_equal(table.embeddings(), X_SEED)
+    assert we.embeddings is table.embeddings and we.PEOPLE is table.PEOPLE  # one implementation
+
+
+@pytest.mark.build
+def test_the_page_shows_each_person_with_her_vector():
+    md = bt.glue_data(PAGE)["tab-people"]["data"]["text/markdown"]
+    rows = {r.split("|")[1].strip().strip("*"): [int(c) for c in r.split("|")[2:4]]
+            for r in md.splitlines() if r.startswith("| **")}
+    assert rows == {name: X_SEED[k].tolist() for k, name in enumerate(table.PEOPLE)}
+    assert bt.glued_float(PAGE, "people_n") == len(X_SEED)
+    assert bt.glued_float(PAGE, "people_d") == X_SEED.shape[1]
+
+
+def test_the_people_come_before_any_chapter_uses_them():
+    """The notation page gives the table before the exercises that use the four people."""
+    text = (bt.BOOK / f"{PAGE}.md").read_text()
+    assert text.index("{glue:md} tab-people") < text.index("## Exercises")
+
+
 # The symbol table (attention_graph.notation, the one place it is kept): one entry per symbol, and
 # every letter a page's mathematics uses has an entry.
 

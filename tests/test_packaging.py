@@ -388,3 +388,30 @@ def test_a_run_with_the_build_hidden_finds_no_build():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stderr
     assert "is missing" in run.stdout and "marked `build`" in run.stdout
+
+
+@pytest.mark.build
+def test_every_page_offers_the_package_wheel_and_says_how_to_install_it():
+    """The download menu's third entry is the wheel (book/_ext/package_wheel.py), and the line at the
+    top of each page says how to install it."""
+    import zipfile
+
+    import package_wheel
+
+    (wheel,) = (paths.HTML / package_wheel.FOLDER).glob("attention_graph-*-py3-none-any.whl")
+    with zipfile.ZipFile(wheel) as z:
+        infos = z.infolist()
+    assert {i.date_time for i in infos} == {(1980, 1, 1, 0, 0, 0)}  # the fixed date: reproducible
+    assert not [i.filename for i in infos if i.filename.startswith("/") or ".." in i.filename]
+    assert any(i.filename == "attention_graph/data/results.json" for i in infos)  # the package data ships
+    pages = sorted((paths.HTML / "book").glob("*.html"))
+    assert len(pages) >= 10
+    for page in pages:
+        html = page.read_text()
+        entry = re.search(r'<a href="([^"]+\.whl)"[^>]*?class="[^"]*\bbtn-download-wheel-button\b', html, re.S)
+        assert entry, page.name
+        href = entry.group(1)
+        assert (page.parent / href).resolve() == wheel.resolve(), (page.name, href)
+    for path in sorted((paths.BUILD / "html" / "_sources").rglob("*.ipynb")):
+        first = "".join(json.loads(path.read_text())["cells"][0]["source"])
+        assert "(`.whl`)" in first and 'pip install "attention_graph-<version>-py3-none-any.whl[book]"' in first, path

@@ -9,8 +9,9 @@ environment, so every page of the copy executes where only the installed wheel i
 ``tests/test_notebooks.py`` then reads what that build left (``record``).
 
 The environment is made by uv at the exact versions of ``requirements.txt`` (as constraints; the
-hashes are the lock's business), from a wheel that pip builds with the checkout's setuptools (no build
-environment is downloaded). It inherits nothing of the caller's that points elsewhere (``DROPPED``).
+hashes are the lock's business), from the wheel the built site offers in its download menu
+(``book/_ext/package_wheel.py``): the file a reader downloads is the one installed. It inherits
+nothing of the caller's that points elsewhere (``DROPPED``).
 """
 
 from __future__ import annotations
@@ -27,8 +28,6 @@ from pathlib import Path
 
 from buildpaths import ROOT
 
-# What the wheel is built from: nothing else of the checkout reaches the reader.
-WHEEL_SOURCES = ["pyproject.toml", "README.md", "LICENSE", "LICENSE-text", "code"]
 # The caller's variables that would point the reader's Python or Jupyter elsewhere.
 DROPPED = {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV",
            "JUPYTER_PATH", "JUPYTER_CONFIG_PATH", "JUPYTER_DATA_DIR", "JUPYTER_CONFIG_DIR",
@@ -68,25 +67,19 @@ def locked(requirements: Path = ROOT / "requirements.txt") -> dict[str, str]:
     return dict(re.findall(r"^([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?==(\S+)", text, re.M))
 
 
-def build_wheel(src: Path, dist: Path, env: dict[str, str]) -> Path:
-    """The package's wheel, built from the files of ``src`` that make it (``WHEEL_SOURCES``) into ``dist``."""
-    tree = dist / "src"
-    tree.mkdir(parents=True)
-    for name in WHEEL_SOURCES:
-        path = src / name
-        if path.is_dir():
-            shutil.copytree(path, tree / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-        else:
-            shutil.copy(path, tree / name)
-    run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", dist, tree,
-        env=env)
-    (wheel,) = dist.glob("attention_graph-*.whl")
-    return wheel
+def offered_wheel(html: Path) -> Path:
+    """The package's wheel a built site offers in its download menu (``_downloads``)."""
+    found = sorted((html / "_downloads").glob("attention_graph-*-py3-none-any.whl"))
+    if len(found) != 1:
+        raise FileNotFoundError(f"{html / '_downloads'} offers {len(found)} wheels of the package, not one: "
+                                "build the book (make book)")
+    return found[0]
 
 
-def make(folder: Path, src: Path = ROOT) -> Reader:
-    """The reader's environment in ``folder`` (outside the checkout): the wheel of ``src`` and its ``book``
-    extra in a venv made by uv at the lock's versions, a home and Jupyter folders of its own."""
+def make(folder: Path, wheel: Path, lock: Path = ROOT / "requirements.txt") -> Reader:
+    """The reader's environment in ``folder`` (outside the checkout): ``wheel`` (the one the site offers)
+    and its ``book`` extra in a venv made by uv at the versions of ``lock``, a home and Jupyter folders
+    of its own."""
     folder = folder.resolve()
     if folder.is_relative_to(ROOT):
         raise ValueError(f"folder: the reader's environment must lie outside the checkout, got {folder}")
@@ -96,12 +89,11 @@ def make(folder: Path, src: Path = ROOT) -> Reader:
                JUPYTER_DATA_DIR=str(folder / "jd"), JUPYTER_CONFIG_DIR=str(folder / "jc"),
                JUPYTER_RUNTIME_DIR=str(folder / "jr"), MPLCONFIGDIR=str(folder / "mpl"))
     (folder / "home").mkdir(parents=True, exist_ok=True)
-    wheel = build_wheel(src, folder / "dist", env)
     uv = [sys.executable, "-m", "uv"]
     run(*uv, "venv", "--quiet", "--python", sys.executable, venv, env=env)
     python = venv / "bin" / "python"
     constraints = folder / "constraints.txt"
-    pins = locked(src / "requirements.txt")
+    pins = locked(lock)
     constraints.write_text("".join(f"{name}=={version}\n" for name, version in pins.items()))
     run(*uv, "pip", "install", "--quiet", "--python", python, "-c", constraints,
         f"{wheel}[book]", env=env)

@@ -4,9 +4,10 @@
 then check). This script copies the book's sources into a fresh folder at another path and builds
 them there from scratch, with the strict flags of ``make book``, another hash seed and another date
 (see ``VARIANT``), in the reader's environment (``tools/reader.py``): the ``jupyter-book`` of a fresh
-venv outside the checkout where the package is the wheel built from the copy, installed with its
-``book`` extra at the lock's versions, so every page executes where a reader's downloaded notebook
-does (only the installed wheel to import, an empty folder). Then every file of the two
+venv outside the checkout where the package is the wheel the checkout's site offers (byte for byte
+the one the copy's site offers, as the comparison shows), installed with its ``book`` extra at the
+lock's versions, so every page executes where a reader's downloaded notebook does (only the
+installed wheel to import, an empty folder). Then every file of the two
 ``_build/html`` trees is compared byte for byte. Any difference in an HTML, SVG or PNG file, in the
 search index or in any other output fails the check, with the first lines of the difference shown.
 When they match, what the copy executed and glued is kept in ``_build/reader`` for
@@ -101,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     try:
         copy_sources(src)
-        reader = rd.make(work / "reader", src)
+        # The wheel the checkout's site offers; the copy's build offers its own, compared with it below.
+        reader = rd.make(work / "reader", rd.offered_wheel(HTML), src / "requirements.txt")
         print(f"make reproducible: the reader's environment made ({time.monotonic() - t0:.0f} s)")
         if start_build(src, work / "build.log", VARIANT, reader).wait() != 0:
             print((work / "build.log").read_text()[-6000:], file=sys.stderr)

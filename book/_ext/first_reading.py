@@ -17,9 +17,11 @@ figure number moves). Side by side at wide widths, the text above the figure on 
 with ``aria-pressed`` for its state; the reader's choice is kept in ``localStorage`` (key
 ``first-reading``), so it holds across pages. On, it hides, on screen only, what a first reading
 skips: the proofs (sphinx-proof's ``prf:proof``, marked ``prf-proof`` here when a page is read),
-the class badges (``check_strength.py``), the "How this page is checked" block (``page_checks.py``)
-and the technical asides, the admonitions a page marks with the class ``technical``
-(``:class: note technical``). Printed (the PDF), a page shows everything, whatever the switch says.
+the class badges (``check_strength.py``), the "How this page is checked" block (``page_checks.py``),
+the technical asides, the admonitions a page marks with the class ``technical``
+(``:class: note technical``), and the kernel code shown under a formula (a ``literalinclude`` with
+``:pyobject:``, marked ``kernel-code`` by ``short_code.py``). The page's own code cells stay: their
+outputs are what the prose reads. Printed (the PDF), a page shows everything, whatever the switch says.
 The script runs in the page's head, before the body is drawn, so a page never flashes what the
 reader chose to hide.
 

@@ -5,6 +5,10 @@ chapter the reader needs the formula's line and the code. Every ``:pyobject:`` i
 shows the docstring's first line (the formula and its equation label) and then the body;
 ``:docstring: full`` keeps the whole docstring.
 
+Such an include is the kernel under a formula, so its block gets the class ``kernel-code``: the
+"First reading" switch (``first_reading.py``, ``static/first_reading.css``) hides it on screen, as it
+hides the proofs. The page's own code cells are not includes and stay shown.
+
 Enable it in ``_config.yml`` under ``sphinx.local_extensions``.
 """
 
@@ -13,6 +17,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
+from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.directives.code import LiteralInclude, LiteralIncludeReader
 
@@ -58,7 +63,22 @@ def _pyobject_filter_short(self, lines, location=None):
     return lines
 
 
+KERNEL_CLASS = "kernel-code"
+_literal_include_run = LiteralInclude.run
+
+
+def _run_marking_kernels(self):
+    """LiteralInclude.run; a ``:pyobject:`` include's block (or its captioned container) gets ``kernel-code``."""
+    found = _literal_include_run(self)
+    if self.options.get("pyobject"):
+        for node in found:
+            if isinstance(node, (nodes.literal_block, nodes.container)):
+                node["classes"].append(KERNEL_CLASS)
+    return found
+
+
 def setup(app):
     LiteralInclude.option_spec["docstring"] = directives.unchanged
     LiteralIncludeReader.pyobject_filter = _pyobject_filter_short
+    LiteralInclude.run = _run_marking_kernels
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -18,9 +18,10 @@ its checksum (``proof.css?v=8c6b312c``) when the file is already in the output's
 page is written. Some extensions (sphinx-proof, sphinx-exercise, MyST-NB, the offline MathJax) copy
 theirs only when the build finishes, so a fresh build links them bare, and a later build into the same
 folder would link them with checksums: ``make reproducible`` would then find the checkout's pages
-different from a fresh copy's. The output's ``_static`` is emptied when the builder starts writing (Sphinx's ``write-started``,
-before it copies its assets), so every build that writes pages writes them in a fresh build's
-conditions (Sphinx and the extensions copy it again); a build with nothing to write leaves it be.
+different from a fresh copy's. The output's ``_static`` is emptied when the builder starts writing
+(Sphinx's ``write-started``, before it copies its assets), so every build that writes pages writes
+them in a fresh build's conditions (Sphinx and the extensions copy it again); a build with nothing
+to write leaves it be.
 
 No page shows a traceback (a cell that demonstrates an error catches it and prints the message), so
 no output holds the folder the book was built in; ``make reproducible`` checks it.

@@ -1,8 +1,12 @@
-"""The book's symbol table, in one place: one entry per symbol, one meaning each.
+"""The book's symbol table, in one place: one entry per symbol, one meaning each; and its running example.
 
 ``book/symbols.md`` (the back matter) generates the full table from it with ``table_markdown``;
 ``book/notation.md`` states the conventions; ``tests/test_notation.py`` checks that every letter a
 page's mathematics uses has an entry and that no symbol has two.
+
+The running example, four people of two numbers each (``PEOPLE``, ``embeddings``), is introduced on
+the notation page, where the book first uses it; ``worked_example`` and every later chapter import it
+from here.
 
 >>> "| $Q$, $K$ |" in table_markdown()
 True
@@ -12,8 +16,22 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 # No public name of the package: its helpers are imported from this module by name.
 __all__: list[str] = []
+
+# The running example of the source article: four people, in the order of the rows of X.
+PEOPLE: tuple[str, ...] = ("Carla", "Ana", "Bruno", "Diego")
+
+
+def embeddings() -> np.ndarray:
+    """X, one row per person in the order of ``PEOPLE``. Shape (4, 2)."""
+    return np.array([[0.0, 1.0],  # Carla
+                     [1.0, 0.0],  # Ana
+                     [1.0, 1.0],  # Bruno
+                     [1.0, -1.0]])  # Diego  -> (4, 2)
+
 
 # (group, [(symbol, shape, meaning), ...]): the symbol column is what the page shows, one or more
 # symbols in dollars; each symbol between dollars is an entry.

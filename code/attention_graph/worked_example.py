@@ -1,10 +1,12 @@
 """The worked example of the source article: Carla, Ana, Bruno and Diego, Q = K = V = X, d = 2.
 
 The article's embeddings were images and are lost; these integer vectors reproduce every number it
-publishes. The appendix ``book/recovery.md`` shows, with the SymPy checks registered here, that the
-published numbers confine the Gram matrix X Xᵀ to narrow intervals holding one whole-number point, so
-any choice with whole-number dot products that reproduces them has the same scores, weights and
-movements: the example is then determined up to a rotation or a reflection of the plane.
+publishes. The four people and their vectors (``PEOPLE``, ``embeddings``) live in ``notation``,
+whose page introduces them; this module imports them from there. The appendix ``book/recovery.md``
+shows, with the SymPy checks registered here, that the published numbers confine the Gram matrix
+X Xᵀ to narrow intervals holding one whole-number point, so any choice with whole-number dot
+products that reproduces them has the same scores, weights and movements: the example is then
+determined up to a rotation or a reflection of the plane.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sympy as sp
 from mpmath import iv, mpf
 
 from .attention import AttentionGraph, attention
+from .notation import PEOPLE, embeddings  # the four people, introduced on the notation page
 from .qkv import rotation
 from .registry import derivation
 from .scores import scaled_scores
@@ -25,8 +28,6 @@ from .validation import as_int, as_matrix, as_square, check_same
 
 # The package exports this module itself (attention_graph.worked_example, its data and helpers), no name of it.
 __all__: list[str] = []
-
-PEOPLE: tuple[str, ...] = ("Carla", "Ana", "Bruno", "Diego")
 
 # What the article prints, rounded to three decimals: (matrix, row person, column person, value).
 # "S" is the score matrix, "W" the weight matrix. These are the source's claims, not our results.
@@ -49,14 +50,6 @@ def index(name: str) -> int:
     if name not in PEOPLE:
         raise ValueError(f"name must be one of {PEOPLE}; got {name!r}")
     return PEOPLE.index(name)
-
-
-def embeddings() -> np.ndarray:
-    """X, one row per person in the order of ``PEOPLE``. Shape (4, 2)."""
-    return np.array([[0.0, 1.0],  # Carla
-                     [1.0, 0.0],  # Ana
-                     [1.0, 1.0],  # Bruno
-                     [1.0, -1.0]])  # Diego  -> (4, 2)
 
 
 def path_adjacency() -> np.ndarray:

@@ -5,7 +5,7 @@
   const switches = document.querySelectorAll(".first-reading-switch");
   const s = switches[0];
   const kinds = {proofs: ".prf-proof", badges: ".check-strength", checks: "details.how-checked",
-                 asides: ".admonition.technical"};
+                 asides: ".admonition.technical", kernels: ".kernel-code"};
   const counts = {}, shown = {};
   for (const [kind, selector] of Object.entries(kinds)) {
     const found = [...document.querySelectorAll(selector)];

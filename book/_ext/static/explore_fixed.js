@@ -1,7 +1,8 @@
 /* From fixed to computed, explorable: one slider t from mean aggregation on the path (t = 0) through
  * masked attention (t = 1) to attention on the complete graph (t = 2), on the same four people.
  * Every state is the package's (graph.fixed_to_computed), computed at build time; nothing is
- * computed here but the distances to the five models of the comparison figure.
+ * computed here but the distances to the five models of the comparison figure: each model's
+ * largest gap, max over i, j of |W(t)_ij − W_ij|, a difference of weights (shares of a row, 0 to 1).
  * Its state (explorables.fixed_state) and its keys: attention_graph.explorables.SCHEMAS["fixed"]. */
 (function () {
   "use strict";
@@ -20,7 +21,10 @@
           : t < 2 ? "the edges off the path fade in" : "attention on the complete graph");
 
     const { controls, status } = AE.frame(root, "Slide from a fixed graph to a computed one. Between 0 and 1 "
-      + "the queries grow from 0 to X on the path's edges; between 1 and 2 the missing edges fade in.");
+      + "the queries grow from 0 to X on the path's edges; between 1 and 2 the missing edges fade in. "
+      + "Under each of the five models, its largest gap: the largest difference |W(t)_ij − W_ij| between "
+      + "a weight of the slider's graph and the same weight of that model. A weight is a share of its "
+      + "row, from 0 to 1, so the gap is one too; a gap of 0 means the slider's graph is that model.");
     const figures = AE.el("div", { class: "ae-row" }, root);
     const pos = state.layout.map(([x, y]) => [SIZE / 2 + 105 * x, SIZE / 2 - 105 * y]);
     const drawGraph = AE.graph(figures, labels.map((l) => l.slice(0, 1)), pos);

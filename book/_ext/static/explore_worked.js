@@ -1,5 +1,6 @@
 /* The worked example, explorable: drag the four people's vectors (or move them with the arrow keys)
- * and watch S = X Xᵀ/√2, W = softmax(S), the attention graph, Y = W X and PageRank follow.
+ * and watch S = X Xᵀ/√2, W = softmax(S), the attention graph, Y = W X and PageRank follow. The plane
+ * carries its axis numbers, −2 to 2: the first coordinate along its bottom, the second along its left.
  * Its state (explorables.worked_state: X, the graph figure's node positions, PageRank's damping) and
  * its keys: attention_graph.explorables.SCHEMAS["worked"]. */
 (function () {
@@ -30,6 +31,16 @@
       const [a] = toSvg(k, 0), [, b] = toSvg(0, k);
       AE.svg("line", { x1: a, y1: 0, x2: a, y2: SIZE, class: k === 0 ? "ae-axis" : "ae-grid" }, plane);
       AE.svg("line", { x1: 0, y1: b, x2: SIZE, y2: b, class: k === 0 ? "ae-axis" : "ae-grid" }, plane);
+    }
+    // The axis numbers: the first coordinate along the bottom edge, the second along the left edge,
+    // at the grid lines (on the edges, not on the axes, so no person's circle covers one).
+    const sign = (k) => (k < 0 ? "−" + -k : String(k));
+    for (let k = -2; k <= 2; k++) {
+      const [a] = toSvg(k, 0), [, b] = toSvg(0, k);
+      AE.svg("text", { x: a, y: SIZE - 2, class: "ae-tick", "text-anchor": "middle", "data-axis": "first",
+        "data-tick": k }, plane, sign(k));
+      if (k !== 0) AE.svg("text", { x: 2, y: b + 4, class: "ae-tick", "text-anchor": "start", "data-axis": "second",
+        "data-tick": k }, plane, sign(k));
     }
     const moves = labels.map(() => AE.svg("line", { class: "ae-move" }, plane));
     const outs = labels.map((_, i) => AE.svg("circle", { r: 4.5, class: "ae-output", "data-person": i }, plane));

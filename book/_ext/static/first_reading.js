@@ -1,6 +1,6 @@
 // The "First reading" switch (book/_ext/first_reading.py). On, the page hides, on screen only, what a
-// first reading skips: proofs, class badges, the "How this page is checked" block and the technical
-// asides (first_reading.css). The choice is kept in localStorage, so every page opens as the reader
+// first reading skips: proofs, class badges, the "How this page is checked" block, the technical
+// asides and the kernel code under a formula (first_reading.css). The choice is kept in localStorage, so every page opens as the reader
 // left the last one; this file runs in the head, so the state applies before the body is drawn.
 (() => {
   const KEY = "first-reading";
@@ -20,7 +20,7 @@
     button.type = "button";
     button.className = "btn btn-sm first-reading-switch";
     button.textContent = "First reading";
-    button.title = "Hide proofs, badges, checks and technical asides";
+    button.title = "Hide proofs, kernel code, badges, checks and technical asides";
     sync(button);
     button.addEventListener("click", () => {
       const on = !root.classList.contains("first-reading");
