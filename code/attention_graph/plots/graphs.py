@@ -11,13 +11,15 @@ from matplotlib.textpath import TextPath
 from .style import COLUMN, finish
 
 
-def plot_heatmap(graph, ax=None, *, title: str | None = None, fmt: str = "{:.3f}", cmap: str = "Blues",
-                 vmax: float | None = None, fontsize: float = 9):
+def plot_heatmap(graph, ax=None, *, title: str | None = None, fmt="{:.3f}", cmap: str = "Blues",
+                 vmax: float | None = None, fontsize: float = 10):
     """Heatmap of an :class:`AttentionGraph`'s W with each value printed in its cell.
 
     Row i is the node that receives (the query), column j the node that sends (the key): W[i, j] is
     the arrow from j to i of :func:`plot_attention_graph`. Panels
-    that are compared pass one ``vmax``, so that they share a colour scale (from 0).
+    that are compared pass one ``vmax``, so that they share a colour scale (from 0). ``fmt`` is a
+    format string or a function of the weight (:func:`short_weight` for small cells). The cell
+    numbers are 10 pt: their digits (0.73 of it) are drawn 9.7 px tall, at least 9 px shown on a phone.
     """
     own = ax is None
     if own:  # at most the phone's column wide (style.COLUMN), so its numbers keep their size there
@@ -27,7 +29,7 @@ def plot_heatmap(graph, ax=None, *, title: str | None = None, fmt: str = "{:.3f}
     vmax = max(float(W.max()), 1e-12) if vmax is None else float(vmax)
     ax.imshow(W, cmap=cmap, vmin=0.0, vmax=vmax)
     for (i, j), w in np.ndenumerate(W):
-        ax.text(j, i, fmt.format(w), ha="center", va="center", fontsize=fontsize,
+        ax.text(j, i, fmt(w) if callable(fmt) else fmt.format(w), ha="center", va="center", fontsize=fontsize,
                 color="white" if w > 0.6 * vmax else "black")
     ax.set_xticks(range(graph.n), graph.labels, rotation=0)
     ax.set_yticks(range(graph.n), graph.labels)
@@ -36,6 +38,12 @@ def plot_heatmap(graph, ax=None, *, title: str | None = None, fmt: str = "{:.3f}
     if title:
         ax.set_title(title)
     return finish(ax.figure, own)
+
+
+def short_weight(w: float) -> str:
+    """A weight in two decimals without its leading zero (".37"), for heatmap cells too narrow for "0.37"."""
+    text = f"{w:.2f}"
+    return text[1:] if text.startswith("0.") else text
 
 
 def circle_layout(n: int):
