@@ -156,14 +156,15 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
         ctrl = (a + b) / 2 + rad * np.array([dy, -dx])  # arc3's control point, (2,)
         start = a + r * (ctrl - a) / np.linalg.norm(ctrl - a)  # leave the node's rim towards ctrl
         end = b + r * (ctrl - b) / np.linalg.norm(ctrl - b)  # arrive at the rim from ctrl
-        ax.add_patch(FancyArrowPatch(start, end, connectionstyle=f"arc3,rad={rad * np.linalg.norm(b - a) / np.linalg.norm(end - start)}",
+        rad_rim = rad * np.linalg.norm(b - a) / np.linalg.norm(end - start)  # the same bend, rim to rim
+        ax.add_patch(FancyArrowPatch(start, end, connectionstyle=f"arc3,rad={rad_rim}",
                                      arrowstyle="-|>", mutation_scale=9 + 7 * share,
                                      lw=width, alpha=alpha, color=color,
                                      shrinkA=0, shrinkB=2, zorder=2 if color == "tab:blue" else 1))
         if label:
             s_ = 0.5 if highlight is not None else 0.72  # along the quadratic Bezier from j
             sx, sy = end - start
-            c2 = (start + end) / 2 + rad * np.linalg.norm(b - a) / np.linalg.norm(end - start) * np.array([sy, -sx])
+            c2 = (start + end) / 2 + rad_rim * np.array([sy, -sx])  # (2,)
             p = (1 - s_) ** 2 * start + 2 * s_ * (1 - s_) * c2 + s_**2 * end  # (2,), on the arrow
             ax.text(*p, fmt.format(w), ha="center", va="center", fontsize=fontsize, bbox=label_box,
                     zorder=5)
