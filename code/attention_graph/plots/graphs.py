@@ -122,7 +122,7 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
         out = pos[k] - center  # (2,)
         return out / (np.linalg.norm(out) or 1.0)
 
-    r, lo, hi = node_radius, pos.min(axis=0), pos.max(axis=0)
+    r, lo, hi = node_radius, pos.min(axis=0) - 1.0, pos.max(axis=0) + 1.0  # (2,), (2,): never a zero span
     for _ in range(3):  # the margins in data units depend on the scale they change
         points_per_unit = min(width_points / (hi - lo)[0], height_points / (hi - lo)[1])
         r = name_radius(graph.labels, fontsize, points_per_unit, node_radius)

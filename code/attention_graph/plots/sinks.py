@@ -32,8 +32,8 @@ def plot_causal_reach(in_degree, in_strength, rank):
 def plot_sink_forming(results: dict):
     """The in-strength of the first positions over training, one line per seed, from the sinks
     benchmark record: without a sink token (top, the first token) and with one (bottom, the sink
-    token and the first content token). Shared y-axis."""
-    fig, axes = plt.subplots(2, 1, figsize=(3.7, 6.6))
+    token and the first content token), each legend under its panel. Shared y-axis."""
+    fig, axes = plt.subplots(2, 1, figsize=(3.7, 6.6), sharey=True)
     n = results["n"]
     harmonic = float(np.sum(1.0 / np.arange(1, n + 1)))
     for ax, variant in zip(axes, ("plain", "sink token")):
