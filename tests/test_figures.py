@@ -112,6 +112,36 @@ def svg_texts(svg: str) -> tuple[float, list[tuple[float, str]]]:
     return width, texts
 
 
+# A heatmap's cell numbers are read digit by digit: a number drawn straight into axes that hold an
+# image (plot_heatmap's cells) is measured by the height of its digits, 0.729 of its font size in
+# DejaVu Sans (1493 of 2048 units), and must be drawn MIN_TEXT_PX tall. The font size alone (the rule
+# for every other text) let 8 pt cells through at 10.6 px on a phone, their digits 7.7 px tall.
+DIGIT = 0.729
+_NUMBER = re.compile(r"[\u2212-]?\d*\.?\d+%?")
+_SVG = "{http://www.w3.org/2000/svg}"
+
+
+def cell_texts(svg: str) -> list[tuple[float, str]]:
+    """[(font size in pt, the number) for each number drawn straight into an axes that holds an
+    image]: a heatmap's cells, not its ticks (those sit in tick groups) nor a colour bar's labels."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(svg, parser=ET.XMLParser(target=ET.TreeBuilder(insert_comments=True)))
+    found = []
+    for axes in root.iter(_SVG + "g"):
+        if not re.fullmatch(r"axes_\d+", axes.get("id", "")) or axes.find(f".//{_SVG}image") is None:
+            continue
+        for text in axes.findall(_SVG + "g"):
+            if not re.fullmatch(r"text_\d+", text.get("id", "")):
+                continue
+            words = next((c.text.strip() for c in text if c.tag is ET.Comment), "")
+            glyphs = next((_GLYPHS.search(g.get("transform", "")) for g in text.iter(_SVG + "g")
+                           if _GLYPHS.search(g.get("transform", ""))), None)
+            if glyphs and _NUMBER.fullmatch(words):
+                found.append((100 * float(glyphs.group(1)), words))
+    return found
+
+
 def phone_share(css: str) -> float:
     """How many columns wide book.css lets a figure be drawn on a phone (1 when it sets nothing)."""
     found = re.search(r"@media \(max-width: 600px\)[\s\S]*?main figure > img[^{]*\{[^}]*max-width:\s*(\d+)%", css)
@@ -187,6 +217,15 @@ def test_smallest_text_catches_a_tiny_font():
     assert phone < MIN_TEXT_PX and laptop < MIN_TEXT_PX
 
 
+def test_cell_texts_reads_a_heatmaps_numbers_by_their_digits():
+    graph = AttentionGraph(np.array([[0.5, 0.5], [0.2, 0.8]]), ["a", "b"])
+    small = cell_texts(_svg(lambda: plots.plot_heatmap(graph, fontsize=8)))
+    assert sorted(words for _, words in small) == ["0.200", "0.500", "0.500", "0.800"]
+    assert DIGIT * shown_px(min(small)[0], 250, PHONE_COLUMN) < MIN_TEXT_PX  # 8 pt: 7.8 px digits
+    drawn = min(cell_texts(_svg(lambda: plots.plot_heatmap(graph))))[0]  # the book's 10 pt
+    assert DIGIT * shown_px(drawn, 250, PHONE_COLUMN) >= MIN_TEXT_PX
+
+
 @pytest.mark.build
 def test_every_figure_text_is_legible_on_a_phone_and_a_laptop():
     share = phone_share(CSS.read_text())
@@ -195,6 +234,12 @@ def test_every_figure_text_is_legible_on_a_phone_and_a_laptop():
         phone, laptop, words = smallest_text_px(svg, share)
         if min(phone, laptop) < MIN_TEXT_PX:
             small[name] = f"{phone:.1f} px on a phone, {laptop:.1f} px at 1280 px: {words!r}"
+        cells = cell_texts(svg)
+        if cells:
+            size, number = min(cells)
+            digits = DIGIT * shown_px(size, svg_texts(svg)[0], PHONE_COLUMN, share)
+            if digits < MIN_TEXT_PX:
+                small[f"{name} cells"] = f"digits {digits:.1f} px tall on a phone: {number!r}"
     assert small == {}, small
 
 
@@ -214,6 +259,8 @@ def misfits(found: list[dict]) -> list[str]:
             bad.append(f"{f['name']}: {f['width']:.0f} px wide in a {f['column']:.0f} px column")
         if f["smallest"] is not None and f["smallest"] < MIN_TEXT_PX:
             bad.append(f"{f['name']}: text {f['smallest']:.1f} px as shown: {f['text']!r}")
+        if f.get("cells") is not None and f["cells"] < MIN_TEXT_PX:
+            bad.append(f"{f['name']}: heatmap cell digits {f['cells']:.1f} px tall as shown: {f['cell']!r}")
     return bad
 
 

@@ -56,9 +56,9 @@ def plot_pull(V, Y, labels=None, ax=None, *, title: str | None = None):
             ax.annotate(str(name), v, textcoords="offset points", xytext=11 * away, fontsize=10,
                         ha="center", va="center", zorder=5,
                         bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.8))
-    ax.margins(0.1)  # room for the labels of the outermost values
+    ax.margins(0.16)  # room for the labels of the outermost values, inside the axes
     ax.set_aspect("equal")
-    ax.legend(frameon=False, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=1)
+    ax.legend(frameon=False, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=1)  # under the axes
     if title:
         ax.set_title(title)
     return finish(ax.figure, own)

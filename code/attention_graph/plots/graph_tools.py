@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .graphs import plot_attention_graph, plot_heatmap
+from .graphs import plot_attention_graph, plot_heatmap, short_weight
 from .style import finish
 
 
@@ -50,7 +50,7 @@ def plot_head_graphs(heads, titles):
     top = max(float(g.W.max()) for g in heads)  # the heads share one colour scale
     for k, (graph, name) in enumerate(zip(heads, titles)):
         plot_attention_graph(graph, ax=axes[2 * k], fontsize=10, title=name)
-        plot_heatmap(graph, ax=axes[2 * k + 1], vmax=top, fontsize=9)
+        plot_heatmap(graph, ax=axes[2 * k + 1], vmax=top)
     return finish(fig)
 
 
@@ -63,10 +63,9 @@ def plot_rollout_layers(layers, rollouts: dict):
     axes = axes.T  # axes[0]: the layers, axes[1]: the rollouts
     top = max(float(g.W.max()) for g in list(layers) + list(rollouts.values()))  # one scale for all
     for k, g in enumerate(layers, 1):
-        plot_heatmap(g, ax=axes[0, k - 1], title=f"layer {k}: $W^{{({k})}}$", fmt="{:.2f}", vmax=top,
-                     fontsize=8)
+        plot_heatmap(g, ax=axes[0, k - 1], title=f"layer {k}: $W^{{({k})}}$", fmt=short_weight, vmax=top)
     for ax, (name, g) in zip(axes[1], rollouts.items()):
-        plot_heatmap(g, ax=ax, title=name, fmt="{:.2f}", cmap="Purples", vmax=top, fontsize=8)
+        plot_heatmap(g, ax=ax, title=name, fmt=short_weight, cmap="Purples", vmax=top)
     for ax in axes[1, len(rollouts):]:
         ax.axis("off")
     initials = [str(label)[0] for label in layers[0].labels]

@@ -59,16 +59,17 @@ def plot_induction_graphs(W1, W2, C, period: int):
 
 def plot_circuits(qk, ov):
     """Layer 2's two token-to-token circuits (Elhage et al. 2021), each on its own symmetric colour
-    scale: QK (query token a against the token b that layer 1 wrote into the key) and OV (the logit
-    of token c that attending to token b adds)."""
+    scale, read on the colour bar beside it: QK (query token a against the token b that layer 1 wrote
+    into the key) and OV (the logit of token c that attending to token b adds)."""
     fig, axes = plt.subplots(2, 1, figsize=(3.7, 7.0))
-    for ax, M, title, ylabel, xlabel in (
+    for ax, M, title, ylabel, xlabel, bar in (
             (axes[0], qk, "QK: $W_E W_Q^{(2)} (W_E W_V^{(1)} W_K^{(2)})^\\top$", "query token a",
-             "previous token b at the key"),
-            (axes[1], ov, "OV: $W_E W_V^{(2)} W_U$", "attended token b", "output logit c")):
+             "previous token b at the key", "score"),
+            (axes[1], ov, "OV: $W_E W_V^{(2)} W_U$", "attended token b", "output logit c", "logit added")):
         M = np.asarray(M, dtype=float)  # (vocab, vocab)
         lim = float(np.abs(M).max())
-        ax.imshow(M, cmap="RdBu_r", vmin=-lim, vmax=lim)
+        im = ax.imshow(M, cmap="RdBu_r", vmin=-lim, vmax=lim)
+        fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04).set_label(bar, fontsize=9)
         ax.set_title(title, fontsize=9)
         ax.set_ylabel(ylabel, fontsize=9)
         ax.set_xlabel(xlabel, fontsize=9)

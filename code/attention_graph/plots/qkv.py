@@ -10,7 +10,7 @@ from .graphs import direction_key
 from .style import QKV_COLORS, finish
 
 
-def _vector(ax, xy, values, color, name, *, cell: float = 0.62, fontsize: float = 10.5):
+def _vector(ax, xy, values, color, name, *, cell: float = 0.7, fontsize: float = 10.5):
     """One row vector drawn as a strip of cells, each holding its entry, its name to the left."""
     x0, y0 = xy
     for c, value in enumerate(values):
@@ -40,7 +40,7 @@ def plot_qkv(X, W_Q, W_K, W_V, labels, i: int):
         top.text(0.5 * (end + 2.45) - 0.12, 0.5 * (1.0 + y) + 0.17, f"$W_{key.upper()}$",
                  color=QKV_COLORS[key], ha="center", va="center", fontsize=10)
         _vector(top, (2.95, y), M[i], QKV_COLORS[key], name)
-    top.set_xlim(-0.6, 4.9)
+    top.set_xlim(-0.6, 5.1)
     top.set_ylim(-0.2, 2.2)
     top.axis("off")
     top.set_title(f"one row, three vectors: {labels[i]}", fontsize=11)
@@ -64,5 +64,6 @@ def plot_qkv(X, W_Q, W_K, W_V, labels, i: int):
     bottom.set_aspect("equal")
     bottom.axis("off")
     bottom.set_title(r"the query meets every key: $q \cdot k_j/\sqrt{d}$", fontsize=11)
-    direction_key(bottom)
+    direction_key(bottom, carries="$S_{ij}$", says="the score; $v_j$ will flow from $j$ to $i$",
+                  color=QKV_COLORS["k"])
     return finish(fig)

@@ -14,7 +14,7 @@ def plot_causal_reach(in_degree, in_strength, rank):
     in_degree, in_strength, rank = (np.asarray(x, dtype=float) for x in (in_degree, in_strength, rank))
     n = len(in_degree)
     j = np.arange(1, n + 1)  # (n,): 1-based positions
-    fig, (a, b) = plt.subplots(2, 1, figsize=(3.7, 5.0))
+    fig, (a, b) = plt.subplots(2, 1, figsize=(3.7, 5.8))
     a.bar(j, in_degree, color="tab:blue")
     a.set_xlabel("key position j")
     a.set_ylabel("queries that see j")
@@ -23,7 +23,7 @@ def plot_causal_reach(in_degree, in_strength, rank):
     b.bar(j + 0.2, rank, width=0.4, color="tab:green", label="PageRank")
     b.set_xlabel("key position j")
     b.set_title("uniform causal attention", fontsize=9)
-    b.legend(frameon=False, fontsize=8)
+    b.legend(frameon=False, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)  # under the axes
     for ax in (a, b):
         ax.set_xticks(j[::2])
     return finish(fig)
@@ -32,8 +32,8 @@ def plot_causal_reach(in_degree, in_strength, rank):
 def plot_sink_forming(results: dict):
     """The in-strength of the first positions over training, one line per seed, from the sinks
     benchmark record: without a sink token (top, the first token) and with one (bottom, the sink
-    token and the first content token). Shared y-axis."""
-    fig, axes = plt.subplots(2, 1, figsize=(3.7, 5.4), sharex=True)
+    token and the first content token), each legend under its panel. Shared y-axis."""
+    fig, axes = plt.subplots(2, 1, figsize=(3.7, 6.6), sharey=True)
     n = results["n"]
     harmonic = float(np.sum(1.0 / np.arange(1, n + 1)))
     for ax, variant in zip(axes, ("plain", "sink token")):
@@ -46,9 +46,9 @@ def plot_sink_forming(results: dict):
                         label="first content token" if k == 0 else None)
         ax.axhline(harmonic, color="grey", ls=":", lw=0.8, label="uniform: $H_n$")
         ax.set_title("no sink token" if variant == "plain" else "with a sink token", fontsize=9)
-        ax.legend(frameon=False, fontsize=8)
         ax.set_ylabel("in-strength $s_{\\mathrm{in}}$")
-    axes[-1].set_xlabel("Adam step")
+        ax.set_xlabel("Adam step")
+        ax.legend(frameon=False, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)  # under the axes
     return finish(fig)
 
 
