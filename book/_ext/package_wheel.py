@@ -26,6 +26,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
 # What the wheel is built from: nothing else of the checkout reaches the reader.
 WHEEL_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "LICENSE-text", "code")
 WHEEL_EPOCH = 315532800  # 1980-01-01, the earliest date a zip entry holds: the same on every build
@@ -66,6 +70,9 @@ def build_wheel(root: Path, out: Path) -> Path:
 
 def _build(app) -> None:
     if app.builder.format != "html":
+        return
+    if not Path(app.srcdir, "pyproject.toml").is_file():  # a book without the package (a test's one page)
+        logger.info("package_wheel: no pyproject.toml beside the book: no wheel offered")
         return
     wheel = build_wheel(Path(app.srcdir), Path(app.outdir, FOLDER))
     for old in wheel.parent.glob("*.whl"):  # a wheel of an earlier version does not stay on offer
