@@ -123,6 +123,10 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(problems), file=sys.stderr)
             print(f"make reproducible: {len(problems)} of {n} files differ between the checkout's build "
                   "(first) and a clean build of a copy (second)", file=sys.stderr)
+            if any(p.startswith("only in the first build: _images/") for p in problems):
+                print("make reproducible: Sphinx never removes an image that no page uses any more, so an "
+                      "incremental build keeps those of earlier builds: `make clean reproducible` compares "
+                      "a fresh checkout build", file=sys.stderr)
             return 1
         kept = rd.record(BUILD, reader, src / "_build", HTML)
         print(f"make reproducible: a clean build of a copy in the reader's environment gave the checkout's "
