@@ -14,11 +14,11 @@ def plot_bipartite(W, query_labels, key_labels, ax=None, *, title: str | None = 
     """Cross-attention as a bipartite graph: queries left, keys right, for every W_ij > 0 the arrow from
     key j to query i, its width ∝ W_ij; the legend of the arrows under it.
 
-    Drawn by itself (no ``ax``), it stacks one panel per query, each with that query highlighted (the legend of the arrows
-    under the last), so
-    every weight is printed once, on an arrow of its own. In a panel with ``highlight`` = i, only the
-    arrows into query i are coloured and labelled, each weight on its arrow, a little past the middle (where
-    no faint arrow crosses it), in a box edged in the arrow's colour; the other arrows are thin, faint and grey (as
+    Drawn by itself (no ``ax``), it stacks one panel per query, each with that query highlighted (the
+    legend of the arrows under the last), so every weight is printed once, on an arrow of its own. In a
+    panel with ``highlight`` = i, only the arrows into query i are coloured and labelled, each weight on
+    its arrow, a little past the middle (where no faint arrow crosses it), in a box edged in the arrow's
+    colour; the other arrows are thin, faint and grey (as
     :func:`attention_graph.plots.graphs.plot_attention_graph` draws a highlighted receiver).
     """
     n_q, n_k = len(query_labels), len(key_labels)
