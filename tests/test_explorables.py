@@ -187,9 +187,10 @@ def check_worked(X, shown):
         assert abs(w - g.W[i, j]) <= TOL
 
 
-def drag_to(o: Opened, person: int, x: float, y: float):
-    """Drag a person's point to the plane position (x, y), through the SVG's own transform."""
-    point = o.page.locator(f'{o.root} .ae-point[data-person="{person}"] circle')
+def drag_to(o: Opened, person: int, x: float, y: float, handle: str = "circle:not(.ae-hit)"):
+    """Drag a person's point to the plane position (x, y), through the SVG's own transform, starting
+    the drag on ``handle``, a part of the point (its drawn circle, or its name: ``"text"``)."""
+    point = o.page.locator(f'{o.root} .ae-point[data-person="{person}"] {handle}')
     point.scroll_into_view_if_needed()
     box = point.bounding_box()
     target = o.page.evaluate(script("plane_point.js"), [o.root, x, y])
@@ -234,6 +235,15 @@ def test_worked_example_drag_and_keys(opened, width, scheme):
     assert abs(X[0, 0] - 1.5) <= 0.05 and abs(X[0, 1] + 0.5) <= 0.05, X[0]
     close(X[1:], we.embeddings()[1:], 0)
     check_worked(X, shown)
+
+    diego = we.index("Diego")  # a drag that starts on the name moves the point too
+    drag_to(o, diego, -1.0, 1.5, handle="text")
+    X, shown = worked_numbers(o)
+    assert abs(X[diego, 0] + 1.0) <= 0.05 and abs(X[diego, 1] - 1.5) <= 0.05, X[diego]
+    check_worked(X, shown)
+    hit = o.page.eval_on_selector_all(f"{o.root} .ae-point circle.ae-hit",
+                                      "els => els.map(e => e.getBoundingClientRect().width / 2)")
+    assert len(hit) == 4 and min(hit) >= (20 if width < 600 else 24), hit  # a fingertip's radius, as shown
 
     ana = o.page.locator(f'{o.root} .ae-point[data-person="{we.index("Ana")}"]')
     ana.focus()
@@ -327,7 +337,7 @@ def check_fixed(o: Opened, t: float):
 @browser
 def test_fixed_to_computed_slider(opened):
     o = opened("fixed")
-    hint = o.page.inner_text(f"{o.root} .ae-hint")
+    hint = " ".join(o.page.locator(f"{o.root} .ae-hint").all_inner_texts())
     assert "largest gap" in hint and "|W(t)_ij \u2212 W_ij|" in hint and "from 0 to 1" in hint, hint
     assert check_fixed(o, 0.0) == ["mean"]  # it starts at the fixed graph
     slider = o.page.locator(f'{o.root} input[type="range"]')
@@ -341,6 +351,39 @@ def test_fixed_to_computed_slider(opened):
     assert check_fixed(o, ex.FIXED_TS[-1]) == ["attention"]
     slider.fill("3")
     assert check_fixed(o, ex.FIXED_TS[3]) == []
+
+
+SHOWN_CARDS_JS = "els => els.filter(e => getComputedStyle(e).display !== 'none').map(e => e.dataset.model)"
+
+
+@browser
+def test_fixed_on_a_phone_shows_one_model_the_slider_and_the_graph_together(opened):
+    """At 390 px the explorable is one screen tall or so: one model's card, the nearest to the slider's
+    graph unless the reader picks another; every card's numbers stay checked (check_fixed)."""
+    o = opened("fixed", 390)
+    height = o.page.locator(o.root).bounding_box()["height"]
+    assert height <= 900, height
+    cards = f"{o.root} .ae-model"
+    assert o.page.eval_on_selector_all(cards, SHOWN_CARDS_JS) == ["mean"]
+    slider = o.page.locator(f'{o.root} input[type="range"]')
+    slider.fill(str(ex.FIXED_TS.index(1.0)))
+    assert check_fixed(o, 1.0) == ["masked attention"]
+    assert o.page.eval_on_selector_all(cards, SHOWN_CARDS_JS) == ["masked attention"]
+    slider.fill("3")
+    gaps = {m: float(o.page.get_attribute(f'{cards}[data-model="{m}"] [data-name="gap"]', "data-value"))
+            for m in o.page.eval_on_selector_all(cards, "els => els.map(e => e.dataset.model)")}
+    assert o.page.eval_on_selector_all(cards, SHOWN_CARDS_JS) == [min(gaps, key=gaps.get)]
+    o.page.select_option(f'{o.root} select[data-name="model-pick"]', "GAT")
+    assert o.page.eval_on_selector_all(cards, SHOWN_CARDS_JS) == ["GAT"]
+    box = lambda sel: o.page.locator(f"{o.root} {sel}").first.bounding_box()  # noqa: E731
+    top, bottom = box("input[type='range']")["y"], box("svg.ae-graph")
+    assert bottom["y"] + bottom["height"] - top <= 700, (top, bottom)  # the slider and the graph on one screen
+
+
+@browser
+def test_fixed_on_a_wide_screen_shows_every_model(opened):
+    o = opened("fixed")
+    assert len(o.page.eval_on_selector_all(f"{o.root} .ae-model", SHOWN_CARDS_JS)) == 5
 
 
 # --------------------------------------------------------------------------------------------------

@@ -3,6 +3,8 @@
  * Every state is the package's (graph.fixed_to_computed), computed at build time; nothing is
  * computed here but the distances to the five models of the comparison figure: each model's
  * largest gap, max over i, j of |W(t)_ij − W_ij|, a difference of weights (shares of a row, 0 to 1).
+ * On a phone (explore.css, below 600 px) it shows one model's card, the nearest to the slider's graph
+ * unless the reader picks one, so the slider, the graph and that card fit one screen.
  * Its state (explorables.fixed_state) and its keys: attention_graph.explorables.SCHEMAS["fixed"]. */
 (function () {
   "use strict";
@@ -21,10 +23,7 @@
           : t < 2 ? "the edges off the path fade in" : "attention on the complete graph");
 
     const { controls, status } = AE.frame(root, "Slide from a fixed graph to a computed one. Between 0 and 1 "
-      + "the queries grow from 0 to X on the path's edges; between 1 and 2 the missing edges fade in. "
-      + "Under each of the five models, its largest gap: the largest difference |W(t)_ij − W_ij| between "
-      + "a weight of the slider's graph and the same weight of that model. A weight is a share of its "
-      + "row, from 0 to 1, so the gap is one too; a gap of 0 means the slider's graph is that model.");
+      + "the queries grow from 0 to X on the path's edges; between 1 and 2 the missing edges fade in.");
     const figures = AE.el("div", { class: "ae-row" }, root);
     const pos = state.layout.map(([x, y]) => [SIZE / 2 + 105 * x, SIZE / 2 - 105 * y]);
     const drawGraph = AE.graph(figures, labels.map((l) => l.slice(0, 1)), pos);
@@ -32,6 +31,15 @@
     const W = AE.matrixTable(tables, "Weights W(t) (row i receives)", labels, labels, { name: "W", heat: true });
     const Y = AE.matrixTable(tables, "Outputs Y = W X", labels, ["first", "second"], { name: "Y" });
 
+    AE.el("p", { class: "ae-hint ae-gap-note" }, root, "Under each of the five models, its largest gap: the "
+      + "largest difference |W(t)_ij − W_ij| between a weight of the slider's graph and the same weight of "
+      + "that model. A weight is a share of its row, from 0 to 1, so the gap is one too; a gap of 0 means "
+      + "the slider's graph is that model.");
+    // On a phone only one card shows: the nearest model, or the one picked here (hidden on wide screens).
+    const pickRow = AE.el("label", { class: "ae-control ae-model-pick" }, root, "Model shown: ");
+    const pick = AE.el("select", { "data-name": "model-pick" }, pickRow);
+    AE.el("option", { value: "" }, pick, "the nearest");
+    names.forEach((name) => AE.el("option", { value: name }, pick, name));
     const models = AE.el("div", { class: "ae-row ae-models" }, root);
     const cards = names.map((name) => {
       const card = AE.el("div", { class: "ae-model", "data-model": name }, models);
@@ -43,7 +51,7 @@
       return { card, gap };
     });
 
-    AE.choice(controls, { label: "From fixed (0) to computed (2): t", values: state.ts, value: state.start,
+    const slider = AE.choice(controls, { label: "From fixed (0) to computed (2): t", values: state.ts, value: state.start,
       show: (t) => AE.fmt(t, 2), onInput: (t, v) => {
         const s = state.states[v];
         root.dataset.t = String(t);
@@ -51,12 +59,22 @@
         W.set(s.W);
         Y.set(s.Y);
         drawGraph(s.W);
-        names.forEach((name, c) => {
+        const gaps = names.map((name, c) => {
           const gap = distance(s.W, state.models[name]);
           AE.show(cards[c].gap, gap);
           cards[c].card.classList.toggle("ae-match", gap === 0);
           cards[c].card.dataset.match = String(gap === 0);
+          return gap;
         });
-      } }).refresh();
+        nearest = gaps.indexOf(Math.min(...gaps));
+        showCard();
+      } });
+    let nearest = 0;
+    function showCard() {
+      const shown = pick.value ? names.indexOf(pick.value) : nearest;
+      cards.forEach(({ card }, c) => card.classList.toggle("ae-shown", c === shown));
+    }
+    pick.addEventListener("change", showCard);
+    slider.refresh();
   });
 }());

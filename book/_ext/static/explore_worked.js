@@ -48,13 +48,17 @@
       const g = AE.svg("g", { class: "ae-point", tabindex: 0, role: "slider", "data-person": i,
         "aria-roledescription": "movable point", "aria-valuemin": -LIMIT, "aria-valuemax": LIMIT,
         "aria-label": `${label}'s vector: arrow keys move it` }, plane);
+      // The whole point is its handle: an invisible circle of radius 24 (a fingertip) under the drawn
+      // one, and the name, so a drag that starts on the name moves the point too.
+      AE.svg("circle", { r: 24, class: "ae-hit" }, g);
       AE.svg("circle", { r: 9 }, g);
       AE.svg("text", { x: 12, y: -10 }, g, label);
       return g;
     });
 
-    // The graph, beside the plane.
-    const pos = state.layout.map(([x, y]) => [SIZE / 2 + 105 * x, SIZE / 2 - 105 * y]);
+    // The graph, beside the plane: the nodes 92 units from the centre, so a self-loop (its node's radius
+    // 22 and 26 beyond) stays inside the 300-unit box on a phone.
+    const pos = state.layout.map(([x, y]) => [SIZE / 2 + 92 * x, SIZE / 2 - 92 * y]);
     const drawGraph = AE.graph(figures, labels.map((l) => l.slice(0, 1)), pos);
 
     const tables = AE.el("div", { class: "ae-row ae-tables" }, root);

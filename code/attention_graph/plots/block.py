@@ -34,7 +34,7 @@ def plot_block_graph(W, labels, *, norm_first: bool = True):
 
     def box(x, y, text, color):
         ax.add_patch(plt.Rectangle((x - 0.42, y - 0.2), 0.84, 0.4, fc=color, alpha=0.25, ec=color))
-        ax.text(x, y, text, ha="center", va="center", fontsize=8)
+        ax.text(x, y, text, ha="center", va="center", fontsize=9)
 
     def line(a, b, color, arrow=True, **kw):
         ax.annotate("", xy=b, xytext=a, arrowprops=dict(arrowstyle="-|>" if arrow else "-", color=color,
@@ -69,17 +69,19 @@ def plot_block_graph(W, labels, *, norm_first: bool = True):
                     zorder=4)
         ax.text(xs[i], -0.45, labels[i], ha="center", va="top", fontsize=9)
     side = xs[-1] + 0.85
-    ax.text(side, 1.75 if norm_first else 1.1, "attention:\nmessages\nfrom j to i", fontsize=8, va="center",
+    # the side labels and the legend at 9 pt, 12 px on the phone's column: few words each
+    ax.text(side, 1.75 if norm_first else 1.1, "attention:\nfrom j to i", fontsize=9, va="center",
             color="tab:blue")
-    ax.text(side, 3.65, "node-wise\nupdate", fontsize=8, va="center", color="tab:green")
-    ax.text(side, ln_low if norm_first else 2.2, "node-wise\nLayerNorm", fontsize=8, va="center",
+    ax.text(side, 3.65, "update,\nper node", fontsize=9, va="center", color="tab:green")
+    ax.text(side, ln_low if norm_first else 2.2, "LN,\nper node", fontsize=9, va="center",
             color="tab:purple")
-    ax.plot([], [], "--", color="black", label="residual: a self-loop outside the softmax")
+    ax.plot([], [], "--", color="black", label="residual: a self-loop outside softmax")
     ax.plot([], [], "-", color="tab:blue", label="attention edge, width by $W_{ij}$")
     where = "before attention and FFN (pre-LN)" if norm_first else "after each residual sum (post-LN)"
     ax.add_patch(plt.Rectangle((0, 0), 0, 0, fc="tab:purple", alpha=0.25, ec="tab:purple",
-                               label=f"LN of one token, {where}"))
-    ax.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=1)
+                               label=f"LN {where}"))
+    ax.legend(frameon=False, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=1,
+              handlelength=1.6, handletextpad=0.5)
     ax.set_xlim(-0.6, xs[-1] + 2.1)
     ax.set_ylim(-0.9, 5.3)
     ax.set_aspect("equal")

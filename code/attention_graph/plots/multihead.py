@@ -9,36 +9,57 @@ from .graphs import circle_layout, direction_key, plot_attention_graph
 from .style import COLUMN, finish
 
 
-def plot_bipartite(W, query_labels, key_labels, ax=None, *, title: str | None = None):
+def plot_bipartite(W, query_labels, key_labels, ax=None, *, title: str | None = None,
+                   highlight: int | None = None, key: bool = True):
     """Cross-attention as a bipartite graph: queries left, keys right, for every W_ij > 0 the arrow from
-    key j to query i, its width ∝ W_ij and its weight printed on it; the legend of the arrows under it."""
-    own = ax is None
-    if own:
-        _, ax = plt.subplots(figsize=(3.7, 2.8))
+    key j to query i, its width ∝ W_ij; the legend of the arrows under it.
+
+    Drawn by itself (no ``ax``), it stacks one panel per query, each with that query highlighted (the
+    legend of the arrows under the last), so every weight is printed once, on an arrow of its own. In a
+    panel with ``highlight`` = i, only the arrows into query i are coloured and labelled, each weight on
+    its arrow, a little past the middle (where no faint arrow crosses it), in a box edged in the arrow's
+    colour; the other arrows are thin, faint and grey (as
+    :func:`attention_graph.plots.graphs.plot_attention_graph` draws a highlighted receiver).
+    """
     n_q, n_k = len(query_labels), len(key_labels)
+    if ax is None:
+        fig, axes = plt.subplots(n_q, 1, figsize=(COLUMN, 2.45 * n_q + 0.3))
+        for i, panel in enumerate(axes if n_q > 1 else [axes]):
+            plot_bipartite(W, query_labels, key_labels, panel, highlight=i,
+                           title=f"the arrows into {query_labels[i]}", key=i == n_q - 1)
+        return finish(fig)
     yq = [(n_k - 1) / 2 - i + (n_q - 1) / 2 for i in range(n_q)]
     yk = [n_k - 1 - j for j in range(n_k)]
     for i in range(n_q):
         for j in range(n_k):
-            if W[i][j] > 0:
-                ax.add_patch(FancyArrowPatch((1, yk[j]), (0, yq[i]), arrowstyle="-|>",  # key j to query i
-                                             mutation_scale=10 + 6 * float(W[i][j]), shrinkA=6, shrinkB=6,
-                                             color="tab:blue", lw=0.5 + 6 * float(W[i][j]), alpha=0.7))
-                ax.annotate(f"{float(W[i][j]):.2f}", (0.7, yq[i] + 0.7 * (yk[j] - yq[i])),
-                            fontsize=8, ha="center", va="center",
-                            bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none"})
+            w = float(W[i][j])
+            if w <= 0:
+                continue
+            color, alpha, width = "tab:blue", 0.75, 0.5 + 6 * w
+            if highlight is not None and i != highlight:
+                color, alpha, width = "0.5", 0.35, 0.5 + 1.5 * w
+            ax.add_patch(FancyArrowPatch((1, yk[j]), (0, yq[i]), arrowstyle="-|>",  # key j to query i
+                                         mutation_scale=10 + 6 * w, shrinkA=6, shrinkB=6, color=color,
+                                         lw=width, alpha=alpha, zorder=2 if color == "tab:blue" else 1))
+            if highlight is None or i == highlight:  # the weight on its own arrow, off the faint ones
+                ax.text(0.62, yq[i] + 0.62 * (yk[j] - yq[i]), f"{w:.2f}", fontsize=9, ha="center", va="center",
+                        zorder=5, bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": color, "lw": 0.8})
     for i, lab in enumerate(query_labels):
-        ax.text(-0.05, yq[i], lab, ha="right", va="center")
+        ax.text(-0.07, yq[i], lab, ha="right", va="center",
+                fontweight="bold" if i == highlight else "normal")
     for j, lab in enumerate(key_labels):
-        ax.text(1.05, yk[j], lab, ha="left", va="center")
-    ax.scatter([0] * n_q, yq, s=120, color="tab:orange", zorder=3)
+        ax.text(1.07, yk[j], lab, ha="left", va="center")
+    ax.scatter([0] * n_q, yq, s=120, color="tab:orange", zorder=3,
+               edgecolors=["tab:blue" if i == highlight else "none" for i in range(n_q)], linewidths=2)
     ax.scatter([1] * n_k, yk, s=120, color="tab:green", zorder=3)
     ax.set_xlim(-0.5, 1.5)
+    ax.set_ylim(-0.4, n_k - 0.6)
     ax.axis("off")
     if title:
-        ax.set_title(title)
-    direction_key(ax, y=-0.06)
-    return finish(ax.figure, own)
+        ax.set_title(title, fontsize=10)
+    if key:  # the legend of the arrows under the panel
+        direction_key(ax, y=-0.06)
+    return finish(ax.figure, False)
 
 
 def plot_heads_side_by_side(heads, titles):

@@ -33,34 +33,44 @@ def plot_qkv(X, W_Q, W_K, W_V, labels, i: int):
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (n, d), (n, d), (n, d_v)
     S = Q @ K.T / np.sqrt(Q.shape[1])  # (n, n)
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(3.7, 5.6), gridspec_kw={"height_ratios": [1, 1.35]})
-    end = _vector(top, (0.2, 1.0), X[i], QKV_COLORS["x"], "$x_i$")
+    end = _vector(top, (-0.1, 1.0), X[i], QKV_COLORS["x"], "$x_i$")
+    start, stop = np.array([end + 0.05, 1.0]), 2.5  # (2,): the three arrows leave x_i's right end together
     for y, key, M, name in ((1.8, "q", Q, "$q_i$"), (1.0, "k", K, "$k_i$"), (0.2, "v", V, "$v_i$")):
-        top.annotate("", xy=(2.45, y), xytext=(end + 0.05, 1.0),
+        top.annotate("", xy=(stop, y), xytext=start,
                      arrowprops=dict(arrowstyle="-|>", color=QKV_COLORS[key], lw=1.5))
-        top.text(0.5 * (end + 2.45) - 0.12, 0.5 * (1.0 + y) + 0.17, f"$W_{key.upper()}$",
-                 color=QKV_COLORS[key], ha="center", va="center", fontsize=10)
-        _vector(top, (2.95, y), M[i], QKV_COLORS[key], name)
-    top.set_xlim(-0.6, 5.1)
+        # each matrix's name off its arrow, on the side away from the other two: W_Q above-left of the
+        # rising arrow, W_V below-left of the falling one, W_K above the level one near its head
+        along = np.array([stop, y]) - start  # (2,)
+        away = np.array([-along[1], along[0]]) / np.linalg.norm(along)  # (2,): to the arrow's left
+        at = {"q": start + 0.5 * along + 0.2 * away, "k": start + 0.72 * along + np.array([0.0, 0.2]),
+              "v": start + 0.5 * along - 0.2 * away}[key]  # (2,)
+        top.text(*at, f"$W_{key.upper()}$", color=QKV_COLORS[key], ha="center", va="center", fontsize=10)
+        _vector(top, (3.0, y), M[i], QKV_COLORS[key], name)
+    top.set_xlim(-0.6, 5.15)
     top.set_ylim(-0.2, 2.2)
     top.axis("off")
     top.set_title(f"one row, three vectors: {labels[i]}", fontsize=11)
     n = X.shape[0]
     others = [j for j in range(n)]
     angles = np.pi / 2 - 2 * np.pi * np.arange(n) / n  # (n,)
-    pos = np.column_stack([np.cos(angles), np.sin(angles)]) * 1.45  # (n, 2), keys on a circle
+    pos = np.column_stack([np.cos(angles), np.sin(angles)]) * 1.6  # (n, 2), keys on a circle
+    rim_k, rim_q = 1.6 - 0.4, 0.4  # the arrow runs from key j's rim to the query's
     for j in others:
-        tail, head = pos[j] * 0.82, pos[j] * 0.2  # from key j towards the query in the middle
+        out = pos[j] / 1.6  # (2,): the unit vector from the query to key j
+        tail, head = rim_k * out, (rim_q + 0.02) * out  # (2,), (2,): from key j towards the query
         bottom.annotate("", xy=head, xytext=tail,
-                        arrowprops=dict(arrowstyle="-|>", color=QKV_COLORS["k"], lw=1.4, shrinkA=4))
-        mid = 0.5 * (tail + head) + 0.16 * np.array([-pos[j][1], pos[j][0]]) / 1.45
-        bottom.text(*mid, f"{S[i, j]:.2f}".replace("-", "−"), ha="center", va="center", fontsize=11,
-                    bbox=dict(boxstyle="round,pad=0.12", fc="white", ec="none", alpha=0.9))
+                        arrowprops=dict(arrowstyle="-|>", color=QKV_COLORS["k"], lw=1.4, shrinkA=0, shrinkB=0))
+        # the score beside its arrow, halfway, always on the same turning side, clear of both circles
+        side = np.array([-out[1], out[0]])  # (2,): a quarter turn from the arrow
+        at = 0.5 * (rim_k + rim_q) * out + (0.1 + 0.28 * abs(side[0]) + 0.2 * abs(side[1])) * side  # (2,)
+        bottom.text(*at, f"{S[i, j]:.2f}".replace("-", "−"), ha="center", va="center", fontsize=11,
+                    color="black")
         bottom.add_patch(Circle(pos[j], 0.4, fc="white", ec=QKV_COLORS["k"], lw=1.5))
         bottom.text(*pos[j], f"$k$\n{labels[j]}", ha="center", va="center", fontsize=10)
     bottom.add_patch(Circle((0, 0), 0.4, fc="white", ec=QKV_COLORS["q"], lw=2))
     bottom.text(0, 0, f"$q$\n{labels[i]}", ha="center", va="center", fontsize=10)
-    bottom.set_xlim(-2.0, 2.0)
-    bottom.set_ylim(-2.0, 2.0)
+    bottom.set_xlim(-2.05, 2.05)
+    bottom.set_ylim(-2.05, 2.05)
     bottom.set_aspect("equal")
     bottom.axis("off")
     bottom.set_title(r"the query meets every key: $q \cdot k_j/\sqrt{d}$", fontsize=11)
