@@ -79,10 +79,12 @@ def hidden(fig: Figure) -> list[str]:
 
             for line in ax.lines:
                 guide = line.get_label().startswith("_") and line.get_transform() != ax.transData
-                if line.get_visible() and not guide and inside(_followed(line.get_transform().transform(line.get_xydata()))):
+                drawn = _followed(line.get_transform().transform(line.get_xydata()))
+                if line.get_visible() and not guide and inside(drawn):
                     found.append(f"line {line.get_label()!r}")
             for c in ax.collections:
-                if c.get_visible() and len(c.get_offsets()) and inside(c.get_offset_transform().transform(c.get_offsets())):
+                offsets = c.get_offsets()
+                if c.get_visible() and len(offsets) and inside(c.get_offset_transform().transform(offsets)):
                     found.append(f"markers {c.get_label()!r}")
             found += [f"bar {p.get_label()!r}" for p in ax.patches
                       if p.get_visible() and p.get_window_extent(renderer).overlaps(box)]
