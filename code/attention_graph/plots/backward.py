@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .style import finish
+from .style import finish, legend_under
 
 
 def plot_backward_graph():
@@ -74,5 +74,5 @@ def plot_backward_benchmark(results: dict):
         ax.set_ylabel(ylabel)
         ax.set_xticks(n_all, [str(x) for x in n_all])
         ax.minorticks_off()
-        ax.legend(frameon=False, fontsize=8)
+        legend_under(ax)
     return finish(fig)

@@ -6,7 +6,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .style import finish
+from .style import finish, legend_under
 
 
 def plot_blockwise_scaling(results: dict):
@@ -29,10 +29,10 @@ def plot_blockwise_scaling(results: dict):
                    label=f"target at n = {target['n']}")
     ax_mem.set_xlabel("n (queries = keys)")
     ax_mem.set_ylabel("peak memory over idle (MiB)")
-    ax_mem.legend(frameon=False, fontsize=8)
+    legend_under(ax_mem)
     ax_time.set_xlabel("n (queries = keys)")
     ax_time.set_ylabel("median time (s)")
-    ax_time.legend(frameon=False, fontsize=8)
+    legend_under(ax_time)
     for ax in (ax_mem, ax_time):
         ax.set_xticks(n_all, [str(int(x)) for x in n_all])
         ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())  # y keeps its labels

@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch
 
-from .style import QKV_COLORS, finish
+from .style import QKV_COLORS, finish, legend_under
 
 _WIDTH = 3.6  # inches: the phone column
 _KIND_STYLE = {"multi-head": ("o", "-", "0.25"), "grouped": ("s", "-", "tab:orange"),
@@ -77,5 +77,5 @@ def plot_kv_bench(record: dict):
     ax_t.minorticks_off()
     ax_t.set_xlabel("tokens in the cache, n")
     ax_t.set_ylabel("one step (ms)")
-    ax_t.legend(frameon=False, fontsize=9)
+    legend_under(ax_t)
     return finish(fig)

@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..language_model import ICL_EARLY, ICL_LATE, icl_score
-from .style import finish
+from .style import finish, legend_under
 
 WIDTH = 3.6  # inches: about the phone column at its natural size
 SEED_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")
@@ -34,10 +34,10 @@ def plot_lm_training(record: dict):
         a.axhline(value, color="grey", ls=ls, lw=0.9, label=name)
     a.set_ylabel("held-out loss (nats)")
     a.set_ylim(top=min(5.6, a.get_ylim()[1]))
-    a.legend(frameon=False, fontsize=7, ncol=2)
+    a.legend(frameon=False, fontsize=9, ncol=2)
     b.set_ylabel("best head's score")
     b.set_ylim(bottom=0)
-    b.legend(frameon=False, fontsize=7, loc="center right")
+    legend_under(b, ncol=2)
     c.axhline(0.0, color="grey", lw=0.8, ls=":")
     c.set_ylabel("ICL score (nats)")
     c.set_xlabel("Adam step")
@@ -55,7 +55,7 @@ def plot_position_losses(positions: dict, bigram: float):
     ax.set_xlabel("position i in the context")
     ax.set_ylabel("held-out loss (nats)")
     ax.set_yscale("log")
-    ax.legend(frameon=False, fontsize=7)
+    legend_under(ax, ncol=2)
     return finish(fig)
 
 
@@ -74,7 +74,7 @@ def plot_head_scores(trained: list, untrained: list):
     every = trained + untrained
     ax.set_xlim(0, 1.15 * max(p["previous_token"] for p in every))  # the axes zoom on the heads: scores near 0
     ax.set_ylim(0, 1.15 * max(p["prefix_matching"] for p in every))
-    ax.legend(frameon=False, fontsize=9, loc="best")
+    legend_under(ax, ncol=2)
     return finish(fig)
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from matplotlib.patches import FancyArrowPatch
 
 from .graphs import direction_key
-from .style import finish
+from .style import finish, legend_under
 
 
 def _arrow(ax, a, b, *, color="tab:blue", lw=1.0, alpha=1.0, shrink=9):
@@ -59,9 +59,9 @@ def plot_feature_error(F, errors: dict, reference=None):
         ax.loglog(F, reference, ":", color="grey", label=r"slope $-1/2$")
     ax.set_xlabel("number of features F")
     ax.set_ylabel("error against softmax")
-    ax.legend(frameon=False, fontsize=8)
     ax.minorticks_off()
     ax.set_xticks(F, [str(int(x)) for x in F])
+    legend_under(ax)
     return finish(fig)
 
 

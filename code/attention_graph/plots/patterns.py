@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .style import finish
+from .style import finish, legend_under
 
 
 def plot_patterns(patterns: dict, n: int):
@@ -40,5 +40,5 @@ def plot_pattern_scaling(comparison: dict):
     ax_e.set_ylabel("edges of one layer")
     ax_d.set_xlabel("tokens n")
     ax_d.set_ylabel("maximum path length (layers)")
-    ax_d.legend(frameon=False, fontsize=8)
+    legend_under(ax_d)
     return finish(fig)

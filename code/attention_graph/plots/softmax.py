@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..validation import as_matrix
-from .style import finish
+from .style import finish, legend_under
 
 
 def plot_softmax_peakedness(record: dict):
@@ -21,7 +21,7 @@ def plot_softmax_peakedness(record: dict):
     left.axhline(1.0 / n_k, color="grey", ls="--", lw=1, label=f"uniform row, $1/n_k$ ($n_k$ = {n_k})")
     left.set_ylim(0, 1.05)
     left.set_ylabel("mean largest weight of a row")
-    left.legend(frameon=False, fontsize=8, loc="center right")
+    legend_under(left)
     right.semilogx(d, record["jac_raw"], "o-", label="unscaled")
     right.semilogx(d, record["jac_scaled"], "s-", label=r"scaled by $1/\sqrt{d}$")
     right.set_ylim(bottom=0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .style import finish
+from .style import finish, legend_under
 
 
 def plot_sparse_benchmark(record: dict):
@@ -21,11 +21,11 @@ def plot_sparse_benchmark(record: dict):
     ax_t.loglog(n_all, [r["csr_seconds"] for r in rows], "^:", label="lean CSR formulation")
     ax_t.set_xlabel(f"nodes n (E = {res['degree']:d} n)")
     ax_t.set_ylabel("seconds per call (median)")
-    ax_t.legend(frameon=False, fontsize=8)
+    legend_under(ax_t)
     ax_m.loglog(n_dense, [r["dense_peak_bytes"] for r in dense], "o-", label="dense, masked")
     ax_m.loglog(n_all, [r["sparse_peak_bytes"] for r in rows], "s-", label="edge_attention")
     ax_m.loglog(n_all, 8.0 * n_all**2, ":", color="grey", label="$8n^2$ bytes: one dense W")
     ax_m.set_xlabel("nodes n")
     ax_m.set_ylabel("peak bytes allocated in the call")
-    ax_m.legend(frameon=False, fontsize=8)
+    legend_under(ax_m)
     return finish(fig)

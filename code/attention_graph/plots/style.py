@@ -70,3 +70,20 @@ QKV_COLORS = {"x": "0.35", "q": "tab:blue", "k": "tab:orange", "v": "tab:green",
 
 
 FLOOR = 1e-17  # log axes: a value that rounding made 0 is drawn at this floor
+
+
+def legend_under(ax, *, ncol: int = 1, fontsize: float = 9, **kwargs):
+    """Put ``ax``'s legend under it, below its tick labels and x label, where it hides no data.
+
+    Call it once the axes has its ticks and labels: the gap is measured from what lies under the
+    axes then (nothing on a panel whose shared x axis shows its labels on the panel below).
+    """
+    from matplotlib.transforms import ScaledTranslation
+
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    below = ax.xaxis.get_tightbbox(renderer)  # the x axis's ticks and labels, None when hidden
+    under = 0.0 if below is None else max(0.0, ax.bbox.y0 - below.y0)  # px taken under the axes
+    drop = ScaledTranslation(0, -(under / fig.dpi + 2 / 72), fig.dpi_scale_trans)
+    return ax.legend(frameon=False, fontsize=fontsize, ncol=ncol, loc="upper center",
+                     bbox_to_anchor=(0.5, 0), bbox_transform=ax.transAxes + drop, **kwargs)
