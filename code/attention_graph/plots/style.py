@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import matplotlib
 import matplotlib.pyplot as plt
+import numpy as np
 
 # The book's look, and what makes an SVG the same bytes on every build. Figures are drawn on a
 # transparent ground: on the light page they sit on the page itself; in dark mode book.css puts
@@ -61,8 +62,61 @@ def finish(fig, own: bool = True):
         raise RuntimeError("call attention_graph.plots.use_book_style() before drawing a figure")
     if own:
         fig.tight_layout()
+        covered = hidden_by_legends(fig) if any(ax.get_legend() for ax in fig.axes) else []
         plt.close(fig)
+        if covered:
+            raise ValueError(f"fig: a legend hides data ({', '.join(covered)}): put it under the axes "
+                             "(legend_under) or where nothing is drawn")
     return fig
+
+
+def _followed(xy: np.ndarray, step: float = 1.0) -> np.ndarray:
+    """The points of a polyline in display px, one every ``step`` px along each segment."""
+    out = [xy[:1]]
+    for a, b in zip(xy[:-1], xy[1:]):
+        if np.isfinite(a).all() and np.isfinite(b).all():
+            k = max(1, int(np.hypot(*(b - a)) / step))
+            out.append(a + (b - a) * np.linspace(0, 1, k + 1)[1:, None])
+    return np.concatenate(out)
+
+
+def hidden_by_legends(fig) -> list[str]:
+    """What the legends of ``fig`` cover, once it is drawn: one entry per data artist of an axes (its
+    lines, followed point to point, its markers, bars and texts) with a point inside that axes'
+    legend. Guides that only span the axes (an unlabeled ``axhline``/``axvline``) are not data.
+
+    ``finish`` refuses a figure whose legend hides data, so every figure the book draws is checked as
+    it is drawn (tests/test_figure_legends.py shows the check catching a legend on a line).
+    """
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    found = []
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None:
+            continue
+        box, clip = legend.get_window_extent(renderer), ax.bbox
+
+        def inside(p, box=box, clip=clip) -> int:
+            p = p[np.isfinite(p).all(axis=1)]
+            p = p[(p[:, 0] >= clip.x0) & (p[:, 0] <= clip.x1) & (p[:, 1] >= clip.y0) & (p[:, 1] <= clip.y1)]
+            return int(((p[:, 0] > box.x0) & (p[:, 0] < box.x1) & (p[:, 1] > box.y0) & (p[:, 1] < box.y1)).sum())
+
+        for line in ax.lines:
+            spans = not all(line.get_transform().contains_branch_seperately(ax.transData))  # axhline, axvline
+            guide = line.get_label().startswith("_") and spans
+            drawn = _followed(line.get_transform().transform(line.get_xydata()))
+            if line.get_visible() and not guide and inside(drawn):
+                found.append(f"line {line.get_label()!r}")
+        for c in ax.collections:
+            offsets = c.get_offsets()
+            if c.get_visible() and len(offsets) and inside(c.get_offset_transform().transform(offsets)):
+                found.append(f"markers {c.get_label()!r}")
+        found += [f"bar {p.get_label()!r}" for p in ax.patches
+                  if p.get_visible() and p.get_window_extent(renderer).overlaps(box)]
+        found += [f"text {t.get_text()!r}" for t in ax.texts
+                  if t.get_visible() and t.get_text().strip() and t.get_window_extent(renderer).overlaps(box)]
+    return found
 
 
 # One colour per object across these pictures: queries, keys, values, outputs.
