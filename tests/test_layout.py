@@ -143,9 +143,9 @@ WIDE_ON_A_PHONE: dict[str, dict[str, str]] = {}
 
 @pytest.mark.browser
 @pytest.mark.parametrize("doc", DOCS)
-def test_equations_and_tables_fit_the_phone_column(doc, layouts):
+def test_equations_and_tables_fit_the_phone_column(doc, phone):
     exempt = WIDE_ON_A_PHONE.get(doc, {})
-    wide = {w["name"]: w for w in layouts[(doc, 390, "light")]["wide"]}
+    wide = {w["name"]: w for w in phone(f"{doc}.html", "light")["layout"]["wide"]}
     scrolls = [f"{w['kind']} {name}: {w['width']} px in {w['room']}" for name, w in wide.items()
                if name not in exempt]
     assert scrolls == [], f"{doc} at 390 px: wider than the column, the reader scrolls sideways"
