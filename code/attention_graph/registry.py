@@ -416,7 +416,7 @@ def broken_latex(expr: sp.Basic, printer: LatexPrinter | None = None) -> str:
     added or subtracted term, a Hadamard product before each ``\circ``, and a product whose last
     factor is a function of a sum, ``c f(a + b)``, inside the function's parentheses (each later line
     sized to the first by a ``\vphantom``); "e, with x = v" (``Subs``) puts "with" on a line of its
-    own. Anything else stays one line. Only the printing changes: the object is the one the check reads.
+    own, and ``x = v`` on the next. Anything else stays one line. Only the printing changes: the object is the one the check reads.
 
     >>> x, y, z = sp.symbols("x y z")
     >>> print(broken_latex(sp.Eq(z, x - y, evaluate=False)))
@@ -426,7 +426,7 @@ def broken_latex(expr: sp.Basic, printer: LatexPrinter | None = None) -> str:
     >>> print(broken_latex(2 * sp.log(x + y)))
     \begin{aligned} &2 \log\left(x \right. \\ &\quad \left. \vphantom{x} + y\right) \end{aligned}
     >>> print(broken_latex(sp.Subs(x + z, z, y)))
-    \begin{aligned} &x \\ &\quad + z, \\ &\quad \text{with} \quad z = y \end{aligned}
+    \begin{aligned} &x \\ &\quad + z, \\ &\quad \text{with} \\ &\quad z = y \end{aligned}
     """
     p = printer or WrittenOrder({"order": "none"})
 
@@ -444,7 +444,7 @@ def broken_latex(expr: sp.Basic, printer: LatexPrinter | None = None) -> str:
             body, old, new = e.args
             where = ", ".join(f"{p._print(o)} = {p._print(v)}" for o, v in zip(old, new))
             *first, last = pieces(body)
-            return first + [last + ","] + [rf"\text{{with}} \quad {where}"]
+            return first + [last + ","] + [r"\text{with}", where]
         if isinstance(e, (sp.Mul, sp.Function)):
             *front, last = e.args if isinstance(e, sp.Mul) else (e,)
             if isinstance(last, sp.Function) and len(last.args) == 1 and isinstance(last.args[0], sp.Add):
