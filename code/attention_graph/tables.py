@@ -159,16 +159,17 @@ def club_readout_table(summary: dict, fmt: str = "{:.3f}") -> str:
     return "\n".join(rows)
 
 
-def pattern_table(comparison: dict[str, dict[int, dict]]) -> str:
-    """One row per pattern: edges and maximum path length at each n, from
-    :func:`attention_graph.patterns.compare_patterns`."""
+def pattern_table(comparison: dict[str, dict[int, dict]], measure: str = "edges") -> str:
+    """One row per pattern, one column per n: its edges (``measure="edges"``) or its maximum path
+    length (``"max_path"``), from :func:`attention_graph.patterns.compare_patterns`. One measure a
+    table, so each fits a phone's column."""
+    if measure not in ("edges", "max_path"):
+        raise ValueError(f'measure must be "edges" or "max_path"; got {measure!r}')
     names = list(comparison)
     ns = list(comparison[names[0]])
-    head = "| pattern | " + " | ".join(f"edges, n = {n}" for n in ns) + " | " + " | ".join(
-        f"max. path, n = {n}" for n in ns) + " |"
-    rule = "| --- |" + " ---: |" * (2 * len(ns))
-    rows = [f"| {name} | " + " | ".join(f"{comparison[name][n]['edges']:,}" for n in ns) + " | "
-            + " | ".join(str(comparison[name][n]["max_path"]) for n in ns) + " |" for name in names]
+    head = "| pattern | " + " | ".join(f"$n = {n}$" for n in ns) + " |"
+    rule = "| --- |" + " ---: |" * len(ns)
+    rows = [f"| {name} | " + " | ".join(f"{comparison[name][n][measure]:,}" for n in ns) + " |" for name in names]
     return "\n".join([head, rule, *rows])
 
 
