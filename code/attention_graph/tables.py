@@ -148,14 +148,16 @@ def club_accuracy_table(accuracy: dict, fmt: str = "{:.3f}") -> str:
 
 
 def club_readout_table(summary: dict, fmt: str = "{:.3f}") -> str:
-    """One row per (model, attention, before/after): the graph tools' readouts, seed means."""
-    rows = ["| model | attention | training | mass on own faction | ARI of the spectral split "
-            "| PageRank of Mr. Hi | PageRank of the Officer |",
-            "| --- | --- | --- | --- | --- | --- | --- |"]
+    """One row per (model, attention, before/after): the graph tools' readouts, seed means.
+
+    The headers are short (*own faction*: the mass on it; *ARI* of the spectral split; *Mr. Hi*,
+    *Officer*: their PageRank) and a row is named in one cell, "GAT, layer 1, before", so the
+    table fits a phone's column; the page defines the headers above it."""
+    rows = ["| | own faction | ARI | Mr. Hi | Officer |", "| --- | --- | --- | --- | --- |"]
     for (kind, what, when), r in summary.items():
         cells = " | ".join(fmt.format(r[k]) for k in ("same_faction", "ari", "pagerank_0",
                                                       "pagerank_33"))
-        rows.append(f"| {kind} | {what} | {when} | {cells} |")
+        rows.append(f"| {kind}, {what}, {when} | {cells} |")
     return "\n".join(rows)
 
 
