@@ -416,7 +416,8 @@ def broken_latex(expr: sp.Basic, printer: LatexPrinter | None = None) -> str:
     added or subtracted term, a Hadamard product before each ``\circ``, and a product whose last
     factor is a function of a sum, ``c f(a + b)``, inside the function's parentheses (each later line
     sized to the first by a ``\vphantom``); "e, with x = v" (``Subs``) puts "with" on a line of its
-    own, and ``x = v`` on the next. Anything else stays one line. Only the printing changes: the object is the one the check reads.
+    own, and ``x = v`` on the next. Anything else stays one line. Only the printing changes: the
+    object is the one the check reads.
 
     >>> x, y, z = sp.symbols("x y z")
     >>> print(broken_latex(sp.Eq(z, x - y, evaluate=False)))
