@@ -511,14 +511,20 @@ def test_page_prints_the_refusal_naming_diego():
 
 @pytest.mark.build
 def test_glued_table_is_the_five_models_outputs():
-    table = bt.glue_data(PAGE)["table-outputs"]["data"]["text/markdown"]
-    rows = [r.strip("|").split("|") for r in table.splitlines()[2:]]
-    assert [r[0].strip() for r in rows] == list(PEOPLE)
+    # Two tables (each fits a phone's column): the graph models, then the two attentions.
+    glued = bt.glue_data(PAGE)
+    glued_tables = [glued[key]["data"]["text/markdown"] for key in ("table-outputs", "table-outputs-attention")]
+    header_of = {}
+    for table in glued_tables:
+        body = [r.strip("|").split("|") for r in table.splitlines()[2:]]
+        assert [r[0].strip() for r in body] == list(PEOPLE)
+        for col, h in enumerate(h.strip() for h in table.splitlines()[0].strip("|").split("|")):
+            header_of[h] = (body, col)
+    assert [h for h in header_of if h.endswith(" $y$")] == [f"{name} $y$" for name in graph.MODEL_NAMES]
     columns = {"GCN": ref_gcn(PATH) @ X, "mean": ref_mean(PATH) @ X, "attention": W_ATT @ X,
                "masked attention": W_MASK @ X}
-    header = [h.strip() for h in table.splitlines()[0].strip("|").split("|")]
     for name, Y in columns.items():
-        col = header.index(f"{name} $y$")
+        rows, col = header_of[f"{name} $y$"]
         for i, r in enumerate(rows):
             shown = [float(v.replace("−", "-")) for v in re.findall(r"[−-]?\d+\.\d+", r[col])]
             np.testing.assert_allclose(shown, Y[i], atol=5e-4, err_msg=f"{name}, {PEOPLE[i]}")

@@ -21,6 +21,7 @@ from attention_graph import (
     longformer_edges,
     max_path_length,
     path_edges,
+    tables,
     window_edges,
 )
 from attention_graph.patterns import compare_patterns, named_patterns
@@ -118,11 +119,16 @@ def _table_by_networkx(ns=(16, 64, 256)):
 
 @pytest.mark.build
 def test_page_table_against_networkx():
-    md = bt.glue_data(PAGE)["tab-patterns"]["data"]["text/markdown"]
+    glued = bt.glue_data(PAGE)
+    edges, paths = (glued[key]["data"]["text/markdown"] for key in ("tab-patterns", "tab-patterns-path"))
     expected = _table_by_networkx()
+    for md in (edges, paths):
+        assert md.splitlines()[0] == "| pattern | " + " | ".join(f"$n = {n}$" for n in (16, 64, 256)) + " |"
     for name, by_n in expected.items():
-        row = next(line for line in md.splitlines() if line.startswith(f"| {name} |"))
-        cells = [c.strip().replace(",", "") for c in row.strip("|").split("|")][1:]
+        cells = []
+        for md in (edges, paths):
+            row = next(line for line in md.splitlines() if line.startswith(f"| {name} |"))
+            cells += [c.strip().replace(",", "") for c in row.strip("|").split("|")][1:]
         ns = sorted(by_n)
         assert [int(c) for c in cells] == [by_n[n][0] for n in ns] + [by_n[n][1] for n in ns], name
     # The package's comparison is the same table.
@@ -200,4 +206,6 @@ BAD = [
     ("hop_distances", lambda: ag.hop_distances([[0.0, 1.0]], 3), TypeError, "integer array"),
     ("max_path_length", lambda: ag.max_path_length([[0, 0]], 1, n_layers=0),
      ValueError, "n_layers must be an integer >= 1"),
+    ("pattern_table", lambda: tables.pattern_table({"complete": {4: {"edges": 16}}}, "paths"),
+     ValueError, "measure must be"),
 ]

@@ -261,7 +261,7 @@ def _check_weighted_sum():
     yield bool(np.array_equal(got, np.array(sp.Matrix(Wd) * sp.Matrix(_V_INT), dtype=float)))
 
 
-@derivation("eq-attention", display=_display_attention,
+@derivation("eq-attention", display=_display_attention, lines=True,
             strength="verified", scope="for Q of 2 × 2, K of 3 × 2 and V of 3 × 1, symbolic")
 def _check_attention():
     # On symbolic Q (2, 2), K (3, 2), V (3, 1): the displayed formula, evaluated, is the chain of the

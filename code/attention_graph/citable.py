@@ -50,7 +50,8 @@ def results() -> list[Citable]:
 
 
 def index_markdown(items: list[Citable], checks: dict[str, str] | None = None) -> str:
-    """A MyST table of ``items`` with live references: each row links to its result.
+    """MyST tables of ``items`` with live references, one a chapter under a line naming it: each row
+    links to its result. (The chapter is no column, so each table fits a phone's column.)
 
     ``checks`` maps a label to how strongly its check establishes it (``registry.badge``); a result
     without a check (a definition, a figure, an exercise) shows a dash.
@@ -58,13 +59,17 @@ def index_markdown(items: list[Citable], checks: dict[str, str] | None = None) -
     checks = checks or {}
     ref = {"equation": "Equation {{eq}}`{label}`", "figure": "{{numref}}`{label}`",
            "exercise": "{{numref}}`{label}`"}
-    rows = ["| Result | Title | Label | Chapter | Check |", "| --- | --- | --- | --- | --- |"]
+    head = ["| Result | Title | Label | Check |", "| --- | --- | --- | --- |"]
+    blocks, page = [], None
     for it in items:
+        if it.page != page:
+            page = it.page
+            blocks.append([f"From {{doc}}`{page}`:", "", *head])
         link = ref.get(it.kind, "{{prf:ref}}`{label}`").format(label=it.label)
         title = it.title.replace("|", "\\|")
         check = checks.get(it.label, "—").replace("|", "\\|")
-        rows.append(f"| {link} | {title} | `{it.label}` | {{doc}}`{it.page}` | {check} |")
-    return "\n".join(rows)
+        blocks[-1].append(f"| {link} | {title} | `{it.label}` | {check} |")
+    return "\n\n".join("\n".join(block) for block in blocks)
 
 
 def book_bibtex(cff_text: str | None = None) -> str:

@@ -373,7 +373,7 @@ _DIFF_INT = ([[1, 0], [0, 1]], [[1, 1], [0, 2], [2, 0]], [[0, 1], [1, 0]], [[1, 
              [[1, 0], [0, 2], [3, 1]])  # Q⁺ (2, 2), K⁺ (3, 2), Q⁻, K⁻, V (3, 2)
 
 
-@derivation("eq-differential", display=_display_differential, strength="verified",
+@derivation("eq-differential", display=_display_differential, lines=True, strength="verified",
             scope="for 2 queries, 3 keys and d = 2, symbolic; the package within 1e-15 of the exact values")
 def _check_differential():
     Qp, Kp, Qm, Km = (symbol_matrix(s, r, 2) for s, r in (("a", 2), ("b", 3), ("c", 2), ("e", 3)))
@@ -477,7 +477,7 @@ def _check_signed_laplacian():
     yield bool(np.linalg.eigvalsh(np.diag(A.sum(axis=1)) - A).min() < -1e-3)
 
 
-@derivation("eq-gated-attention", display=_display_gated, strength="verified",
+@derivation("eq-gated-attention", display=_display_gated, lines=True, strength="verified",
             scope="for 2 queries, 2 keys, d = d_v = 2 and d_model = 2, symbolic; the package within 1e-15 of "
                   "the exact values")
 def _check_gated():

@@ -650,7 +650,7 @@ def _check_mean_aggregation():
     yield _raises(mean_propagation, np.zeros((2, 2)), self_loops=False)
 
 
-@derivation("eq-gat-scores", display=_display_gat_scores,
+@derivation("eq-gat-scores", display=_display_gat_scores, lines=True,
             strength="verified", scope="on the path on 4 nodes with rational Θ and a")
 def _check_gat_scores():
     # In row-vector form, [x̃_i ‖ x̃_j] a = x̃_i a_1 + x̃_j a_2: the concatenation splits into a query

@@ -256,7 +256,7 @@ _SPLITS = [([0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 1, 1]),
            ([1, 1, 0, 0, 0, 0], [0, 0, 1, 1, 1, 1])]
 
 
-@derivation("eq-ari", display=_display_ari,
+@derivation("eq-ari", display=_display_ari, lines=True,
             strength="verified", scope="on four pairs of splits of six nodes")
 def _check_ari():
     # The displayed contingency-table formula equals the definition (the index corrected by its exact

@@ -334,7 +334,8 @@ def entries() -> list[str]:
 
 
 def table_markdown(groups: list[str] | None = None) -> str:
-    """The table as MyST Markdown: one table per group (all, or those named), columns symbol, shape, meaning."""
+    """The table as MyST Markdown: one table per group (all, or those named), columns symbol and
+    meaning, a shape said first in the meaning ("shape $n \\times d$: ..."): two columns fit a phone's."""
     known = [group for group, _ in SYMBOLS]
     unknown = sorted(set(groups or []) - set(known))
     if unknown:
@@ -343,8 +344,8 @@ def table_markdown(groups: list[str] | None = None) -> str:
     for group, rows in SYMBOLS:
         if groups is not None and group not in groups:
             continue
-        out += [f"**{group}.**", "", "| symbol | shape | meaning |", "| --- | --- | --- |"]
-        out += [f"| {symbol} | {shape} | {meaning} |" for symbol, shape, meaning in rows]
+        out += [f"**{group}.**", "", "| symbol | meaning |", "| --- | --- |"]
+        out += [f"| {symbol} | {f'shape {shape}: ' if shape else ''}{meaning} |" for symbol, shape, meaning in rows]
         out.append("")
     return "\n".join(out)
 

@@ -32,7 +32,7 @@ import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
 __all__ = ["Derivation", "DerivationError", "STRENGTHS", "badge", "close_to_exact", "derivation", "display",
-           "evaluate", "is_general", "labels", "latex", "math", "strength", "strength_counts", "verify",
+           "evaluate", "is_general", "labels", "latex", "broken_latex", "math", "strength", "strength_counts", "verify",
            "verify_statements",
            "symbol_matrix"]
 __all__ += ["Steps"]
@@ -59,16 +59,20 @@ class Derivation:
     display: Callable[[], sp.Basic] | None = None
     strength: str = "verified"
     scope: str = ""
+    lines: bool = False  # printed on several lines (``broken_latex``), to fit a phone's column
 
 
 _REGISTRY: dict[str, Derivation] = {}
 
 
-def derivation(label: str, display: Callable[[], sp.Basic] | None = None, *, strength: str, scope: str):
+def derivation(label: str, display: Callable[[], sp.Basic] | None = None, *, strength: str, scope: str,
+               lines: bool = False):
     """Register the decorated function as the check behind ``label``.
 
     ``strength`` is one of ``STRENGTHS`` and ``scope`` says for what it holds: what is general for
-    "proved", the sizes or distributions for "verified", the tolerance for "measured".
+    "proved", the sizes or distributions for "verified", the tolerance for "measured". ``lines``: the
+    display is too wide for a phone's column on one line, and is printed on several
+    (``broken_latex``); the object stays one.
     """
     if strength not in STRENGTHS:
         raise ValueError(f"strength of {label!r} must be one of {sorted(STRENGTHS)}; got {strength!r}")
@@ -82,7 +86,7 @@ def derivation(label: str, display: Callable[[], sp.Basic] | None = None, *, str
     def register(check: Callable[[], Iterable]) -> Callable[[], Iterable]:
         if label in _REGISTRY:
             raise ValueError(f"label {label!r} is registered twice")
-        _REGISTRY[label] = Derivation(label, check, display, strength, scope.strip())
+        _REGISTRY[label] = Derivation(label, check, display, strength, scope.strip(), lines)
         return check
 
     return register
@@ -405,6 +409,75 @@ class WrittenOrder(LatexPrinter):
         return f"{self._print(expr)}, \\quad \\text{{with}} \\quad {where}"
 
 
+def broken_latex(expr: sp.Basic, printer: LatexPrinter | None = None) -> str:
+    r"""LaTeX of ``expr`` on several lines (an ``aligned`` block), where a long display reads best broken.
+
+    ``lhs = rhs`` breaks after the ``=`` when ``rhs`` does not break itself; a sum breaks before each
+    added or subtracted term, a Hadamard product before each ``\circ``, and a product whose last
+    factor is a function of a sum, ``c f(a + b)``, inside the function's parentheses (each later line
+    sized to the first by a ``\vphantom``); "e, with x = v" (``Subs``) puts "with" on a line of its
+    own, and ``x = v`` on the next. Anything else stays one line. Only the printing changes: the
+    object is the one the check reads.
+
+    >>> x, y, z = sp.symbols("x y z")
+    >>> print(broken_latex(sp.Eq(z, x - y, evaluate=False)))
+    \begin{aligned} z &= x \\ &\quad - y \end{aligned}
+    >>> print(broken_latex(sp.Eq(z, sp.exp(x) * y, evaluate=False)))
+    \begin{aligned} &z \\ &\quad = y e^{x} \end{aligned}
+    >>> print(broken_latex(2 * sp.log(x + y)))
+    \begin{aligned} &2 \log\left(x \right. \\ &\quad \left. \vphantom{x} + y\right) \end{aligned}
+    >>> print(broken_latex(sp.Subs(x + z, z, y)))
+    \begin{aligned} &x \\ &\quad + z, \\ &\quad \text{with} \\ &\quad z = y \end{aligned}
+    """
+    p = printer or WrittenOrder({"order": "none"})
+
+    def pieces(e) -> list[str]:
+        """``e`` as the lines it breaks into, each after the first starting with its operator."""
+        if isinstance(e, sp.Add):
+            terms = p._as_ordered_terms(e, order="none")
+            return [p._print(terms[0])] + [f"- {p._print(-t)}" if t.could_extract_minus_sign() else
+                                          f"+ {p._print(t)}" for t in terms[1:]]
+        if isinstance(e, sp.HadamardProduct):
+            args = [rf"\left({p._print(a)}\right)" if isinstance(a, (sp.MatAdd, sp.MatMul, sp.Add, sp.Mul))
+                    else p._print(a) for a in e.args]
+            return [args[0]] + [rf"\circ {a}" for a in args[1:]]
+        if isinstance(e, sp.Subs):
+            body, old, new = e.args
+            where = ", ".join(f"{p._print(o)} = {p._print(v)}" for o, v in zip(old, new))
+            *first, last = pieces(body)
+            return first + [last + ","] + [r"\text{with}", where]
+        if isinstance(e, (sp.Mul, sp.Function)):
+            *front, last = e.args if isinstance(e, sp.Mul) else (e,)
+            if isinstance(last, sp.Function) and len(last.args) == 1 and isinstance(last.args[0], sp.Add):
+                head, tail = p._print(last.func(sp.Symbol("HOLE"))).split("HOLE")
+                if head.endswith(r"{\left(") and tail.strip() == r"\right)}":
+                    head, tail = head[: -len(r"{\left(")] + r"\left(", r"\right)"
+                if head.endswith(r"\left(") and tail.strip() == r"\right)":
+                    inner = pieces(last.args[0])
+                    lead = (p._print(sp.Mul(*front)) + " ") if front else ""
+                    phantom = rf"\vphantom{{{inner[0]}}} "
+                    return ([rf"{lead}{head}{inner[0]} \right."]
+                            + [rf"\left. {phantom}{r} \right." for r in inner[1:-1]]
+                            + [rf"\left. {phantom}{inner[-1]}\right)"])
+        return [p._print(e)]
+
+    def rows(e) -> list[str]:
+        """``e`` as the rows of the ``aligned`` block, each with the ``&`` where they align."""
+        if isinstance(e, sp.Equality):
+            first, *rest = pieces(e.rhs)
+            if not rest:
+                return [f"&{p._print(e.lhs)}", rf"&\quad = {first}"]
+            return [f"{p._print(e.lhs)} &= {first}"] + [rf"&\quad {r}" for r in rest]
+        first, *rest = pieces(e)
+        return [f"&{first}"] + [rf"&\quad {r}" for r in rest]
+
+    return r"\begin{aligned} " + r" \\ ".join(rows(expr)) + r" \end{aligned}"
+
+
 def latex(label: str) -> str:
-    """LaTeX of the display under ``label``, in the order a person writes (``WrittenOrder``)."""
-    return WrittenOrder({"order": "none"}).doprint(display(label))
+    """LaTeX of the display under ``label``, in the order a person writes (``WrittenOrder``); on
+    several lines (``broken_latex``) when the label was registered with ``lines=True``."""
+    printer = WrittenOrder({"order": "none"})
+    if label in _REGISTRY and _REGISTRY[label].lines:
+        return broken_latex(display(label), printer)
+    return printer.doprint(display(label))

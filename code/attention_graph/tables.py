@@ -70,7 +70,10 @@ def claims_table() -> str:
 
 
 def movement_table(X, Y, labels=PEOPLE) -> str:
-    """Markdown: each row's x_i, y_i, its distance to the mean x̄ before and after, and ‖y_i − x_i‖."""
+    """Markdown: each row's x_i, y_i, its distance to the mean x̄ before and after, and ‖y_i − x_i‖.
+
+    The last three headers are words (*before*, *after*, *moved*), so the table fits a phone's column;
+    the page defines them under it."""
     X = as_matrix(X, "X", shape_doc="(n, 2)")  # (n, 2)
     Y = as_matrix(Y, "Y", shape_doc="(n, 2)")  # (n, 2)
     labels = list(labels)
@@ -79,8 +82,7 @@ def movement_table(X, Y, labels=PEOPLE) -> str:
     before = distance_to_mean(X)  # (n,)
     after = np.linalg.norm(Y - X.mean(axis=0), axis=1)  # (n,)
     moved = displacement(X, Y)  # (n,)
-    rows = ["| | $x_i$ | $y_i$ | $\\lVert x_i - \\bar{x} \\rVert$ | $\\lVert y_i - \\bar{x} \\rVert$ "
-            "| $\\lVert y_i - x_i \\rVert$ |", "|---|---|---|---|---|---|"]
+    rows = ["| | $x_i$ | $y_i$ | before | after | moved |", "|---|---|---|---|---|---|"]
     for k, name in enumerate(labels):
         x = ", ".join(f"{v:g}" for v in X[k])
         y = ", ".join(f"{v:.3f}" for v in Y[k])
@@ -89,17 +91,18 @@ def movement_table(X, Y, labels=PEOPLE) -> str:
 
 
 def asymmetry_table(W, S, labels=PEOPLE) -> str:
-    """Markdown: every pair i < j with W_ij, W_ji, their gap and Z_j/Z_i, largest gap first."""
+    """Markdown: every pair i < j with W_ij, W_ji, their gap and Z_j/Z_i, largest gap first.
+
+    Z_j/Z_i is also W_ij/W_ji (eq-worked-asymmetry): one column shows both, so the table fits a
+    phone's column; the page says so under it, and defines *gap*, W_ij − W_ji."""
     W = as_matrix(W, "W", shape_doc="(n, n)")  # (n, n)
     Z = row_normalisers(S)  # (n,)
     labels = list(labels)
     check_same(len(labels), W.shape[0], "labels must name every row of W")
     check_same(len(Z), W.shape[0], "S and W must have the same number of rows")
-    rows = ["| $i$ | $j$ | $W_{ij}$ | $W_{ji}$ | $W_{ij} - W_{ji}$ | $W_{ij}/W_{ji}$ | $Z_j/Z_i$ |",
-            "|---|---|---|---|---|---|---|"]
+    rows = ["| $i$ | $j$ | $W_{ij}$ | $W_{ji}$ | gap | $Z_j/Z_i$ |", "|---|---|---|---|---|---|"]
     for i, j, wij, wji in asymmetry_pairs(W):
-        rows.append(f"| {labels[i]} | {labels[j]} | {wij:.3f} | {wji:.3f} | {wij - wji:+.3f} "
-                    f"| {wij / wji:.3f} | {Z[j] / Z[i]:.3f} |")
+        rows.append(f"| {labels[i]} | {labels[j]} | {wij:.3f} | {wji:.3f} | {wij - wji:+.3f} | {Z[j] / Z[i]:.3f} |")
     return "\n".join(rows)
 
 
@@ -145,27 +148,30 @@ def club_accuracy_table(accuracy: dict, fmt: str = "{:.3f}") -> str:
 
 
 def club_readout_table(summary: dict, fmt: str = "{:.3f}") -> str:
-    """One row per (model, attention, before/after): the graph tools' readouts, seed means."""
-    rows = ["| model | attention | training | mass on own faction | ARI of the spectral split "
-            "| PageRank of Mr. Hi | PageRank of the Officer |",
-            "| --- | --- | --- | --- | --- | --- | --- |"]
+    """One row per (model, attention, before/after): the graph tools' readouts, seed means.
+
+    The headers are short (*own faction*: the mass on it; *ARI* of the spectral split; *Mr. Hi*,
+    *Officer*: their PageRank) and a row is named in one cell, "GAT, layer 1, before", so the
+    table fits a phone's column; the page defines the headers above it."""
+    rows = ["| | own faction | ARI | Mr. Hi | Officer |", "| --- | --- | --- | --- | --- |"]
     for (kind, what, when), r in summary.items():
         cells = " | ".join(fmt.format(r[k]) for k in ("same_faction", "ari", "pagerank_0",
                                                       "pagerank_33"))
-        rows.append(f"| {kind} | {what} | {when} | {cells} |")
+        rows.append(f"| {kind}, {what}, {when} | {cells} |")
     return "\n".join(rows)
 
 
-def pattern_table(comparison: dict[str, dict[int, dict]]) -> str:
-    """One row per pattern: edges and maximum path length at each n, from
-    :func:`attention_graph.patterns.compare_patterns`."""
+def pattern_table(comparison: dict[str, dict[int, dict]], measure: str = "edges") -> str:
+    """One row per pattern, one column per n: its edges (``measure="edges"``) or its maximum path
+    length (``"max_path"``), from :func:`attention_graph.patterns.compare_patterns`. One measure a
+    table, so each fits a phone's column."""
+    if measure not in ("edges", "max_path"):
+        raise ValueError(f'measure must be "edges" or "max_path"; got {measure!r}')
     names = list(comparison)
     ns = list(comparison[names[0]])
-    head = "| pattern | " + " | ".join(f"edges, n = {n}" for n in ns) + " | " + " | ".join(
-        f"max. path, n = {n}" for n in ns) + " |"
-    rule = "| --- |" + " ---: |" * (2 * len(ns))
-    rows = [f"| {name} | " + " | ".join(f"{comparison[name][n]['edges']:,}" for n in ns) + " | "
-            + " | ".join(str(comparison[name][n]["max_path"]) for n in ns) + " |" for name in names]
+    head = "| pattern | " + " | ".join(f"$n = {n}$" for n in ns) + " |"
+    rule = "| --- |" + " ---: |" * len(ns)
+    rows = [f"| {name} | " + " | ".join(f"{comparison[name][n][measure]:,}" for n in ns) + " |" for name in names]
     return "\n".join([head, rule, *rows])
 
 

@@ -495,13 +495,13 @@ def _check_t_formula(row: str, w, formula):
     yield abs(sp.N(solutions[0].subs(point), 30) - sp.N(formula.subs(point), 30)) < 1e-25
 
 
-@derivation("eq-worked-recover-t-bruno", display=lambda: sp.Eq(t, t_from_bruno(), evaluate=False),
+@derivation("eq-worked-recover-t-bruno", display=lambda: sp.Eq(t, t_from_bruno(), evaluate=False), lines=True,
             strength="proved", scope="for symbolic g, η and weight w_BB")
 def _check_recover_t_bruno():
     yield from _check_t_formula("Bruno", w_BB, t_from_bruno())
 
 
-@derivation("eq-worked-recover-t-diego", display=lambda: sp.Eq(t, t_from_diego(), evaluate=False),
+@derivation("eq-worked-recover-t-diego", display=lambda: sp.Eq(t, t_from_diego(), evaluate=False), lines=True,
             strength="proved", scope="for symbolic g, η and weight w_DD")
 def _check_recover_t_diego():
     yield from _check_t_formula("Diego", w_DD, t_from_diego())

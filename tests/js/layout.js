@@ -37,6 +37,28 @@
     if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).backgroundImage === "none")
       cueless.push(describe(e));
   }
+  // Display equations and tables wider than their column, with the widths: what a reader must scroll
+  // sideways to read (tests/test_layout.py: none on a phone but those it exempts). An equation is
+  // named by its label, else by its section's id and the start of its TeX; a table by its section's
+  // id and its first header cell.
+  const where = e => (e.closest("section[id]") || {id: "?"}).id;
+  const tex = e => { try { return MathJax.startup.document.getMathItemsWithin(e)[0].math.trim(); }
+                     catch (err) { return e.textContent.trim(); } };
+  const wide = [];
+  for (const e of all("div.math, mjx-container[display='true']")) {
+    if (e.matches("mjx-container") && e.closest("div.math")) continue;  // judged with its div
+    const inner = e.querySelector("mjx-container[display='true']") || e;
+    const width = Math.max(e.scrollWidth, inner.scrollWidth), room = Math.min(e.clientWidth, col.width);
+    const name = e.id ? e.id.replace(/^equation-/, "") : where(e) + ": " + tex(e).replace(/\s+/g, " ").slice(0, 50);
+    if (width > room + 1) wide.push({kind: "equation", name, width, room});
+  }
+  for (const t of all("table")) {
+    const box = t.closest(".pst-scrollable-table-container") || t.parentElement;
+    const width = Math.max(t.getBoundingClientRect().width, box.scrollWidth);
+    const room = Math.min(box.clientWidth, col.width);
+    const head = (t.querySelector("th, td") || t).textContent.trim().replace(/\s+/g, " ").slice(0, 40);
+    if (width > room + 1) wide.push({kind: "table", name: where(t) + ": " + head, width: Math.round(width), room});
+  }
   const badges = all(".check-badge > summary").map(s => ({
     words: s.innerText.trim().split(/\s+/).filter(Boolean).length, text: s.innerText.trim(),
     title: s.getAttribute("title") || "", aria: s.getAttribute("aria-label") || "",
@@ -53,7 +75,7 @@
   return {
     theme: document.documentElement.dataset.theme,
     page_wider: document.documentElement.scrollWidth > document.documentElement.clientWidth + 1,
-    over, cueless, badges, marks,
+    over, cueless, wide, badges, marks,
     wide_code: all("pre").filter(e => e.scrollWidth > e.clientWidth + 1).map(describe),
     stray_boxes: boxes.map(describe),
     blocks: blocks.map(b => ({open: b.open, visible_body: visible(b.querySelector(".how-checked-body")),
