@@ -369,13 +369,19 @@ def test_every_downloadable_notebook_says_how_to_run_it_in_its_first_cell():
     for path in notebooks:
         first = json.loads(path.read_text())["cells"][0]
         text = "".join(first["source"])
-        assert first["cell_type"] == "markdown" and "make lab" in text and 'pip install ".[book]"' in text, path
+        assert first["cell_type"] == "markdown" and "(`.ipynb`)" in text and "(`.whl`)" in text, path
+        assert "{ref}`run-the-code`" in text, path  # the introduction's section says how, both ways
 
 
 @pytest.mark.build
 def test_the_first_page_says_how_to_run_the_book():
-    html = re.sub(r"<[^>]+>", "", (paths.HTML / "book" / "intro.html").read_text())
-    assert "make lab" in html and 'pip install ".[book]"'.replace('"', "&quot;") in html
+    import html as html_escapes
+
+    page = (paths.HTML / "book" / "intro.html").read_text()
+    assert 'id="run-the-code"' in page  # the section every page's "Run it yourself" line points to
+    text = html_escapes.unescape(re.sub(r"<[^>]+>", "", page))
+    assert "make lab" in text and 'pip install ".[book]"' in text
+    assert 'pip install "attention_graph-<version>-py3-none-any.whl[book]"' in text
 
 
 def test_a_run_with_the_build_hidden_finds_no_build():
@@ -393,7 +399,7 @@ def test_a_run_with_the_build_hidden_finds_no_build():
 @pytest.mark.build
 def test_every_page_offers_the_package_wheel_and_says_how_to_install_it():
     """The download menu's third entry is the wheel (book/_ext/package_wheel.py), and the line at the
-    top of each page says how to install it."""
+    top of each page points to the introduction's "Run the code", which says how to install it."""
     import zipfile
 
     import package_wheel
@@ -414,4 +420,4 @@ def test_every_page_offers_the_package_wheel_and_says_how_to_install_it():
         assert (page.parent / href).resolve() == wheel.resolve(), (page.name, href)
     for path in sorted((paths.BUILD / "html" / "_sources").rglob("*.ipynb")):
         first = "".join(json.loads(path.read_text())["cells"][0]["source"])
-        assert "(`.whl`)" in first and 'pip install "attention_graph-<version>-py3-none-any.whl[book]"' in first, path
+        assert "(`.whl`)" in first and "{ref}`run-the-code`" in first, path  # the intro says how to install it
