@@ -32,7 +32,7 @@ import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
 __all__ = ["Derivation", "DerivationError", "STRENGTHS", "badge", "close_to_exact", "derivation", "display",
-           "evaluate", "is_general", "labels", "latex", "broken_latex", "math", "strength", "strength_counts", "verify",
+           "evaluate", "is_general", "labels", "latex", "math", "strength", "strength_counts", "verify",
            "verify_statements",
            "symbol_matrix"]
 __all__ += ["Steps"]
@@ -59,7 +59,7 @@ class Derivation:
     display: Callable[[], sp.Basic] | None = None
     strength: str = "verified"
     scope: str = ""
-    lines: bool = False  # printed on several lines (``broken_latex``), to fit a phone's column
+    lines: bool = False  # printed on several lines (``_broken_latex``), to fit a phone's column
 
 
 _REGISTRY: dict[str, Derivation] = {}
@@ -72,7 +72,7 @@ def derivation(label: str, display: Callable[[], sp.Basic] | None = None, *, str
     ``strength`` is one of ``STRENGTHS`` and ``scope`` says for what it holds: what is general for
     "proved", the sizes or distributions for "verified", the tolerance for "measured". ``lines``: the
     display is too wide for a phone's column on one line, and is printed on several
-    (``broken_latex``); the object stays one.
+    (``_broken_latex``); the object stays one.
     """
     if strength not in STRENGTHS:
         raise ValueError(f"strength of {label!r} must be one of {sorted(STRENGTHS)}; got {strength!r}")
@@ -409,7 +409,7 @@ class WrittenOrder(LatexPrinter):
         return f"{self._print(expr)}, \\quad \\text{{with}} \\quad {where}"
 
 
-def broken_latex(expr: sp.Basic, printer: LatexPrinter | None = None) -> str:
+def _broken_latex(expr: sp.Basic, printer: LatexPrinter | None = None) -> str:
     r"""LaTeX of ``expr`` on several lines (an ``aligned`` block), where a long display reads best broken.
 
     ``lhs = rhs`` breaks after the ``=`` when ``rhs`` does not break itself; a sum breaks before each
@@ -420,13 +420,13 @@ def broken_latex(expr: sp.Basic, printer: LatexPrinter | None = None) -> str:
     object is the one the check reads.
 
     >>> x, y, z = sp.symbols("x y z")
-    >>> print(broken_latex(sp.Eq(z, x - y, evaluate=False)))
+    >>> print(_broken_latex(sp.Eq(z, x - y, evaluate=False)))
     \begin{aligned} z &= x \\ &\quad - y \end{aligned}
-    >>> print(broken_latex(sp.Eq(z, sp.exp(x) * y, evaluate=False)))
+    >>> print(_broken_latex(sp.Eq(z, sp.exp(x) * y, evaluate=False)))
     \begin{aligned} &z \\ &\quad = y e^{x} \end{aligned}
-    >>> print(broken_latex(2 * sp.log(x + y)))
+    >>> print(_broken_latex(2 * sp.log(x + y)))
     \begin{aligned} &2 \log\left(x \right. \\ &\quad \left. \vphantom{x} + y\right) \end{aligned}
-    >>> print(broken_latex(sp.Subs(x + z, z, y)))
+    >>> print(_broken_latex(sp.Subs(x + z, z, y)))
     \begin{aligned} &x \\ &\quad + z, \\ &\quad \text{with} \\ &\quad z = y \end{aligned}
     """
     p = printer or WrittenOrder({"order": "none"})
@@ -476,8 +476,8 @@ def broken_latex(expr: sp.Basic, printer: LatexPrinter | None = None) -> str:
 
 def latex(label: str) -> str:
     """LaTeX of the display under ``label``, in the order a person writes (``WrittenOrder``); on
-    several lines (``broken_latex``) when the label was registered with ``lines=True``."""
+    several lines (``_broken_latex``) when the label was registered with ``lines=True``."""
     printer = WrittenOrder({"order": "none"})
     if label in _REGISTRY and _REGISTRY[label].lines:
-        return broken_latex(display(label), printer)
+        return _broken_latex(display(label), printer)
     return printer.doprint(display(label))
