@@ -95,6 +95,19 @@ def test_intro_figure_counts_the_edges_of_both_graphs():
     assert svg.lstrip().startswith("<?xml") and all(name in svg for name in PEOPLE)
 
 
+@pytest.mark.build
+def test_intro_figure_labels_the_carla_bruno_pair_with_its_two_weights():
+    """The caption's two numbers are the arcs between Carla and Bruno, W_CB (from Bruno to Carla)
+    and W_BC (from Carla to Bruno), recomputed with plain NumPy; the figure prints both."""
+    S = X @ X.T / np.sqrt(2)  # (4, 4)
+    W = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)  # (4, 4)
+    assert bt.glued_float("intro", "intro_w_cb") == pytest.approx(W[C, B], abs=1e-15)
+    assert bt.glued_float("intro", "intro_w_bc") == pytest.approx(W[B, C], abs=1e-15)
+    assert round(W[C, B], 3) == 0.365 and round(W[B, C], 3) == 0.221  # the two differ
+    svg = bt.glue_data("intro")["fig-intro-fixed-computed"]["data"]["image/svg+xml"]
+    assert f"<!-- {W[C, B]:.2f} -->" in svg and f"<!-- {W[B, C]:.2f} -->" in svg
+
+
 def test_plot_fixed_and_computed_refuses_graphs_of_other_nodes():
     from attention_graph import AttentionGraph
     from attention_graph.plots import plot_fixed_and_computed

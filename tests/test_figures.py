@@ -12,6 +12,7 @@ import io
 import re
 from pathlib import Path
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -68,6 +69,32 @@ def test_the_legend_of_the_arrows_is_drawn_and_can_be_left_out():
     assert "$v_j$ flows from $j$ to $i$" in words and {"$j$", "$i$", "$W_{ij}$"} <= words
     bare = {t.get_text() for t in plots.plot_attention_graph(graph, key=False).axes[0].texts}
     assert "$v_j$ flows from $j$ to $i$" not in bare
+
+
+def test_a_labelled_pair_prints_each_arcs_weight_beside_its_own_arc():
+    """plot_attention_graph(pair=(a, b)): both arcs between a and b are orange and labelled, W[b, a]
+    on the arc from a to b; each label sits near its arc's tail, on the side the arc bulges to, so
+    the two labels sit on opposite sides of the pair."""
+    from attention_graph.plots.graphs import PAIR_COLOR, circle_layout
+
+    W = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]])
+    pos = circle_layout(3)  # (3, 2)
+    fig = plots.plot_attention_graph(AttentionGraph(W, ["a", "b", "c"]), show_weights=True, highlight=2,
+                                     pair=(0, 1), key=False)
+    orange = {t.get_text(): t for t in fig.axes[0].texts
+              if t.get_bbox_patch() is not None and t.get_bbox_patch().get_edgecolor()[:3]
+              == pytest.approx(matplotlib.colors.to_rgb(PAIR_COLOR))}
+    assert set(orange) == {"0.20", "0.30"}  # W[1, 0] on a → b, W[0, 1] on b → a
+    sides = []
+    for text, (tail, head) in (("0.20", (0, 1)), ("0.30", (1, 0))):
+        at = np.asarray(orange[text].xy)  # (2,), the point of the arc the label is set beside
+        assert np.linalg.norm(at - pos[tail]) < np.linalg.norm(at - pos[head]), text
+        dx, dy = pos[head] - pos[tail]
+        assert np.dot(orange[text].xyann, (dy, -dx)) > 0, text  # the side the arc bulges to
+        sides.append(np.sign(np.dot(orange[text].xyann, (pos[1] - pos[0]) @ [[0, -1], [1, 0]])))
+    assert sides[0] == -sides[1]
+    with pytest.raises(ValueError, match="pair must be two different nodes"):
+        plots.plot_attention_graph(AttentionGraph(W, ["a", "b", "c"]), pair=(1, 1))
 
 
 # Sentences that give both readings of an edge, or call the arrows "the way messages flow": the

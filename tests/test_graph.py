@@ -536,6 +536,27 @@ def test_figures_are_glued_as_images(page, key):
     assert "image/svg+xml" in bt.glue_data(page)[key]["data"]
 
 
+def test_the_five_models_are_stacked_in_one_colour_map_and_the_mask_says_it_is_none():
+    """Fig. five-models: one panel a row (a phone's column wide, so its cells keep 10 pt), every
+    model's weights in one colour map, printed "0.50" with the leading zero; the last panel is the
+    mask A + I, in another map, and its title says it holds no weights."""
+    from attention_graph import plots
+    from attention_graph.plots.graph import MASK_CMAP, WEIGHTS_CMAP
+    from attention_graph.plots.style import COLUMN
+
+    plots.use_book_style()
+    models = graph.five_models(X, PATH, np.random.default_rng(2018), PEOPLE)
+    fig = plots.plot_model_adjacencies(models, structure=graph.AttentionGraph(graph.graph_mask(PATH), PEOPLE))
+    axes = [ax for ax in fig.axes if ax.images]
+    assert len(axes) == 6 and fig.get_figwidth() <= COLUMN
+    assert len({round(ax.get_position().x0, 6) for ax in axes}) == 1  # one column
+    assert [ax.images[0].get_cmap().name for ax in axes] == [WEIGHTS_CMAP] * 5 + [MASK_CMAP]
+    assert "not a model" in axes[-1].get_title() and "A + I" in axes[-1].get_title()
+    cells = [t.get_text() for ax in axes[:5] for t in ax.texts]
+    assert "0.50" in cells and not [c for c in cells if c.startswith(".")]
+    assert min(t.get_fontsize() for ax in axes for t in ax.texts) >= 10
+
+
 # --- Exercises -------------------------------------------------------------------------------------
 
 def _rankings(e):

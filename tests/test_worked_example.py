@@ -122,6 +122,18 @@ def test_claim_diego_attends_to_himself():
 
 
 @pytest.mark.build
+def test_graph_figure_labels_the_carla_bruno_pair():
+    """Fig. worked-graph labels the two arcs between Carla and Bruno; the caption glues their
+    weights, equal to W recomputed here with plain NumPy from the four vectors."""
+    S_ = X_README @ X_README.T / math.sqrt(2)  # (4, 4)
+    W_ = np.exp(S_) / np.exp(S_).sum(axis=1, keepdims=True)  # (4, 4)
+    assert glued("w_cb") == pytest.approx(W_[C, B], abs=1e-15)  # the arc from Bruno to Carla
+    assert glued("w_bc") == pytest.approx(W_[B, C], abs=1e-15)  # the arc from Carla to Bruno
+    svg = bt.glue_data(PAGE)["fig-worked-graph"]["data"]["image/svg+xml"]
+    assert f"<!-- {W_[C, B]:.2f} -->" in svg and f"<!-- {W_[B, C]:.2f} -->" in svg
+
+
+@pytest.mark.build
 def test_claim_the_weight_matrix_is_not_symmetric():
     np.testing.assert_allclose(S, S.T, rtol=0, atol=0)  # the scores are
     gap = np.abs(W - W.T)

@@ -84,9 +84,14 @@ def direction_key(ax, *, y: float = -0.01, fontsize: float = 9, carries: str = "
     ax.annotate(says, xytext=(56, 0), ha="left", **at)
 
 
+PAIR_COLOR = "tab:orange"  # the two arcs of one pair, labelled to show W_ij != W_ji
+PAIR_AT = 0.2  # where along its arc a pair's label sits, from the arc's tail (the node that sends)
+
+
 def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, min_weight: float = 0.0,
                          show_weights: bool = False, fmt: str = "{:.2f}", node_radius: float = 0.17,
-                         highlight: int | None = None, fontsize: float = 10, key: bool = True):
+                         highlight: int | None = None, pair: tuple[int, int] | None = None,
+                         fontsize: float = 10, key: bool = True):
     """Draw an :class:`AttentionGraph`: for every weight W[i, j] the arrow from j to i, carrying v_j.
 
     Width and opacity grow with W[i, j], so the heavy edges stand out. Self-loops are drawn as
@@ -98,9 +103,16 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     ``highlight`` = i only the messages into node i are coloured and labelled, each at the middle
     of its arrow (the four heads meet at i, their labels would not); the other arrows are drawn thin
     and faint grey, dark enough to stay on the dark page's card. A self-loop's weight sits beyond its
-    loop, away from the ring. Each circle is made wide enough for its name. With ``key`` the book's
-    legend of the arrows (:func:`direction_key`) sits under the drawing.
+    loop, away from the ring. With ``pair`` = (a, b) the two arcs between nodes a and b are drawn
+    in orange and each labelled with its own weight (W[b, a] on the arc from a to b, W[a, b] on the
+    arc back), so the reader sees that the two differ: each label sits on its arc's outer side,
+    PAIR_AT of the way from the arc's tail, so the two sit at opposite ends of the pair. Each
+    circle is made wide enough for its name. With ``key`` the book's legend of the arrows
+    (:func:`direction_key`) sits under the drawing.
     """
+    if pair is not None and (len(pair) != 2 or pair[0] == pair[1]
+                             or not all(0 <= int(k) < graph.n for k in pair)):
+        raise ValueError(f"pair must be two different nodes of 0..{graph.n - 1}; got {pair!r}")
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(COLUMN, COLUMN + 0.3))
@@ -139,6 +151,9 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
         alpha, width, color, label = 0.35 + 0.65 * share, 0.6 + 4.4 * share, "tab:blue", show_weights
         if highlight is not None and i != highlight:
             color, alpha, width, label = "0.5", 0.3 + 0.3 * share, 0.5 + 1.5 * share, False
+        paired = pair is not None and i != j and {i, j} == set(pair)
+        if paired:
+            color, alpha, width, label = PAIR_COLOR, 0.35 + 0.65 * share, 0.6 + 4.4 * share, True
         label_box = dict(boxstyle="round,pad=0.15", fc="white", ec=color, lw=0.8, alpha=0.95)
         if i == j:
             out = outward(i)  # (2,)
@@ -160,8 +175,19 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
         ax.add_patch(FancyArrowPatch(start, end, connectionstyle=f"arc3,rad={rad_rim}",
                                      arrowstyle="-|>", mutation_scale=9 + 7 * share,
                                      lw=width, alpha=alpha, color=color,
-                                     shrinkA=0, shrinkB=2, zorder=2 if color == "tab:blue" else 1))
-        if label:
+                                     shrinkA=0, shrinkB=2, zorder=1 if color == "0.5" else 2))
+        if paired:  # on the arc's outer side (away from its twin), PAIR_AT of the way from its tail j
+            s_ = PAIR_AT
+            sx, sy = end - start
+            c2 = (start + end) / 2 + rad_rim * np.array([sy, -sx])  # (2,)
+            p = (1 - s_) ** 2 * start + 2 * s_ * (1 - s_) * c2 + s_**2 * end  # (2,), on the arrow
+            side = np.array([sy, -sx]) * np.sign(rad_rim)  # (2,): the way the arc bulges
+            side = side / (np.linalg.norm(side) or 1.0)
+            ha = "left" if side[0] > 0.5 else "right" if side[0] < -0.5 else "center"
+            va = "bottom" if side[1] > 0.5 else "top" if side[1] < -0.5 else "center"
+            ax.annotate(fmt.format(w), p, xytext=tuple(4 * side), textcoords="offset points", ha=ha, va=va,
+                        fontsize=fontsize, bbox=label_box, zorder=5)
+        elif label:
             s_ = 0.5 if highlight is not None else 0.72  # along the quadratic Bezier from j
             sx, sy = end - start
             c2 = (start + end) / 2 + rad_rim * np.array([sy, -sx])  # (2,)
@@ -183,8 +209,8 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     return finish(ax.figure, own)
 
 
-def graph_panels(graphs, titles, *, highlight=None, columns: int = 1, panel: float = COLUMN,
-                  fontsize: float = 10):
+def graph_panels(graphs, titles, *, highlight=None, pair=None, columns: int = 1, panel: float = COLUMN,
+                 fontsize: float = 10):
     """Attention graphs of the same nodes in a grid of ``columns``, at the same positions, each
     titled above; the legend of the arrows once, under the last panel."""
     rows = -(-len(graphs) // columns)
@@ -192,7 +218,7 @@ def graph_panels(graphs, titles, *, highlight=None, columns: int = 1, panel: flo
     pos = circle_layout(graphs[0].n)  # (n, 2), the same places in every panel
     for k, (ax, graph, title) in enumerate(zip(axes.flat, graphs, titles)):
         plot_attention_graph(graph, ax, pos=pos, show_weights=True, min_weight=1e-12, title=title,
-                             highlight=highlight, fontsize=fontsize, node_radius=0.2,
+                             highlight=highlight, pair=pair, fontsize=fontsize, node_radius=0.2,
                              key=k == len(graphs) - 1)
         ax.title.set_fontsize(fontsize + 1)
     for ax in axes.flat[len(graphs):]:
