@@ -114,6 +114,15 @@ def test_scale_outside_the_exponential_box():
     assert bt.glued_float(PAGE, "max_diff_outside") == pytest.approx(abs(outside - right).max(), rel=1e-12)
     assert bt.glued_float(PAGE, "max_diff_outside") > 0.05  # "a different function"
     assert bt.glued_float(PAGE, "row_sum_after") == pytest.approx(1 / np.sqrt(2), rel=1e-12)
+    # The table of the box: the right reading and the two slips, for Ana's row (index 1; Carla is 0).
+    after = oracles.softmax(G) / np.sqrt(2)  # slip 2: the unscaled softmax, then divided by √d
+    assert bt.glued_float(PAGE, "w_ac_after") == pytest.approx(after[1, 0], rel=1e-12)
+    for reading, W in [("right", right), ("outside", outside), ("after", after)]:
+        assert bt.glued_float(PAGE, f"ana_row_sum_{reading}") == pytest.approx(W[1].sum(), rel=1e-12)
+    # "Both slips change the weight", and slip 2's is slip 1's divided by √d.
+    w_right, w_out, w_after = (bt.glued_float(PAGE, f"w_ac_{r}") for r in ("right", "outside", "after"))
+    assert abs(w_out - w_right) > 0.01 and abs(w_after - w_right) > 0.01
+    assert w_after == pytest.approx(w_out / np.sqrt(2), rel=1e-12)
 
 
 def test_self_score_margins_match_a_direct_computation():
