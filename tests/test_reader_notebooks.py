@@ -13,9 +13,9 @@ import json
 import re
 
 import pytest
+import reader_notebook as rn
 
 import buildpaths as paths
-import reader_notebook as rn
 
 PAGES = ["book/softmax", "book/karate", "book/sparse", "book/worked_example", "book/intro"]
 

@@ -32,9 +32,9 @@ from __future__ import annotations
 import base64
 import re
 from ast import literal_eval
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 ROLE = re.compile(r"\{([A-Za-z][\w:-]*)\}`([^`]*)`")
 FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|:{3,})(?:\{(?P<name>[^}\s]+)\})?[ \t]*(?P<arg>.*?)\s*$")

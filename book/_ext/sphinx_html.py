@@ -39,12 +39,11 @@ import re
 import shutil
 from pathlib import Path
 
+import reader_notebook
 from docutils import nodes
+from glue_marks import prose_number
 from sphinx import addnodes
 from sphinx.directives.code import LiteralIncludeReader
-
-import reader_notebook
-from glue_marks import prose_number
 
 # A role's target and its domain and type, as MyST's roles make their pending_xref.
 XREF = {"eq": ("math", "eq"), "ref": ("std", "ref"), "numref": ("std", "numref"), "doc": ("std", "doc"),
