@@ -171,3 +171,19 @@ def test_solutions_are_folded_and_every_figure_is_shown():
         captions = re.findall(r"^\*Fig\. [\d.]+:", text, re.M)
         assert len(captions) == source.count("{glue:figure}"), name
         assert len(re.findall(r"\(attachment:", text)) == source.count("{glue:figure}"), name
+
+
+def test_glue_without_mystnb_shows_each_value_with_its_name(monkeypatch, capsys):
+    """A downloaded notebook runs with the ``notebook`` extra alone: ``registry.glue`` prints
+    ``name = value`` where MyST-NB is missing (and writes MyST-NB's protocol where it is installed)."""
+    import importlib.util
+
+    from attention_graph import registry
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "myst_nb" else real(name, *a))
+    registry.glue("n_rows", 3, display=False)
+    registry.glue("w_max", 0.25)
+    assert capsys.readouterr().out == "n_rows = 3\nw_max = 0.25\n"
+    with pytest.raises(ValueError, match="name"):
+        registry.glue("", 1)
