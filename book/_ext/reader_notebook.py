@@ -296,6 +296,22 @@ def _hidden(cell: dict, *, source: bool = False, outputs: bool = False) -> dict:
     return {**cell, "metadata": {**cell.get("metadata", {}), "jupyter": jupyter}} if jupyter else cell
 
 
+def _gate(source: str, name: str):
+    r"""The first ``{solution-start}`` or ``{solution-end}`` directive block of ``source`` (a backtick or
+    colon fence, its options included), or None.
+
+    >>> text = "Try it.\n\n:::{solution-start} ex-a\n:class: dropdown\n:::\n\nThe answer."
+    >>> text[_gate(text, "solution-start").end():]
+    '\n\nThe answer.'
+    >>> _gate("```{solution-end}\n```\nAfter.", "solution-end").end()
+    21
+    >>> _gate("No gate.", "solution-end") is None
+    True
+    """
+    opening = r"^(?P<fence>`{3,}|:{3,})\{" + re.escape(name) + r"\}[^\n]*\n"
+    return re.search(opening + r"(?:(?!(?P=fence)\s*$).*\n)*?(?P=fence)[ \t]*$", source, re.M)
+
+
 def reader_notebook(notebook: dict, page: Page) -> dict:
     """``notebook`` (MyST-NB's executed one) as a reader downloads it: Markdown plain, solutions folded."""
     page.figures_shown = {o.get("metadata", {}).get("scrapbook", {}).get("name")
@@ -304,19 +320,23 @@ def reader_notebook(notebook: dict, page: Page) -> dict:
     for cell in notebook.get("cells", []):
         source = _text(cell.get("source", ""))
         if cell.get("cell_type") == "markdown":
-            starts = bool(re.search(r"^`{3,}\{solution-start\}", source, re.M))
-            ends = bool(re.search(r"^`{3,}\{solution-end\}", source, re.M))
             page.attachments = {}
-            if in_solution and ends:  # the solution's prose before its end: folded
-                before, _, after = re.split(r"^(`{3,}\{solution-end\}[^\n]*\n`{3,})", source, maxsplit=1, flags=re.M)
-                text = _tidy(_details(SOLUTION + " (continued)", page.markdown(before)) + "\n\n"
-                             + page.markdown(after)) if before.strip() else page.markdown(after)
-                in_solution = False
-            elif in_solution:
-                text = _details(SOLUTION + " (continued)", page.markdown(source))
-            else:
-                text = page.markdown(source)
-            in_solution = (in_solution or starts) and not ends
+            parts = []
+            while True:
+                block = _gate(source, "solution-end" if in_solution else "solution-start")
+                if in_solution:
+                    body = source[:block.start()] if block else source
+                    if body.strip():  # the solution's prose: folded
+                        parts.append(_details(SOLUTION + " (continued)", page.markdown(body)))
+                    if block is None:
+                        break
+                    source, in_solution = source[block.end():], False
+                else:
+                    parts.append(page.markdown(source[:block.end()] if block else source))
+                    if block is None:
+                        break
+                    source, in_solution = source[block.end():], True
+            text = _tidy("\n\n".join(part for part in parts if part.strip()))
             new = {**cell, "source": source_lines(text)}
             if page.attachments:
                 new["attachments"] = dict(sorted(page.attachments.items()))
