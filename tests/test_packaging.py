@@ -370,7 +370,7 @@ def test_every_downloadable_notebook_says_how_to_run_it_in_its_first_cell():
         first = json.loads(path.read_text())["cells"][0]
         text = "".join(first["source"])
         assert first["cell_type"] == "markdown" and "(`.ipynb`)" in text and "(`.whl`)" in text, path
-        assert "{ref}`run-the-code`" in text, path  # the introduction's section says how, both ways
+        assert "Run the code" in text, path  # the introduction's section ({ref}`run-the-code`) says how, both ways
 
 
 @pytest.mark.build
@@ -381,7 +381,16 @@ def test_the_first_page_says_how_to_run_the_book():
     assert 'id="run-the-code"' in page  # the section every page's "Run it yourself" line points to
     text = html_escapes.unescape(re.sub(r"<[^>]+>", "", page))
     assert "make lab" in text and 'pip install ".[book]"' in text
-    assert 'pip install "attention_graph-<version>-py3-none-any.whl[book]"' in text
+    assert 'pip install "attention_graph-<version>-py3-none-any.whl[notebook]"' in text  # the light path
+    assert '"attention_graph-<version>-py3-none-any.whl[book]"' in text  # and the build's
+
+
+def test_the_notebook_extra_is_light_and_locked():
+    """A downloaded notebook needs the package and Jupyter only (``registry.glue`` works without MyST-NB);
+    the extra asks for nothing the lock does not pin."""
+    extra = {_name(r) for r in PYPROJECT["project"]["optional-dependencies"]["notebook"]}
+    assert extra == {"ipykernel", "jupyterlab"}
+    assert extra <= set(_locked())
 
 
 def test_a_run_with_the_build_hidden_finds_no_build():
@@ -420,4 +429,4 @@ def test_every_page_offers_the_package_wheel_and_says_how_to_install_it():
         assert (page.parent / href).resolve() == wheel.resolve(), (page.name, href)
     for path in sorted((paths.BUILD / "html" / "_sources").rglob("*.ipynb")):
         first = "".join(json.loads(path.read_text())["cells"][0]["source"])
-        assert "(`.whl`)" in first and "{ref}`run-the-code`" in first, path  # the intro says how to install it
+        assert "(`.whl`)" in first and "Run the code" in first, path  # the intro says how to install it

@@ -1,9 +1,11 @@
 """A Sphinx extension for the book's HTML: notebooks to download, no duplicated script.
 
 **Notebook download.** sphinx-book-theme's download menu lists a page's ``.ipynb`` only when a launch button (Binder,
-JupyterHub, ...) is configured, and the book is offline. This extension copies the notebook that
+JupyterHub, ...) is configured, and the book is offline. This extension writes the notebook that
 MyST-NB executed for each page, outputs included, to ``_sources/<page>.ipynb`` next to the page's
-Markdown source, and adds it to the menu.
+Markdown source, and adds it to the menu. Its Markdown is made plain Jupyter Markdown, as the page
+reads (``reader_notebook.py``: glued numbers, equation and figure numbers, titles resolved by the
+build's own domains; solutions folded); its code cells are the ones that ran, unchanged.
 
 The copy is reproducible: MyST-NB gives the cells random ids on every build; here cell ``k`` of a page
 gets an id made from the page name, ``k`` and the cell's source, so two builds give the same file.
@@ -33,8 +35,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from pathlib import Path
+
+import reader_notebook
+from docutils import nodes
+from glue_marks import prose_number
+from sphinx import addnodes
+from sphinx.directives.code import LiteralIncludeReader
+
+# A role's target and its domain and type, as MyST's roles make their pending_xref.
+XREF = {"eq": ("math", "eq"), "ref": ("std", "ref"), "numref": ("std", "numref"), "doc": ("std", "doc"),
+        "prf:ref": ("prf", "ref"), "cite": ("cite", "p"), "cite:p": ("cite", "p"), "cite:t": ("cite", "t")}
 
 
 def stable_cell_ids(notebook: dict, pagename: str) -> dict:
@@ -64,12 +77,62 @@ def _offer_notebook(app, pagename, templatename, context, doctree) -> None:
     executed = Path(app.env.mystnb_config.output_folder, *f"{pagename}.ipynb".split("/"))
     if not executed.exists():
         return
-    notebook = stable_cell_ids(json.loads(executed.read_text(encoding="utf8")), pagename)
+    notebook = json.loads(executed.read_text(encoding="utf8"))
+    notebook = stable_cell_ids(reader_notebook.reader_notebook(notebook, _page(app, pagename)), pagename)
     target = Path(app.outdir, "_sources", *f"{pagename}.ipynb".split("/"))
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
                       encoding="utf8")
     context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+def _page(app, pagename: str) -> reader_notebook.Page:
+    """What the reader's notebook of ``pagename`` needs of the build: its glue and Sphinx's resolvers."""
+    env, builder = app.env, app.builder
+    glued: dict[str, dict] = {}
+
+    def glue(doc: str, key: str) -> dict:
+        if doc not in glued:
+            path = Path(env.mystnb_config.output_folder, *f"{doc}.glue.json".split("/"))
+            glued[doc] = json.loads(path.read_text(encoding="utf8"))
+        if key not in glued[doc]:
+            raise KeyError(f"{pagename}: no glue {key!r} in {doc}")
+        return glued[doc][key]["data"]
+
+    def reference(role: str, text: str) -> str:
+        if role not in XREF:
+            raise ValueError(f"{pagename}: the reader's notebook cannot render the role {{{role}}}`{text}`")
+        domain, typ = XREF[role]
+        explicit = re.fullmatch(r"(.*?)\s*<([^<>]+)>", text, re.S)
+        title, target = (explicit.group(1), explicit.group(2)) if explicit else (text, text)
+        if role == "ref":
+            target = target.lower()
+        contnode = nodes.inline(title, title)
+        node = addnodes.pending_xref("", contnode, refdomain=domain, reftype=typ, reftarget=target,
+                                     refexplicit=bool(explicit), refwarn=True, refdoc=pagename)
+        found = env.get_domain(domain).resolve_xref(env, pagename, builder, typ, target, node, contnode)
+        if found is None:
+            raise ValueError(f"{pagename}: {{{role}}}`{text}` does not resolve")
+        return " ".join(found.astext().split())
+
+    def number(kind: str, label: str) -> str:
+        if kind == "equation":
+            return reference("eq", label).strip("()")
+        if kind == "theorem":
+            found = env.proof_list[label]
+            return ".".join(map(str, env.toc_fignumbers[found["docname"]][found["countertype"]][label]))
+        if kind == "figure":
+            doc, labelid, _ = env.get_domain("std").labels[label]
+            return ".".join(map(str, env.toc_fignumbers[doc]["figure"][labelid]))
+        return ".".join(map(str, env.toc_fignumbers[pagename][kind][label]))
+
+    def include(path: str, options: dict) -> tuple[str, str]:
+        source = Path(env.doc2path(pagename)).parent / path
+        code, _ = LiteralIncludeReader(str(source), dict(options), app.config).read()
+        return code, options.get("language", "python")
+
+    return reader_notebook.Page(docname=pagename, glue=glue, reference=reference, number=number,
+                                include=include, prose_number=prose_number, url=f"{pagename}.html")
 
 
 def _script_key(script) -> tuple:

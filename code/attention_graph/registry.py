@@ -35,6 +35,7 @@ __all__ = ["Derivation", "DerivationError", "STRENGTHS", "badge", "close_to_exac
            "evaluate", "is_general", "labels", "latex", "math", "strength", "strength_counts", "verify",
            "verify_statements",
            "symbol_matrix"]
+__all__ += ["glue"]
 __all__ += ["Steps"]
 
 
@@ -366,6 +367,41 @@ def math(label: str):
     from IPython.display import Math
 
     return Math(latex(label))
+
+
+# MyST-NB's glue protocol (``myst_nb.glue``): a display whose metadata names the key, its MIME types
+# prefixed when it is not to be shown; MyST-NB reads it from the executed notebook.
+GLUE_PREFIX = "application/papermill.record/"
+
+
+def glue(name: str, value, display: bool = True) -> None:
+    """Show ``value`` under ``name``: what a page's ``{glue:text}`name``` pastes.
+
+    Where MyST-NB is installed (the book's build, the ``book`` extra), this writes the display
+    ``myst_nb.glue`` writes, so the build reads it; without importing MyST-NB, which the package does
+    not need. Elsewhere (a downloaded notebook in plain Jupyter, the ``notebook`` extra) there is no
+    build to read it, and the value is shown with its name, ``name = value``, even when
+    ``display=False``. The page's code cells are the same in both.
+    """
+    from importlib.util import find_spec
+
+    from IPython.core.formatters import format_display_data
+    from IPython.display import display as show
+
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be a non-empty string, not {name!r}")
+    if find_spec("myst_nb") is None:
+        bundle, _ = format_display_data(value)
+        if set(bundle) <= {"text/plain"}:
+            print(f"{name} = {bundle.get('text/plain', value)}")
+        else:
+            print(f"{name}:")
+            show(value)
+        return
+    bundle, metadata = format_display_data(value)
+    prefix = "" if display else GLUE_PREFIX
+    metadata["scrapbook"] = {"name": name, "mime_prefix": prefix}
+    show({prefix + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)
 
 
 class WrittenOrder(LatexPrinter):
