@@ -285,3 +285,27 @@ def test_the_summary_sits_above_its_figure_at_390(summary_layouts, stem):
     assert seen["text"]["bottom"] <= seen["figure"]["top"] + 1, seen
     assert seen["box"]["right"] <= seen["viewport"] + 1 and seen["box"]["left"] >= -1, seen
     assert not seen["page_wider"], seen
+
+
+@pytest.mark.browser
+def test_a_link_into_a_hidden_aside_opens_that_aside(browser, site):
+    """In a first reading, following a link to a technical aside (softmax's "where the literal formula
+    breaks") shows that aside, and only it; the switch hides it again."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    visible = "id => { const e = document.getElementById(id); return !!e && e.getClientRects().length > 0; }"
+    hidden_asides = ("() => [...document.querySelectorAll('.admonition.technical')]"
+                     ".filter(e => e.getClientRects().length === 0).length")
+    try:
+        page.goto(site + "book/softmax.html", wait_until="load")
+        page.evaluate("localStorage.setItem('first-reading', 'on')")
+        page.goto(site + "book/softmax.html#softmax-overflow", wait_until="load")
+        assert page.evaluate("document.documentElement.classList.contains('first-reading')")
+        assert page.evaluate(visible, "softmax-overflow")
+        total = page.evaluate("document.querySelectorAll('.admonition.technical').length")
+        assert page.evaluate(hidden_asides) == total - 1 >= 1
+        page.click(".first-reading-switch")  # off: everything shows
+        page.click(".first-reading-switch")  # on again: the aside is hidden like the others
+        assert not page.evaluate(visible, "softmax-overflow")
+    finally:
+        context.close()

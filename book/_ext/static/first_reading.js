@@ -11,6 +11,17 @@
   const apply = on => root.classList.toggle("first-reading", on);
   apply(stored());
 
+  // A link into something a first reading hides (a technical aside, a proof) opens that one box.
+  const HIDDEN = ".prf-proof, .kernel-code, details.how-checked, .admonition.technical";
+  const reveal = () => {
+    if (!location.hash) return;
+    let target = null;
+    try { target = document.getElementById(decodeURIComponent(location.hash.slice(1))); } catch (err) { return; }
+    const box = target && target.closest(HIDDEN);
+    if (box) box.classList.add("opened-by-link");
+  };
+  window.addEventListener("hashchange", reveal);
+
   const sync = button => button.setAttribute("aria-pressed", String(root.classList.contains("first-reading")));
 
   const build = () => {
@@ -25,6 +36,7 @@
     button.addEventListener("click", () => {
       const on = !root.classList.contains("first-reading");
       apply(on);
+      document.querySelectorAll(".opened-by-link").forEach(box => box.classList.remove("opened-by-link"));
       try { localStorage.setItem(KEY, on ? "on" : "off"); } catch (err) { /* kept for this page only */ }
       sync(button);
     });
@@ -33,6 +45,7 @@
     });
     place.prepend(button);
   };
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", build);
-  else build();
+  const ready = () => { build(); reveal(); };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
+  else ready();
 })();
