@@ -277,7 +277,8 @@ def test_worked_names_stay_apart_when_two_people_meet(opened, width):
     names = f"{o.root} .ae-point text"
     circles = f"{o.root} .ae-point circle:not(.ae-hit)"
     for dx, dy in [(0.15, 0.05), (0.0, 0.0), (-0.1, 0.1)]:
-        drag_to(o, carla, X[bruno, 0] + dx, X[bruno, 1] + dy)
+        o.page.locator(f"{o.root} button").click()  # from the book's vectors each time (Bruno's handle,
+        drag_to(o, carla, X[bruno, 0] + dx, X[bruno, 1] + dy)  # drawn after Carla's, would take the next drag)
         shown = worked_numbers(o)[0]
         assert abs(shown[carla, 0] - X[bruno, 0] - dx) <= 0.05 and abs(shown[carla, 1] - X[bruno, 1] - dy) <= 0.05
         boxes = o.page.eval_on_selector_all(names, NAMES_JS)
@@ -383,7 +384,7 @@ def test_fixed_to_computed_slider(opened):
     legends = o.page.locator(f'{o.root} [data-key="names"]').all_inner_texts()  # initials said once per drawing
     people = " \u00b7 ".join(f"{name[0]} {name}" for name in we.PEOPLE)
     assert legends == [people, people], legends
-    nodes = o.page.locator(f"{o.root} svg.ae-graph .ae-node text").all_inner_texts()
+    nodes = o.page.locator(f"{o.root} svg.ae-graph .ae-node text").all_text_contents()
     assert nodes == [name[0] for name in we.PEOPLE]
     assert o.page.locator(f'{o.root} table[data-matrix="W"] tbody th').all_inner_texts() == list(we.PEOPLE)
     assert check_fixed(o, 0.0) == ["mean"]  # it starts at the fixed graph
@@ -406,12 +407,13 @@ SHOWN_CARDS_JS = "els => els.filter(e => getComputedStyle(e).display !== 'none')
 @browser
 def test_fixed_on_a_phone_shows_one_model_the_slider_and_the_graph_together(opened):
     """At 390 px the explorable shows one model's card, the nearest to the slider's graph unless the
-    reader picks another (five cards stacked made it 2,150 px tall; one makes it about 1,380: the
-    slider, the graph, W, Y and one card); the slider and the graph fit one screen; every card's
-    numbers stay checked (check_fixed)."""
+    reader picks another (five cards stacked made it 2,150 px tall; one made it about 1,380: the
+    slider, the graph, W, Y and one card; about 1,620 since every output has its title, its axes'
+    names and the names' legend, and the graph takes the column's width); the slider and the graph
+    fit one screen; every card's numbers stay checked (check_fixed)."""
     o = opened("fixed", 390)
     height = o.page.locator(o.root).bounding_box()["height"]
-    assert height <= 1500, height
+    assert height <= 1700, height
     cards = f"{o.root} .ae-model"
     assert o.page.eval_on_selector_all(cards, SHOWN_CARDS_JS) == ["mean"]
     slider = o.page.locator(f'{o.root} input[type="range"]')
@@ -632,7 +634,7 @@ def test_explorables_fit_and_read_in_every_window(windows, name, width, scheme):
 
 # The drawings whose two axes carry a meaning, and the names their axes carry (data-axis).
 AXES = {"ae-plane": ["first coordinate \u2192", "second coordinate \u2192"], "ae-bars": ["weight", "key"],
-        "ae-mask": ["key j \u2192", "query i \u2192"]}
+        "ae-mask": ["key j \u2192", "\u2190 query i"]}
 
 
 @browser

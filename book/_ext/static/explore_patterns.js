@@ -34,7 +34,7 @@
         AE.svg("text", { x: SIDE / 2, y: -5, "text-anchor": "middle", class: "ae-axis-label", "data-axis": "key" }, svg,
           "key j \u2192");
         AE.svg("text", { x: -5, y: SIDE / 2, "text-anchor": "middle", class: "ae-axis-label", "data-axis": "query",
-          transform: `rotate(-90 -5 ${SIDE / 2})` }, svg, "query i \u2192");
+          transform: `rotate(-90 -5 ${SIDE / 2})` }, svg, "\u2190 query i");  // rotated: its arrow points down, as i grows
         AE.svg("rect", { x: 0, y: 0, width: SIDE, height: SIDE, class: "ae-mask-frame" }, svg);
         const cell = SIDE / n;
         let d = "";
