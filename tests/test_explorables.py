@@ -258,6 +258,43 @@ def test_worked_example_drag_and_keys(opened, width, scheme):
     close(X, we.embeddings(), 0)
 
 
+NAMES_JS = """els => els.map(e => { const r = e.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom, parseFloat(getComputedStyle(e).fontSize) * e.getScreenCTM().a]; })"""
+
+
+def disjoint(a, b) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) <= 0 or min(a[3], b[3]) - max(a[1], b[1]) <= 0
+
+
+@browser
+@pytest.mark.parametrize("width", [1280, 390])
+def test_worked_names_stay_apart_when_two_people_meet(opened, width):
+    """Dragged next to each other (or onto each other), two people's names do not overlap each other nor
+    another person's circle, and stay 9 px or more as shown; the plane takes the column on a phone."""
+    o = opened("worked", width)
+    X = we.embeddings()
+    carla, bruno = we.index("Carla"), we.index("Bruno")
+    names = f"{o.root} .ae-point text"
+    circles = f"{o.root} .ae-point circle:not(.ae-hit)"
+    for dx, dy in [(0.15, 0.05), (0.0, 0.0), (-0.1, 0.1)]:
+        o.page.locator(f"{o.root} button").click()  # from the book's vectors each time (Bruno's handle,
+        drag_to(o, carla, X[bruno, 0] + dx, X[bruno, 1] + dy)  # drawn after Carla's, would take the next drag)
+        shown = worked_numbers(o)[0]
+        assert abs(shown[carla, 0] - X[bruno, 0] - dx) <= 0.05 and abs(shown[carla, 1] - X[bruno, 1] - dy) <= 0.05
+        boxes = o.page.eval_on_selector_all(names, NAMES_JS)
+        rings = o.page.eval_on_selector_all(circles, NAMES_JS)
+        for i, a in enumerate(boxes):
+            assert a[4] >= 9, (width, a)
+            for j, b in enumerate(boxes):
+                assert j == i or disjoint(a, b), (dx, dy, we.PEOPLE[i], we.PEOPLE[j], a, b)
+            for j, b in enumerate(rings):
+                assert j == i or disjoint(a, b), (dx, dy, we.PEOPLE[i], "circle of", we.PEOPLE[j], a, b)
+    if width == 390:  # the plane takes the explorable's width, the column's less the frame's 8 px
+        plane = o.page.locator(f"{o.root} svg.ae-plane").bounding_box()["width"]
+        column = o.page.locator(f"{o.root} .ae-body").bounding_box()["width"]
+        assert plane >= column - 1 and plane >= 340, (plane, column)
+
+
 # --------------------------------------------------------------------------------------------------
 # 2. Softmax and scale
 # --------------------------------------------------------------------------------------------------
@@ -338,7 +375,18 @@ def check_fixed(o: Opened, t: float):
 def test_fixed_to_computed_slider(opened):
     o = opened("fixed")
     hint = " ".join(o.page.locator(f"{o.root} .ae-hint").all_inner_texts())
-    assert "largest gap" in hint and "|W(t)_ij \u2212 W_ij|" in hint and "from 0 to 1" in hint, hint
+    assert "largest gap" in hint and "between 0 and 1, so a gap also lies between 0 and 1" in hint, hint
+    assert "one too" not in hint and "_ij" not in hint, hint  # plain words, no raw subscript
+    formula = o.page.locator(f'{o.root} [data-name="gap-formula"]')  # |W(t)_ij − W_ij|, typeset
+    assert formula.inner_text() == "|W(t)ij \u2212 Wij|"
+    assert formula.locator("sub").all_inner_texts() == ["ij", "ij"]
+    assert formula.locator("i").all_inner_texts() == ["W", "t", "W"]
+    legends = o.page.locator(f'{o.root} [data-key="names"]').all_inner_texts()  # initials said once per drawing
+    people = " \u00b7 ".join(f"{name[0]} {name}" for name in we.PEOPLE)
+    assert legends == [people, people], legends
+    nodes = o.page.locator(f"{o.root} svg.ae-graph .ae-node text").all_text_contents()
+    assert nodes == [name[0] for name in we.PEOPLE]
+    assert o.page.locator(f'{o.root} table[data-matrix="W"] tbody th').all_inner_texts() == list(we.PEOPLE)
     assert check_fixed(o, 0.0) == ["mean"]  # it starts at the fixed graph
     slider = o.page.locator(f'{o.root} input[type="range"]')
     slider.fill(str(ex.FIXED_TS.index(1.0)))
@@ -359,12 +407,13 @@ SHOWN_CARDS_JS = "els => els.filter(e => getComputedStyle(e).display !== 'none')
 @browser
 def test_fixed_on_a_phone_shows_one_model_the_slider_and_the_graph_together(opened):
     """At 390 px the explorable shows one model's card, the nearest to the slider's graph unless the
-    reader picks another (five cards stacked made it 2,150 px tall; one makes it about 1,380: the
-    slider, the graph, W, Y and one card); the slider and the graph fit one screen; every card's
-    numbers stay checked (check_fixed)."""
+    reader picks another (five cards stacked made it 2,150 px tall; one made it about 1,380: the
+    slider, the graph, W, Y and one card; about 1,620 since every output has its title, its axes'
+    names and the names' legend, and the graph takes the column's width); the slider and the graph
+    fit one screen; every card's numbers stay checked (check_fixed)."""
     o = opened("fixed", 390)
     height = o.page.locator(o.root).bounding_box()["height"]
-    assert height <= 1500, height
+    assert height <= 1700, height
     cards = f"{o.root} .ae-model"
     assert o.page.eval_on_selector_all(cards, SHOWN_CARDS_JS) == ["mean"]
     slider = o.page.locator(f'{o.root} input[type="range"]')
@@ -519,6 +568,7 @@ def window(o: Opened) -> dict:
     return {"box": o.page.locator(o.root).bounding_box(),
             "page_width": o.page.evaluate("() => document.documentElement.scrollWidth"),
             "contrast": o.page.evaluate(script("explorable_contrast.js"), o.root),
+            "outputs": o.page.evaluate(script("explorable_outputs.js"), o.root),
             "error": o.page.get_attribute(o.root, "data-error")}
 
 
@@ -580,6 +630,35 @@ def test_explorables_fit_and_read_in_every_window(windows, name, width, scheme):
     assert got["page_width"] <= width
     assert got["contrast"]["text"] >= 4.5 and got["contrast"]["svg"] >= 4.5, got["contrast"]
     assert got["error"] is None
+
+
+# The drawings whose two axes carry a meaning, and the names their axes carry (data-axis).
+AXES = {"ae-plane": ["first coordinate \u2192", "second coordinate \u2192"], "ae-bars": ["weight", "key"],
+        "ae-mask": ["key j \u2192", "\u2190 query i"]}
+
+
+@browser
+@pytest.mark.parametrize("width,scheme", WINDOWS)
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_every_output_has_a_title_and_named_axes(windows, name, width, scheme):
+    """Every table says what it is (its caption) and what its rows and columns are; every drawing sits
+    under a title, and a drawing with axes names them; no two texts of a drawing overlap; every text
+    shows 9 px or more; on a phone the plane, the graph, the bars and the club take the explorable's width."""
+    got = windows[(name, width, scheme)]["outputs"]
+    assert got["tables"] or got["drawings"], got
+    for table in got["tables"]:
+        assert table["caption"] and table["row"] and table["col"], table
+    for drawing in got["drawings"]:
+        assert drawing["title"], drawing
+        kind = drawing["cls"].split()[0]
+        if kind in AXES:  # each axis named once (the bars' key axis also says the dashed line)
+            axes = drawing["axes"]
+            assert len(axes) == 2 and all(any(a.startswith(w) for a in axes) for w in AXES[kind]), drawing
+        assert drawing["overlaps"] == 0, drawing
+        if width == 390 and kind in {"ae-plane", "ae-graph", "ae-bars", "ae-club"}:
+            assert drawing["width"] >= got["content"] - 1, (drawing, got["content"])
+    assert got["smallest"] >= 9, (got["smallest"], got["smallestText"])
+    assert got["raw"] == [], got["raw"]  # every subscript typeset (W_ij shows as W with ij below)
 
 
 @browser

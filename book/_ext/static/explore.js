@@ -181,6 +181,15 @@
   };
   AE.svg = (tag, attrs = {}, parent = null, text = null) => AE.el(tag, attrs, parent, text, true);
 
+  /** Append text to node, each "_ij" of it a subscript: "y_i = Σ_j W_ij x_j" shows as the page's formulas. */
+  AE.typeset = (node, text) => {
+    text.split(/_(\w+)/).forEach((part, k) => {
+      if (k % 2) AE.el("sub", {}, node, part);
+      else if (part) node.append(part);
+    });
+    return node;
+  };
+
   /** x with `digits` decimals and a true minus sign. */
   AE.fmt = (x, digits = 3) => (Object.is(Math.round(x * 10 ** digits), -0) ? 0 : x)
     .toFixed(digits).replace("-", "\u2212");
@@ -191,13 +200,22 @@
     node.textContent = AE.fmt(x, digits);
   };
 
-  /** A table of numbers: rows × cols cells; returns {table, set(M)}; cells carry data-row, data-col. */
-  AE.matrixTable = (parent, caption, rowLabels, colLabels, { digits = 3, heat = false, name = "" } = {}) => {
+  /**
+   * A table of numbers: rows × cols cells under its title (the caption); returns {table, set(M)}; cells
+   * carry data-row, data-col. Its axes are labelled: rowAxis in the corner (what a row is), colAxis
+   * over the column names (what a column is), both th[data-axis].
+   */
+  AE.matrixTable = (parent, caption, rowLabels, colLabels,
+    { digits = 3, heat = false, name = "", rowAxis = "", colAxis = "" } = {}) => {
     const wrap = AE.el("div", { class: "ae-table-wrap" }, parent);
     const table = AE.el("table", { class: "ae-matrix", "data-matrix": name }, wrap);
-    AE.el("caption", {}, table, caption);
-    const head = AE.el("tr", {}, AE.el("thead", {}, table));
-    AE.el("th", { scope: "col" }, head, "");
+    AE.typeset(AE.el("caption", {}, table), caption);
+    const thead = AE.el("thead", {}, table);
+    const axes = AE.el("tr", { class: "ae-axes" }, thead);
+    AE.el("th", { scope: "col", rowspan: 2, class: "ae-axis-name", "data-axis": "row" }, axes, rowAxis ? `${rowAxis} \u2193` : "");
+    AE.el("th", { scope: "colgroup", colspan: colLabels.length, class: "ae-axis-name", "data-axis": "col" }, axes,
+      colAxis ? `${colAxis} \u2192` : "");
+    const head = AE.el("tr", {}, thead);
     colLabels.forEach((c) => AE.el("th", { scope: "col" }, head, c));
     const body = AE.el("tbody", {}, table);
     const cells = rowLabels.map((r, i) => {
@@ -248,7 +266,7 @@
    * a line that says its state (read aloud as it changes; status is that line's class).
    */
   AE.frame = (root, hint, { status = "ae-status" } = {}) => {
-    AE.el("p", { class: "ae-hint" }, root, hint);
+    AE.typeset(AE.el("p", { class: "ae-hint" }, root), hint);
     const controls = AE.el("div", { class: "ae-controls" }, root);
     const line = status === null ? null : AE.el("p", { class: status, "aria-live": "polite" }, root);
     return { controls, status: line };
@@ -283,6 +301,31 @@
     return key;
   };
 
+  /** An output's box with its title above it (p.ae-title); the output is drawn into the box returned. */
+  AE.output = (parent, title, { cls = "" } = {}) => {
+    const box = AE.el("div", { class: `ae-out ${cls}`.trim() }, parent);
+    AE.typeset(AE.el("p", { class: "ae-title" }, box), title);
+    return box;
+  };
+
+  /** The people's initials, when they tell the people apart (else the labels themselves). */
+  AE.initials = (labels) => {
+    const short = labels.map((l) => l.slice(0, 1));
+    return new Set(short).size === labels.length ? short : labels.slice();
+  };
+
+  /** A legend that says which name each initial stands for ("C Carla · A Ana · …"), p.ae-legend. */
+  AE.namesLegend = (parent, labels) => {
+    const short = AE.initials(labels);
+    const p = AE.el("p", { class: "ae-legend", "data-key": "names" }, parent);
+    labels.forEach((l, i) => {
+      if (i) p.append(" \u00b7 ");
+      AE.el("b", {}, p, short[i]);
+      p.append(` ${l}`);
+    });
+    return p;
+  };
+
   AE.button = (parent, label, onClick) => {
     const b = AE.el("button", { type: "button", class: "ae-button" }, parent, label);
     b.addEventListener("click", onClick);
@@ -298,14 +341,18 @@
   };
 
   /**
-   * A directed weighted graph on fixed node positions [x, y] (SVG units), the direction key under it.
+   * A directed weighted graph on fixed node positions [x, y] (SVG units) under its title, the direction
+   * key under it; the nodes carry the labels' initials and a legend says whose (AE.namesLegend).
    * Returns update(W): the arrow of W_ij points from j to i, the way the message v_j flows, wider and
    * darker as W_ij grows; W_ii is a loop. Each arrow carries data-i, data-j and data-weight.
    */
-  AE.graph = (parent, labels, pos, { size = 300, radius = 22 } = {}) => {
-    const box = AE.el("div", { class: "ae-graph-box" }, parent);
+  AE.graph = (parent, labels, pos, { size = 300, radius = 22, title = "The attention graph of W" } = {}) => {
+    const box = AE.el("div", { class: "ae-graph-box ae-out" }, parent);
+    AE.typeset(AE.el("p", { class: "ae-title" }, box), title);
     const svg = AE.svg("svg", { viewBox: `0 0 ${size} ${size}`, class: "ae-graph", role: "img" }, box);
     AE.directionKey(box);
+    const short = AE.initials(labels);  // the nodes carry initials, a legend says whose
+    if (short.some((s, i) => s !== labels[i])) AE.namesLegend(box, labels);
     const marker = AE.uid("ae-arrow");
     const defs = AE.svg("defs", {}, svg);
     const m = AE.svg("marker", { id: marker, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 4,
@@ -343,7 +390,7 @@
     labels.forEach((label, i) => {
       const g = AE.svg("g", { class: "ae-node" }, svg);
       AE.svg("circle", { cx: pos[i][0], cy: pos[i][1], r: radius }, g);
-      AE.svg("text", { x: pos[i][0], y: pos[i][1], "text-anchor": "middle", "dominant-baseline": "central" }, g, label);
+      AE.svg("text", { x: pos[i][0], y: pos[i][1], "text-anchor": "middle", "dominant-baseline": "central" }, g, short[i]);
     });
     return (W) => {
       edges.forEach((path) => {

@@ -2,7 +2,8 @@
  * masked attention (t = 1) to attention on the complete graph (t = 2), on the same four people.
  * Every state is the package's (graph.fixed_to_computed), computed at build time; nothing is
  * computed here but the distances to the five models of the comparison figure: each model's
- * largest gap, max over i, j of |W(t)_ij − W_ij|, a difference of weights (shares of a row, 0 to 1).
+ * largest gap, max over i, j of |W(t)_ij − W_ij|, a difference of weights (shares of a row, 0 to 1),
+ * so a gap lies between 0 and 1 too. The nodes and the cards name the people by initials, under a legend.
  * On a phone (explore.css, below 600 px) it shows one model's card, the nearest to the slider's graph
  * unless the reader picks one, so the slider, the graph and that card fit one screen.
  * Its state (explorables.fixed_state) and its keys: attention_graph.explorables.SCHEMAS["fixed"]. */
@@ -26,25 +27,42 @@
       + "the queries grow from 0 to X on the path's edges; between 1 and 2 the missing edges fade in.");
     const figures = AE.el("div", { class: "ae-row" }, root);
     const pos = state.layout.map(([x, y]) => [SIZE / 2 + 105 * x, SIZE / 2 - 105 * y]);
-    const drawGraph = AE.graph(figures, labels.map((l) => l.slice(0, 1)), pos);
+    const drawGraph = AE.graph(figures, labels, pos, { title: "The attention graph of W(t)" });
     const tables = AE.el("div", { class: "ae-tables" }, figures);
-    const W = AE.matrixTable(tables, "Weights W(t) (row i receives)", labels, labels, { name: "W", heat: true });
-    const Y = AE.matrixTable(tables, "Outputs Y = W X", labels, ["first", "second"], { name: "Y" });
+    const W = AE.matrixTable(tables, "W(t), 0 to 1: row i attends to column j", labels, labels,
+      { name: "W", heat: true, rowAxis: "i", colAxis: "j" });
+    const Y = AE.matrixTable(tables, "Y = W(t) X: person i's new vector", labels, ["first", "second"],
+      { name: "Y", rowAxis: "i", colAxis: "coordinate" });
 
-    AE.el("p", { class: "ae-hint ae-gap-note" }, root, "Under each of the five models, its largest gap: the "
-      + "largest difference |W(t)_ij − W_ij| between a weight of the slider's graph and the same weight of "
-      + "that model. A weight is a share of its row, from 0 to 1, so the gap is one too; a gap of 0 means "
-      + "the slider's graph is that model.");
+    // The gap, typeset as the page's formulas read: |W(t)_ij − W_ij| with italic letters and subscripts.
+    const note = AE.el("p", { class: "ae-hint ae-gap-note" }, root, "Under each of the five models, its largest "
+      + "gap: the largest difference ");
+    const gapFormula = AE.el("span", { class: "ae-math", "data-name": "gap-formula" }, note, "|");
+    AE.el("i", {}, gapFormula, "W");
+    gapFormula.append("(");
+    AE.el("i", {}, gapFormula, "t");
+    gapFormula.append(")");
+    AE.el("sub", {}, gapFormula, "ij");
+    gapFormula.append(" \u2212 ");
+    AE.el("i", {}, gapFormula, "W");
+    AE.el("sub", {}, gapFormula, "ij");
+    gapFormula.append("|");
+    note.append(" between a weight of the slider's graph and the same weight of that model. A weight is a "
+      + "share of its row, between 0 and 1, so a gap also lies between 0 and 1. A gap of 0 means the "
+      + "slider's graph is that model.");
     // On a phone only one card shows: the nearest model, or the one picked here (hidden on wide screens).
     const pickRow = AE.el("label", { class: "ae-control ae-model-pick" }, root, "Model shown: ");
     const pick = AE.el("select", { "data-name": "model-pick" }, pickRow);
     AE.el("option", { value: "" }, pick, "the nearest");
     names.forEach((name) => AE.el("option", { value: name }, pick, name));
-    const models = AE.el("div", { class: "ae-row ae-models" }, root);
+    const modelsBox = AE.output(root, "Each model's W, 0 to 1: row i attends to j",
+      { cls: "ae-models-box" });
+    AE.namesLegend(modelsBox, labels);
+    const models = AE.el("div", { class: "ae-row ae-models" }, modelsBox);
+    const short = AE.initials(labels);
     const cards = names.map((name) => {
       const card = AE.el("div", { class: "ae-model", "data-model": name }, models);
-      const heat = AE.matrixTable(card, name, labels.map((l) => l.slice(0, 1)), labels.map((l) => l.slice(0, 1)),
-        { name, heat: true, digits: 2 });
+      const heat = AE.matrixTable(card, name, short, short, { name, heat: true, digits: 2, rowAxis: "i", colAxis: "j" });
       heat.set(state.models[name]);
       const p = AE.el("p", {}, card, "largest gap ");
       const gap = AE.el("span", { "data-name": "gap" }, p);

@@ -19,8 +19,17 @@
 
     const { controls, status } = AE.frame(root, "Slide the seed of the random projections; the ringed members "
       + "are those the communities of that layer's attention graph put on the wrong side.", { status: "ae-result" });
-    const svg = AE.svg("svg", { viewBox: `0 0 ${SIZE} ${SIZE}`, class: "ae-club", role: "img" }, root);
-    const key = AE.el("p", { class: "ae-key ae-key-text", "data-key": "undirected" }, root,
+    const clubBox = AE.output(root, `The club: a node a member, numbered 1 to ${state.labels.length}; its place says nothing, `
+      + "its colour the recorded side", { cls: "ae-club-box" });
+    const svg = AE.svg("svg", { viewBox: `0 0 ${SIZE} ${SIZE}`, class: "ae-club", role: "img" }, clubBox);
+    const sides = AE.el("p", { class: "ae-legend", "data-key": "factions" }, clubBox);
+    [["ae-swatch ae-faction-0", "Mr. Hi's side"], ["ae-swatch ae-faction-1", "the Officer's side"],
+      ["ae-swatch ae-ring", "ringed: put on the wrong side"]].forEach(([cls, words], c) => {
+      if (c) sides.append(" \u00b7 ");
+      AE.el("span", { class: cls, "aria-hidden": "true" }, sides);
+      sides.append(` ${words}`);
+    });
+    const key = AE.el("p", { class: "ae-key ae-key-text", "data-key": "undirected" }, clubBox,
       "An edge per friendship, as wide as the mutual attention (W");
     AE.el("sub", {}, key, "ij");
     key.append(" + W");

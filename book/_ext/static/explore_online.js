@@ -28,7 +28,7 @@
 
     const wrap = AE.el("div", { class: "ae-table-wrap" }, root);
     const table = AE.el("table", { class: "ae-matrix ae-trace" }, wrap);
-    AE.el("caption", {}, table, "The state after each block");
+    AE.el("caption", {}, table, `${labels[state.query]}'s running state (m, ℓ, o) after each block of keys`);
     const head = AE.el("tr", {}, AE.el("thead", {}, table));
     ["step", "keys read", "m", "ℓ", "o (first)", "o (second)"].forEach((h) => AE.el("th", { scope: "col" }, head, h));
     const body = AE.el("tbody", {}, table);

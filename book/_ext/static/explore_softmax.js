@@ -27,8 +27,9 @@
     box.addEventListener("change", () => { scaled = box.checked; update(); });
 
     // The bars with their axes: the weight (0 to 1) up the left, one bar a key along the bottom.
+    const barsBox = AE.output(root, "The weights of one row, softmax(s/τ): one bar a key, each from 0 to 1");
     const svg = AE.svg("svg", { viewBox: `0 0 ${W_BARS + LEFT} ${H_BARS + TOP + BOTTOM}`, class: "ae-bars",
-      role: "img" }, root);
+      role: "img" }, barsBox);
     const bars = AE.svg("g", { transform: `translate(${LEFT} ${TOP})` }, svg);
     AE.svg("line", { x1: 0, y1: H_BARS, x2: W_BARS, y2: H_BARS, class: "ae-axis" }, bars);
     AE.svg("line", { x1: 0, y1: 0, x2: 0, y2: H_BARS, class: "ae-axis" }, bars);
@@ -38,9 +39,9 @@
         String(w));
     });
     AE.svg("text", { x: -LEFT + 12, y: H_BARS / 2, "text-anchor": "middle", class: "ae-label",
-      transform: `rotate(-90 ${-LEFT + 12} ${H_BARS / 2})` }, bars, "weight");
+      transform: `rotate(-90 ${-LEFT + 12} ${H_BARS / 2})`, "data-axis": "weight" }, bars, "weight");
     const n = state.rows[0].length;
-    AE.svg("text", { x: W_BARS / 2, y: H_BARS + 22, "text-anchor": "middle", class: "ae-label" }, bars,
+    AE.svg("text", { x: W_BARS / 2, y: H_BARS + 22, "text-anchor": "middle", class: "ae-label", "data-axis": "key" }, bars,
       `key j = 1, …, ${n} (dashed: 1/${n}, uniform)`);
     const rects = state.rows[0].map((_, j) => AE.svg("rect", { class: "ae-bar", "data-key": j,
       x: (j + 0.15) * (W_BARS / n), width: 0.7 * (W_BARS / n) }, bars));

@@ -1,6 +1,7 @@
 /* The worked example, explorable: drag the four people's vectors (or move them with the arrow keys)
  * and watch S = X Xᵀ/√2, W = softmax(S), the attention graph, Y = W X and PageRank follow. The plane
- * carries its axis numbers, −2 to 2: the first coordinate along its bottom, the second along its left.
+ * carries its axis numbers, −2 to 2, and the axes' names: the first coordinate along its bottom, the
+ * second along its left. Each person's name sits on the side of its circle that keeps it off the others.
  * Its state (explorables.worked_state: X, the graph figure's node positions, PageRank's damping) and
  * its keys: attention_graph.explorables.SCHEMAS["worked"]. */
 (function () {
@@ -10,6 +11,7 @@
 
   const LIMIT = 2.5;  // the plane shown: [−LIMIT, LIMIT]²
   const SIZE = 300;
+  const MARGIN = 18;  // the plane's room for its axes' names, left and bottom
   const toSvg = (x, y) => [SIZE / 2 + (x / LIMIT) * (SIZE / 2 - 12), SIZE / 2 - (y / LIMIT) * (SIZE / 2 - 12)];
   const toPlane = (px, py) => [((px - SIZE / 2) / (SIZE / 2 - 12)) * LIMIT, -((py - SIZE / 2) / (SIZE / 2 - 12)) * LIMIT];
   const clamp = (v) => Math.max(-LIMIT, Math.min(LIMIT, v));
@@ -25,8 +27,11 @@
       + "arrow keys (Shift: finer steps). The dot is where the layer moves them, y_i = Σ_j W_ij x_j.", { status: null });
     const figures = AE.el("div", { class: "ae-row" }, root);
 
-    // The plane: inputs (draggable), outputs, an arrow from each input to its output.
-    const plane = AE.svg("svg", { viewBox: `0 0 ${SIZE} ${SIZE}`, class: "ae-plane", "aria-label": "The plane of the four vectors" }, figures);
+    // The plane: inputs (draggable), outputs, an arrow from each input to its output. Its user space is
+    // 0..SIZE both ways; the viewBox adds a margin on the left and at the bottom for the axes' names.
+    const planeBox = AE.output(figures, "The people's vectors: open circle x_i, dot y_i", { cls: "ae-plane-box" });
+    const plane = AE.svg("svg", { viewBox: `${-MARGIN} 0 ${SIZE + MARGIN} ${SIZE + MARGIN}`, class: "ae-plane",
+      role: "img", "aria-label": "The plane of the four vectors" }, planeBox);
     for (let k = -2; k <= 2; k++) {
       const [a] = toSvg(k, 0), [, b] = toSvg(0, k);
       AE.svg("line", { x1: a, y1: 0, x2: a, y2: SIZE, class: k === 0 ? "ae-axis" : "ae-grid" }, plane);
@@ -42,6 +47,10 @@
       if (k !== 0) AE.svg("text", { x: 2, y: b + 4, class: "ae-tick", "text-anchor": "start", "data-axis": "second",
         "data-tick": k }, plane, sign(k));
     }
+    AE.svg("text", { x: SIZE / 2, y: SIZE + MARGIN - 4, class: "ae-axis-label", "text-anchor": "middle",
+      "data-axis": "first" }, plane, "first coordinate \u2192");
+    AE.svg("text", { x: -MARGIN + 12, y: SIZE / 2, class: "ae-axis-label", "text-anchor": "middle", "data-axis": "second",
+      transform: `rotate(-90 ${-MARGIN + 12} ${SIZE / 2})` }, plane, "second coordinate \u2192");
     const moves = labels.map(() => AE.svg("line", { class: "ae-move" }, plane));
     const outs = labels.map((_, i) => AE.svg("circle", { r: 4.5, class: "ae-output", "data-person": i }, plane));
     const points = labels.map((label, i) => {
@@ -52,21 +61,28 @@
       // one, and the name, so a drag that starts on the name moves the point too.
       AE.svg("circle", { r: 24, class: "ae-hit" }, g);
       AE.svg("circle", { r: 9 }, g);
-      AE.svg("text", { x: 12, y: -10 }, g, label);
+      AE.svg("text", { x: 12, y: -10, "text-anchor": "middle", "dominant-baseline": "central", class: "ae-name" },
+        g, label);
       return g;
     });
+    const names = points.map((g) => g.querySelector("text"));
 
     // The graph, beside the plane: the nodes 92 units from the centre, so a self-loop (its node's radius
     // 22 and 26 beyond) stays inside the 300-unit box on a phone.
     const pos = state.layout.map(([x, y]) => [SIZE / 2 + 92 * x, SIZE / 2 - 92 * y]);
-    const drawGraph = AE.graph(figures, labels.map((l) => l.slice(0, 1)), pos);
+    const drawGraph = AE.graph(figures, labels, pos);
 
     const tables = AE.el("div", { class: "ae-row ae-tables" }, root);
-    const S = AE.matrixTable(tables, "Scores S = X Xᵀ/√2", labels, labels, { name: "S" });
-    const W = AE.matrixTable(tables, "Weights W (row i receives, column j sends)", labels, labels, { name: "W", heat: true });
-    const Y = AE.matrixTable(tables, "Outputs Y = W X", labels, ["first", "second"], { name: "Y" });
-    const R = AE.matrixTable(tables, `PageRank of W (damping ${state.damping})`, labels, ["r"], { name: "pagerank" });
-    const Xt = AE.matrixTable(tables, "Inputs X", labels, ["first", "second"], { name: "X", digits: 2 });
+    const S = AE.matrixTable(tables, "S = X Xᵀ/√2: query i against key j", labels, labels,
+      { name: "S", rowAxis: "i", colAxis: "j" });
+    const W = AE.matrixTable(tables, "W = softmax(S), 0 to 1: row i attends to column j", labels,
+      labels, { name: "W", heat: true, rowAxis: "i", colAxis: "j" });
+    const Y = AE.matrixTable(tables, "Y = W X: person i's new vector", labels, ["first", "second"],
+      { name: "Y", rowAxis: "i", colAxis: "coordinate" });
+    const R = AE.matrixTable(tables, `PageRank r of W (damping ${state.damping})`, labels, ["r"],
+      { name: "pagerank", rowAxis: "i", colAxis: "score" });
+    const Xt = AE.matrixTable(tables, "X: person i's vector", labels, ["first", "second"],
+      { name: "X", digits: 2, rowAxis: "i", colAxis: "coordinate" });
     const buttons = AE.el("div", { class: "ae-control" }, controls);
     AE.button(buttons, "Back to the book's vectors", () => { X = X0.map((row) => row.slice()); update(); });
 
@@ -95,6 +111,43 @@
         moves[i].setAttribute("y1", py);
         moves[i].setAttribute("x2", qx);
         moves[i].setAttribute("y2", qy);
+      });
+      placeNames();
+    }
+
+    // Each name beside its circle, on the side that keeps it off the other names, the circles and the
+    // plane's edges: eight places around the circle, tried in turn, name by name, the least covered kept
+    // (the first place, up and to the right, wins a tie). Widths from the text's font, so it works hidden.
+    // The axis numbers keep the strips along the left and bottom edges (EDGE_LEFT, EDGE_BOTTOM units).
+    const EDGE_LEFT = 16, EDGE_BOTTOM = 14;
+    const ruler = document.createElement("canvas").getContext("2d");
+    const PLACES = [[1, -1], [1, 0], [0, -1], [-1, -1], [-1, 0], [1, 1], [0, 1], [-1, 1]];
+    const overlap = (a, b) => Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0))
+      * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0));
+    function placeNames() {
+      const at = X.map(([x, y]) => toSvg(x, y));
+      const circles = at.map(([x, y]) => ({ x0: x - 10, x1: x + 10, y0: y - 10, y1: y + 10 }));
+      const placed = [];
+      names.forEach((text, i) => {
+        const css = getComputedStyle(text);
+        ruler.font = `${css.fontWeight} ${css.fontSize} ${css.fontFamily}`;
+        const w = ruler.measureText(text.textContent).width + 2;
+        const h = (parseFloat(css.fontSize) || 12) + 2;
+        const [px, py] = at[i];
+        let best = null;
+        PLACES.forEach(([dx, dy], k) => {
+          const cx = px + dx * (11 + w / 2) * (dy === 0 ? 1 : 0.6), cy = py + dy * (10 + h / 2);
+          const box = { x0: cx - w / 2, x1: cx + w / 2, y0: cy - h / 2, y1: cy + h / 2 };
+          let cost = k * 1e-3;
+          placed.forEach((b) => { cost += 10 * overlap(box, b); });
+          circles.forEach((b, j) => { if (j !== i) cost += overlap(box, b); });
+          cost += 10 * (Math.max(0, EDGE_LEFT - box.x0) + Math.max(0, box.x1 - SIZE) + Math.max(0, -box.y0)
+            + Math.max(0, box.y1 - (SIZE - EDGE_BOTTOM))) * h;
+          if (best === null || cost < best.cost) best = { cost, cx, cy, box };
+        });
+        placed.push(best.box);
+        text.setAttribute("x", (best.cx - px).toFixed(2));
+        text.setAttribute("y", (best.cy - py).toFixed(2));
       });
     }
 
