@@ -133,3 +133,77 @@ def test_shown_code_fits_the_column(page):
     """At 1280 px a code cell holds 87 characters (tests/test_layout.py measures it in Chromium);
     shown lines keep to WIDTH, and short_code wraps a docstring's first line to it."""
     assert too_wide(page) == [], f"{page.stem}: shown code longer than {WIDTH} characters"
+
+
+# A private kernel (``:pyobject: _name``) is followed by the call a reader makes: the first paragraph
+# of prose after the include names, in backticks, a public function of the kernel's module with
+# arguments its signature accepts: ``name(...)`` for a name of the module's ``__all__`` (importable
+# from ``attention_graph``), or ``module.name(...)`` for any public function of the module.
+CALL = re.compile(r"`((?:(\w+)\.)?(\w+)\([^`]*\))`")
+
+
+def kernel_paragraphs(text: str) -> list[tuple[str, str, str]]:
+    """(module, kernel, the first paragraph of prose after its include) for every private kernel shown."""
+    from mystsource import directives, prose
+    lines = prose(text).splitlines()
+    found = []
+    for d in directives(text):
+        kernel = d.options.get("pyobject", "")
+        if d.name != "literalinclude" or not kernel.startswith("_"):
+            continue
+        rest = lines[d.end:]
+        start = next((k for k, line in enumerate(rest) if line.strip()), len(rest))
+        end = next((k for k in range(start, len(rest)) if not rest[k].strip()), len(rest))
+        found.append((Path(d.arg).stem, kernel, " ".join(line.strip() for line in rest[start:end])))
+    return found
+
+
+def public_calls(module_name: str, paragraph: str) -> list[str]:
+    """The calls of ``paragraph`` that a reader can make of the module's public functions as written."""
+    import importlib
+    import inspect
+    module = importlib.import_module(f"attention_graph.{module_name}")
+    calls = []
+    for m in CALL.finditer(paragraph):
+        qualifier, name = m.group(2), m.group(3)
+        public = name in module.__all__ if qualifier is None else \
+            qualifier == module_name and not name.startswith("_") and inspect.isfunction(getattr(module, name, None))
+        if not public:
+            continue
+        call = ast.parse(m.group(1), mode="eval").body
+        dummy = [None] * len(call.args)
+        try:
+            inspect.signature(getattr(module, name)).bind(*dummy, **{k.arg: None for k in call.keywords})
+        except TypeError:
+            continue
+        calls.append(m.group(1))
+    return calls
+
+
+def test_the_call_rule_catches_a_kernel_without_its_call():
+    page = ("```{literalinclude} ../code/attention_graph/softmax.py\n:language: python\n:pyobject: _softmax\n```\n"
+            "\nThe kernel is private. A reader calls `softmax(S)`.\n\nMore.\n")
+    [(module, kernel, paragraph)] = kernel_paragraphs(page)
+    assert (module, kernel) == ("softmax", "_softmax") and public_calls(module, paragraph) == ["softmax(S)"]
+    for wrong in ["It is private.\n\nA reader calls `softmax(S)`.",  # not in the first paragraph
+                  "A reader calls `_softmax(S)`.",  # the kernel itself
+                  "A reader calls `softmax(S, T, U)`.",  # not its signature
+                  "A reader calls `scores.softmax(S)`."]:  # not its module
+        [(module, _, paragraph)] = kernel_paragraphs(page.replace("The kernel is private. A reader calls `softmax(S)`.",
+                                                                  wrong))
+        assert public_calls(module, paragraph) == [], wrong
+
+
+KERNELS = [(page.stem, module, kernel, paragraph) for page in sorted(BOOK.glob("*.md"))
+           for module, kernel, paragraph in kernel_paragraphs(page.read_text())]
+
+
+def test_the_book_shows_private_kernels():
+    assert len(KERNELS) >= 30, KERNELS
+
+
+@pytest.mark.parametrize("stem, module, kernel, paragraph", KERNELS, ids=[f"{s}:{k}" for s, _, k, _ in KERNELS])
+def test_a_private_kernel_is_followed_by_the_call_a_reader_makes(stem, module, kernel, paragraph):
+    assert public_calls(module, paragraph), (
+        f"{stem}: the paragraph after {module}.{kernel} names no public call of {module} "
+        f"(`name(args)` of its __all__ or `{module}.name(args)`): {paragraph[:200]!r}")
