@@ -160,7 +160,13 @@ def test_page_exercises():
     X_shift = X_WORKED.copy()
     X_shift[0] += 1.0
     np.testing.assert_allclose(oracles.block(X_shift, p)[1], oracles.block(X_WORKED, p)[1], rtol=0, atol=1e-15)
+    # The post-LN rows, from the oracle block with the solution's seeds: mean 0, variance σ²/(σ² + ε).
+    q = init_block_params(d=4, d_ff=8, n_heads=2, rng=np.random.default_rng(0))
+    q_plain = replace(q, gamma_2=np.ones(4), beta_2=np.zeros(4))
+    Y = oracles.block(np.random.default_rng(1).standard_normal((5, 4)), q_plain, norm_first=False)
+    assert bt.glued_float(PAGE, "ex_post_mean") == pytest.approx(np.abs(Y.mean(axis=1)).max(), abs=1e-12)
     assert bt.glued_float(PAGE, "ex_post_mean") < 1e-12
+    assert bt.glued_float(PAGE, "ex_post_var_dev") == pytest.approx(np.abs(Y.var(axis=1) - 1).max(), abs=1e-12)
     assert 0 < bt.glued_float(PAGE, "ex_post_var_dev") < 1e-3
 
 

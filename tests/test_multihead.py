@@ -129,6 +129,11 @@ def test_page_exercises():
     assert bt.glued_float(PAGE, "ex_mask_ana") == pytest.approx(W[1, 1], abs=1e-12)
     assert bt.glued_float(PAGE, "ex_mask_carla") == pytest.approx(W[1, 0], abs=1e-12)
     assert bt.glued_float(PAGE, "ex_mask_ana") + bt.glued_float(PAGE, "ex_mask_carla") == pytest.approx(1.0)
+    # Swapping the heads, from the oracle's multi-head attention: the same output.
+    I, W_O, swap = np.eye(2), np.array([[1.0, 1.0], [0.0, 1.0]]), np.array([[0.0, 1.0], [1.0, 0.0]])
+    Y = oracles.multi_head(X_WORKED, X_WORKED, I, I, I, W_O, 2)[0]
+    Y_swapped = oracles.multi_head(X_WORKED, X_WORKED, swap, swap, swap, swap @ W_O, 2)[0]
+    assert bt.glued_float(PAGE, "ex_swap_diff") == pytest.approx(np.abs(Y_swapped - Y).max(), abs=1e-12)
     assert bt.glued_float(PAGE, "ex_swap_diff") < 1e-12
 
 

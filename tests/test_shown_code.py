@@ -133,3 +133,147 @@ def test_shown_code_fits_the_column(page):
     """At 1280 px a code cell holds 87 characters (tests/test_layout.py measures it in Chromium);
     shown lines keep to WIDTH, and short_code wraps a docstring's first line to it."""
     assert too_wide(page) == [], f"{page.stem}: shown code longer than {WIDTH} characters"
+
+
+# A private kernel (``:pyobject: _name``) is followed by the call a reader makes: the first paragraph
+# of prose after the include names, in backticks, a public function of the kernel's module with
+# arguments its signature accepts: ``name(...)`` for a name of the module's ``__all__`` (importable
+# from ``attention_graph``), or ``module.name(...)`` for any public function of the module.
+CALL = re.compile(r"`((?:(\w+)\.)?(\w+)\([^`]*\))`")
+
+
+def kernel_paragraphs(text: str) -> list[tuple[str, str, str]]:
+    """(module, kernel, the first paragraph of prose after its include) for every private kernel shown."""
+    from mystsource import directives, prose
+    lines = prose(text).splitlines()
+    found = []
+    for d in directives(text):
+        kernel = d.options.get("pyobject", "")
+        if d.name != "literalinclude" or not kernel.startswith("_"):
+            continue
+        rest = lines[d.end:]
+        start = next((k for k, line in enumerate(rest) if line.strip()), len(rest))
+        end = next((k for k in range(start, len(rest)) if not rest[k].strip()), len(rest))
+        found.append((Path(d.arg).stem, kernel, " ".join(line.strip() for line in rest[start:end])))
+    return found
+
+
+def public_calls(module_name: str, paragraph: str) -> list[str]:
+    """The calls of ``paragraph`` that a reader can make of the module's public functions as written."""
+    import importlib
+    import inspect
+    module = importlib.import_module(f"attention_graph.{module_name}")
+    calls = []
+    for m in CALL.finditer(paragraph):
+        qualifier, name = m.group(2), m.group(3)
+        public = name in module.__all__ if qualifier is None else \
+            qualifier == module_name and not name.startswith("_") and inspect.isfunction(getattr(module, name, None))
+        if not public:
+            continue
+        call = ast.parse(m.group(1), mode="eval").body
+        dummy = [None] * len(call.args)
+        try:
+            inspect.signature(getattr(module, name)).bind(*dummy, **{k.arg: None for k in call.keywords})
+        except TypeError:
+            continue
+        calls.append(m.group(1))
+    return calls
+
+
+def test_the_call_rule_catches_a_kernel_without_its_call():
+    page = ("```{literalinclude} ../code/attention_graph/softmax.py\n:language: python\n:pyobject: _softmax\n```\n"
+            "\nThe kernel is private. A reader calls `softmax(S)`.\n\nMore.\n")
+    [(module, kernel, paragraph)] = kernel_paragraphs(page)
+    assert (module, kernel) == ("softmax", "_softmax") and public_calls(module, paragraph) == ["softmax(S)"]
+    for wrong in ["It is private.\n\nA reader calls `softmax(S)`.",  # not in the first paragraph
+                  "A reader calls `_softmax(S)`.",  # the kernel itself
+                  "A reader calls `softmax(S, T, U)`.",  # not its signature
+                  "A reader calls `scores.softmax(S)`."]:  # not its module
+        [(module, _, paragraph)] = kernel_paragraphs(page.replace("The kernel is private. A reader calls `softmax(S)`.",
+                                                                  wrong))
+        assert public_calls(module, paragraph) == [], wrong
+
+
+KERNELS = [(page.stem, module, kernel, paragraph) for page in sorted(BOOK.glob("*.md"))
+           for module, kernel, paragraph in kernel_paragraphs(page.read_text())]
+
+
+def test_the_book_shows_private_kernels():
+    assert len(KERNELS) >= 30, KERNELS
+
+
+@pytest.mark.parametrize("stem, module, kernel, paragraph", KERNELS, ids=[f"{s}:{k}" for s, _, k, _ in KERNELS])
+def test_a_private_kernel_is_followed_by_the_call_a_reader_makes(stem, module, kernel, paragraph):
+    assert public_calls(module, paragraph), (
+        f"{stem}: the paragraph after {module}.{kernel} names no public call of {module} "
+        f"(`name(args)` of its __all__ or `{module}.name(args)`): {paragraph[:200]!r}")
+
+
+# A solution's code is an executed code cell a reader can run alone: no ``code-block`` (which runs
+# nothing and can use names it never defines), and every name its shown cells use is imported or
+# defined in them (or a builtin).
+def solutions(text: str) -> list[tuple[str, list]]:
+    """(label, the directives inside) for every solution of a page, ``{solution}`` or start/end pair."""
+    from mystsource import directives
+    found = directives(text)
+    spans = [(d.arg, d.start, d.end) for d in found if d.name == "solution"]
+    starts = [d for d in found if d.name == "solution-start"]
+    ends = [d.start for d in found if d.name == "solution-end"]
+    spans += [(d.arg, d.start, min(e for e in ends if e > d.start)) for d in starts]
+    return [(label, [d for d in found if a < d.start < b]) for label, a, b in spans]
+
+
+def undefined_names(source: str) -> set[str]:
+    """The names ``source`` reads that it neither assigns nor imports, builtins left out."""
+    import builtins
+    import symtable
+    defined, read = set(), set()
+
+    def walk(table):
+        for sym in table.get_symbols():
+            if sym.is_assigned() or sym.is_imported() or sym.is_parameter():
+                (defined if table.get_type() == "module" else set()).add(sym.get_name())
+            if sym.is_referenced() and (table.get_type() == "module" or sym.is_global()):
+                read.add(sym.get_name())
+        for child in table.get_children():
+            walk(child)
+    walk(symtable.symtable(source, "<solution>", "exec"))
+    return read - defined - set(dir(builtins))
+
+
+def solution_faults(text: str) -> list[str]:
+    faults = []
+    for label, inside in solutions(text):
+        cells = [d for d in inside if d.name == "code-cell"]
+        faults += [f"{label}: a {d.name or 'plain'} fence shows code that does not run"
+                   for d in inside if d.name in ("code-block", "code", "")]
+        shown = "\n".join("\n".join(d.body[d.option_lines:]) for d in cells
+                          if "remove-cell" not in d.options.get("tags", "")
+                          and "remove-input" not in d.options.get("tags", ""))
+        missing = undefined_names(shown) if shown else set()
+        faults += [f"{label}: the shown code uses {sorted(missing)} without defining them"] if missing else []
+    return faults
+
+
+def test_the_solution_rule_catches_code_that_does_not_run():
+    good = ("```{solution-start} ex-a\n:class: dropdown\n```\n\n```{code-cell} ipython3\nimport numpy as np\n"
+            "x = np.ones(2)\n[v * 2 for v in x]\n```\n\n```{solution-end}\n```\n")
+    assert solution_faults(good) == []
+    block = ":::{solution} ex-b\n:class: dropdown\n\n```{code-block} python\nx = 1\n```\n:::\n"
+    assert solution_faults(block) == ["ex-b: a code-block fence shows code that does not run"]
+    assert solution_faults(good.replace("x = np.ones(2)", "y = np.ones(2)")) == [
+        "ex-a: the shown code uses ['x'] without defining them"]
+
+
+# Pages whose solutions' cells still lean on the page's imports (np, the chapter's module) or, in
+# language_model, on its data: executed, but not yet runnable alone. The list only shrinks.
+LEANING = {"backward", "differential", "induction", "language_model", "sinks", "state_spaces", "training"}
+
+
+@pytest.mark.parametrize("page", sorted(BOOK.glob("*.md")), ids=lambda p: p.stem)
+def test_a_code_solution_is_a_cell_a_reader_can_run_alone(page):
+    faults = solution_faults(page.read_text())
+    if page.stem in LEANING:
+        assert faults, f"{page.stem}'s solutions now run alone: take it off LEANING"
+        faults = [f for f in faults if "does not run" in f]
+    assert faults == []
