@@ -265,15 +265,6 @@ def test_the_solution_rule_catches_code_that_does_not_run():
         "ex-a: the shown code uses ['x'] without defining them"]
 
 
-# Pages whose solutions' cells still lean on the page's imports (np, the chapter's module) or, in
-# language_model, on its data: executed, but not yet runnable alone. The list only shrinks.
-LEANING = {"backward", "differential", "induction", "language_model", "sinks", "state_spaces", "training"}
-
-
 @pytest.mark.parametrize("page", sorted(BOOK.glob("*.md")), ids=lambda p: p.stem)
 def test_a_code_solution_is_a_cell_a_reader_can_run_alone(page):
-    faults = solution_faults(page.read_text())
-    if page.stem in LEANING:
-        assert faults, f"{page.stem}'s solutions now run alone: take it off LEANING"
-        faults = [f for f in faults if "does not run" in f]
-    assert faults == []
+    assert solution_faults(page.read_text()) == []
