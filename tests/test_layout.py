@@ -167,6 +167,14 @@ def test_code_fits_the_column_at_1280(doc, layouts):
 
 @pytest.mark.browser
 @pytest.mark.parametrize("doc", DOCS)
+def test_code_wraps_on_a_phone(doc, layouts):
+    """On a 390 px phone no code block or output scrolls sideways: book.css wraps its long lines."""
+    for mode in ("light", "dark"):
+        assert layouts[(doc, 390, mode)]["wide_code"] == [], f"{doc} at 390 px: code scrolls sideways"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("doc", DOCS)
 def test_badges_are_short_and_name_their_scope(doc, layouts):
     for width, mode in LAYOUTS:
         for badge in layouts[(doc, width, mode)]["badges"]:
