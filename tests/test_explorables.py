@@ -574,7 +574,11 @@ def check_karate(o: Opened, seed: int):
     assert note.is_visible()
     assert int(note.get_attribute("data-same")) == counts[this]
     assert note.get_attribute("data-moved") == ",".join(moved)
-    assert note.inner_text().startswith(f"{counts[this]} of {len(splits)} seeds give this same split."), note.inner_text()
+    text = note.inner_text()
+    said = (f"{counts[this]} of {len(splits)} seeds give this same split." if counts[this] > 1
+            else f"No other of the {len(splits)} seeds gives this split.")
+    assert text.startswith(said), text
+    assert all(name in text for name in moved), text
     return counts[this], moved
 
 

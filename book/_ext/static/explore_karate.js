@@ -72,10 +72,12 @@
         const moved = state.labels.filter((_, i) => s.wrong.includes(i) !== commonWrong.includes(i));
         agree.dataset.same = String(same);
         agree.dataset.moved = moved.join(",");
-        agree.textContent = `${same} of ${state.seeds.length} seeds give this same split. `
+        const names = moved.length > 1 ? `${moved.slice(0, -1).join(", ")} and ${moved[moved.length - 1]}` : moved[0];
+        agree.textContent = (same > 1 ? `${same} of ${state.seeds.length} seeds give this same split. `
+          : `No other of the ${state.seeds.length} seeds gives this split. `)
           + (moved.length === 0 ? "It is the most common split."
             : `Against the most common split (${commonCount} seeds), member${moved.length > 1 ? "s" : ""} `
-              + `${moved.join(", ")} ${moved.length > 1 ? "are" : "is"} on the other side.`);
+              + `${names} ${moved.length > 1 ? "are" : "is"} on the other side.`);
       } });
     controls.append(agree);
     seedChoice.refresh();
