@@ -16,9 +16,11 @@ JSON script carries the state exactly and the schema beside it.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
+from collections import Counter
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -256,6 +258,22 @@ def test_worked_example_drag_and_keys(opened, width, scheme):
     o.page.locator(f"{o.root} button").click()
     X, shown = worked_numbers(o)
     close(X, we.embeddings(), 0)
+
+
+@browser
+def test_worked_example_says_what_pagerank_is(opened):
+    """The PageRank table is defined where it is shown, its walker going against the arrows as in
+    graph_tools.md, with the damping of the state and a link to the chapter that explains it."""
+    o = opened("worked", 390)
+    note = o.page.locator(f'{o.root} [data-note="pagerank"]')
+    assert note.is_visible()
+    text = note.inner_text()
+    assert text.startswith("PageRank r is the share of time a random walker spends at each person."), text
+    assert "against the arrows, from a person to one it attends to" in text, text
+    assert f"probability {ex.worked_state()['damping']}" in text, text
+    assert note.locator("a").get_attribute("href") == "graph_tools.html#pagerank"
+    source = (bt.ROOT / "book" / "graph_tools.md").read_text()  # the chapter's direction rule, matched
+    assert "PageRank {cite}`page1999pagerank` on $W$ walks against the arrows" in source
 
 
 NAMES_JS = """els => els.map(e => { const r = e.getBoundingClientRect();
@@ -544,6 +562,24 @@ def check_karate(o: Opened, seed: int):
     shown = o.page.get_attribute(f"{o.root} svg.ae-club", "data-wrong")
     assert shown == ",".join(str(int(i)) for i in wrong)
     assert o.page.locator(f"{o.root} .ae-wrong:visible").count() == len(wrong)
+    # The line under the slider: how many seeds give this split, and who sits otherwise than in the
+    # most common split, from the package's state (a split is its set of misplaced members).
+    splits = karate_splits()
+    this = splits[ex.KARATE_SEEDS.index(seed)]
+    counts = Counter(splits)
+    common = counts.most_common(1)[0][0]
+    labels = karate_state()["labels"]
+    moved = [labels[i] for i in range(len(labels)) if (i in this) != (i in common)]
+    note = o.page.locator(f'{o.root} [data-note="agreement"]')
+    assert note.is_visible()
+    assert int(note.get_attribute("data-same")) == counts[this]
+    assert note.get_attribute("data-moved") == ",".join(moved)
+    text = note.inner_text()
+    said = (f"{counts[this]} of {len(splits)} seeds give this same split." if counts[this] > 1
+            else f"No other of the {len(splits)} seeds gives this split.")
+    assert text.startswith(said), text
+    assert all(name in text for name in moved), text
+    return counts[this], moved
 
 
 @browser
@@ -557,6 +593,13 @@ def test_karate_seed_slider(opened):
     check_karate(o, seeds[seeds.index(start) + 1])
     slider.fill("7")
     check_karate(o, seeds[7])
+    # Every seed: the counts shown are the package's, and a seed of the most common split names nobody.
+    shown = {}
+    for k, seed in enumerate(seeds):
+        slider.fill(str(k))
+        shown[seed] = check_karate(o, seed)
+    most = max(count for count, _ in shown.values())
+    assert all((count == most) == (moved == []) for count, moved in shown.values()), shown
 
 
 # --------------------------------------------------------------------------------------------------
@@ -672,8 +715,19 @@ def test_the_printed_page_keeps_the_static_figure(windows, name):
 # The states and their schemas (no build)
 # --------------------------------------------------------------------------------------------------
 
+@functools.cache
 def karate_runs():
     return [karate.club_run(s) for s in ex.KARATE_SEEDS]
+
+
+@functools.cache
+def karate_state() -> dict:
+    return ex.karate_state(karate_runs(), 0)
+
+
+def karate_splits() -> list[tuple[int, ...]]:
+    """Each seed's split, as the explorable reads it: its misplaced members, sorted."""
+    return [tuple(sorted(s["wrong"])) for s in karate_state()["seeds"]]
 
 
 def built_states() -> dict:

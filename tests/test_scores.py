@@ -10,7 +10,6 @@ import pytest
 import attention_graph as ag
 import booktools as bt
 import buildpaths as paths
-import oracles
 from attention_graph import scaled_scores, scores
 from bad_inputs import cplx, inf, nan, objs, ok, strs
 
@@ -89,40 +88,6 @@ def test_demo_shapes_glued_are_those_of_the_matrix_shown():
     rows = re.findall(r"\[([^\[\]]+)\]", shown)
     assert len(rows) == n_q and all(len(row.split(",")) == n_k for row in rows), shown
     assert d == int(d) >= 1
-
-
-# --- "Other sources say": the scale outside the exponential (worked example, Q = K = X) -------------
-
-def _worked_X():
-    return oracles.X_WORKED  # Carla, Ana, Bruno, Diego
-
-
-def _rows(E):
-    """Each row divided by its sum (the normalisation alone, for the misplaced scale)."""
-    return E / E.sum(axis=1, keepdims=True)
-
-
-@pytest.mark.build
-def test_scale_outside_the_exponential_box():
-    X = _worked_X()
-    G = X @ X.T  # (4, 4), unscaled dot products
-    right = oracles.softmax(G / np.sqrt(2))
-    outside = _rows(np.exp(G) / np.sqrt(2))  # the factor cancels: this is the unscaled softmax
-    np.testing.assert_allclose(outside, oracles.softmax(G), rtol=1e-14)
-    assert bt.glued_float(PAGE, "w_ac_right") == pytest.approx(right[1, 0], rel=1e-12)
-    assert bt.glued_float(PAGE, "w_ac_outside") == pytest.approx(outside[1, 0], rel=1e-12)
-    assert bt.glued_float(PAGE, "max_diff_outside") == pytest.approx(abs(outside - right).max(), rel=1e-12)
-    assert bt.glued_float(PAGE, "max_diff_outside") > 0.05  # "a different function"
-    assert bt.glued_float(PAGE, "row_sum_after") == pytest.approx(1 / np.sqrt(2), rel=1e-12)
-    # The table of the box: the right reading and the two slips, for Ana's row (index 1; Carla is 0).
-    after = oracles.softmax(G) / np.sqrt(2)  # slip 2: the unscaled softmax, then divided by √d
-    assert bt.glued_float(PAGE, "w_ac_after") == pytest.approx(after[1, 0], rel=1e-12)
-    for reading, W in [("right", right), ("outside", outside), ("after", after)]:
-        assert bt.glued_float(PAGE, f"ana_row_sum_{reading}") == pytest.approx(W[1].sum(), rel=1e-12)
-    # "Both slips change the weight", and slip 2's is slip 1's divided by √d.
-    w_right, w_out, w_after = (bt.glued_float(PAGE, f"w_ac_{r}") for r in ("right", "outside", "after"))
-    assert abs(w_out - w_right) > 0.01 and abs(w_after - w_right) > 0.01
-    assert w_after == pytest.approx(w_out / np.sqrt(2), rel=1e-12)
 
 
 def test_self_score_margins_match_a_direct_computation():

@@ -396,3 +396,37 @@ BAD = [
     ("softmax_jacobian", lambda: ag.softmax_jacobian([0.2, 0.2]), ValueError, "p must sum to 1"),
     ("softmax_jacobian", lambda: ag.softmax_jacobian(ok), ValueError, "p must be one row"),
 ]
+
+
+# --- The box "Two common slips": the scale in the wrong place (worked example, Q = K = X) ----------
+
+def _worked_X():
+    return oracles.X_WORKED  # Carla, Ana, Bruno, Diego
+
+
+def _rows(E):
+    """Each row divided by its sum (the normalisation alone, for the misplaced scale)."""
+    return E / E.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.build
+def test_scale_outside_the_exponential_box():
+    X = _worked_X()
+    G = X @ X.T  # (4, 4), unscaled dot products
+    right = oracles.softmax(G / np.sqrt(2))
+    outside = _rows(np.exp(G) / np.sqrt(2))  # the factor cancels: this is the unscaled softmax
+    np.testing.assert_allclose(outside, oracles.softmax(G), rtol=1e-14)
+    assert bt.glued_float(PAGE, "w_ac_right") == pytest.approx(right[1, 0], rel=1e-12)
+    assert bt.glued_float(PAGE, "w_ac_outside") == pytest.approx(outside[1, 0], rel=1e-12)
+    assert bt.glued_float(PAGE, "max_diff_outside") == pytest.approx(abs(outside - right).max(), rel=1e-12)
+    assert bt.glued_float(PAGE, "max_diff_outside") > 0.05  # "a different function"
+    assert bt.glued_float(PAGE, "row_sum_after") == pytest.approx(1 / np.sqrt(2), rel=1e-12)
+    # The table of the box: the right reading and the two slips, for Ana's row (index 1; Carla is 0).
+    after = oracles.softmax(G) / np.sqrt(2)  # slip 2: the unscaled softmax, then divided by √d
+    assert bt.glued_float(PAGE, "w_ac_after") == pytest.approx(after[1, 0], rel=1e-12)
+    for reading, W in [("right", right), ("outside", outside), ("after", after)]:
+        assert bt.glued_float(PAGE, f"ana_row_sum_{reading}") == pytest.approx(W[1].sum(), rel=1e-12)
+    # "Both slips change the weight", and slip 2's is slip 1's divided by √d.
+    w_right, w_out, w_after = (bt.glued_float(PAGE, f"w_ac_{r}") for r in ("right", "outside", "after"))
+    assert abs(w_out - w_right) > 0.01 and abs(w_after - w_right) > 0.01
+    assert w_after == pytest.approx(w_out / np.sqrt(2), rel=1e-12)

@@ -44,7 +44,16 @@
         state.labels[i]);
     });
 
-    AE.choice(controls, { label: "Seed", values: state.seeds.map((s) => s.seed), value: state.start,
+    // Most seeds give the same split: a line under the slider counts them, and names the members this
+    // seed places otherwise than the most common split (a split is its set of misplaced members).
+    const splitOf = (s) => s.wrong.slice().sort((a, b) => a - b).join(",");
+    const counts = new Map();
+    state.seeds.forEach((s) => counts.set(splitOf(s), (counts.get(splitOf(s)) || 0) + 1));
+    const [common, commonCount] = [...counts.entries()].reduce((a, b) => (b[1] > a[1] ? b : a));
+    const commonWrong = state.seeds.find((s) => splitOf(s) === common).wrong;
+    const agree = AE.el("p", { class: "ae-legend", "data-note": "agreement" });
+
+    const seedChoice = AE.choice(controls, { label: "Seed", values: state.seeds.map((s) => s.seed), value: state.start,
       onInput: (_, v) => {
         const s = state.seeds[v];
         const top = Math.max(...s.mutual, 1e-12);
@@ -59,6 +68,18 @@
         status.textContent = `Seed ${s.seed}: ARI `;
         AE.show(AE.el("span", { "data-name": "ari" }, status), s.ari);
         status.append(`, ${s.wrong.length} member(s) misplaced.`);
-      } }).refresh();
+        const same = counts.get(splitOf(s));
+        const moved = state.labels.filter((_, i) => s.wrong.includes(i) !== commonWrong.includes(i));
+        agree.dataset.same = String(same);
+        agree.dataset.moved = moved.join(",");
+        const names = moved.length > 1 ? `${moved.slice(0, -1).join(", ")} and ${moved[moved.length - 1]}` : moved[0];
+        agree.textContent = (same > 1 ? `${same} of ${state.seeds.length} seeds give this same split. `
+          : `No other of the ${state.seeds.length} seeds gives this split. `)
+          + (moved.length === 0 ? "It is the most common split."
+            : `Against the most common split (${commonCount} seeds), member${moved.length > 1 ? "s" : ""} `
+              + `${names} ${moved.length > 1 ? "are" : "is"} on the other side.`);
+      } });
+    controls.append(agree);
+    seedChoice.refresh();
   });
 }());

@@ -83,6 +83,14 @@
       { name: "pagerank", rowAxis: "i", colAxis: "score" });
     const Xt = AE.matrixTable(tables, "X: person i's vector", labels, ["first", "second"],
       { name: "X", digits: 2, rowAxis: "i", colAxis: "coordinate" });
+    // PageRank is defined only in "Graph tools on attention": one plain sentence says what the table is,
+    // walking against the arrows as that chapter's walker does.
+    const prNote = AE.el("p", { class: "ae-legend", "data-note": "pagerank" }, root,
+      "PageRank r is the share of time a random walker spends at each person. It walks against the "
+      + "arrows, from a person to one it attends to, with the chances in that person's row of W. At each "
+      + `step it follows an arrow with probability ${state.damping} (the damping), else it jumps to anyone. `);
+    AE.el("a", { href: "graph_tools.html#pagerank" }, prNote, "Graph tools on attention");
+    prNote.append(" explains it.");
     const buttons = AE.el("div", { class: "ae-control" }, controls);
     AE.button(buttons, "Back to the book's vectors", () => { X = X0.map((row) => row.slice()); update(); });
 
