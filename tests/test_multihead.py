@@ -106,6 +106,20 @@ def test_page_messages_add_up_to_anas_output():
 
 
 @pytest.mark.build
+def test_page_fig_heads_caption():
+    """The caption of fig-heads: Ana's weights in each head, from the oracle's one-coordinate heads."""
+    W = oracles.multi_head(X_WORKED, X_WORKED, I2, I2, I2, I2, 2)[1]  # (2, n, n)
+    carla, ana, bruno = (PEOPLE.index(p) for p in ("Carla", "Ana", "Bruno"))
+    assert bt.glued_float(PAGE, "heads_ana_carla_1") == pytest.approx(W[0, ana, carla], abs=1e-12)
+    assert bt.glued_float(PAGE, "heads_ana_bruno_1") == pytest.approx(W[0, ana, bruno], abs=1e-12)
+    assert bt.glued_float(PAGE, "heads_ana_carla_2") == pytest.approx(W[1, ana, carla], abs=1e-12)
+    # The prose: in head 1 the three others than Carla get one weight, more than Carla's; in head 2 all four.
+    others = np.delete(W[0, ana], carla)  # (3,)
+    assert np.allclose(others, W[0, ana, bruno], rtol=0, atol=1e-12) and W[0, ana, carla] < others.min()
+    assert np.allclose(W[1, ana], 0.25, rtol=0, atol=1e-12)
+
+
+@pytest.mark.build
 def test_page_multigraph_counts():
     assert bt.glued_float(PAGE, "n_multi_edges") == 2 * 4 * 4
     assert bt.glued_float(PAGE, "n_tokens") == 4

@@ -62,18 +62,21 @@ def plot_bipartite(W, query_labels, key_labels, ax=None, *, title: str | None = 
     return finish(ax.figure, False)
 
 
-def plot_heads_side_by_side(heads, titles):
+def plot_heads_side_by_side(heads, titles, *, highlight: int | None = None):
     """The simple picture of multi-head attention, one panel above the other: each head's own
     attention graph on the same nodes, then its output set beside the others' and mixed by W_O.
 
-    ``heads`` are :class:`AttentionGraph` objects on the same labels, ``titles`` one per head."""
+    ``heads`` are :class:`AttentionGraph` objects on the same labels, ``titles`` one per head. With
+    ``highlight`` = i every panel colours and labels the arrows into node i, each with its weight in
+    that head (as :func:`attention_graph.plots.graphs.plot_attention_graph` draws a highlighted
+    receiver), so the panels show how the heads differ, not only that they do."""
     h = len(heads)
     fig, axes = plt.subplots(h + 1, 1, figsize=(COLUMN, (COLUMN + 0.1) * h + 1.5),
                              gridspec_kw={"height_ratios": [COLUMN + 0.1] * h + [1.5]})
     pos = circle_layout(heads[0].n)  # (n, 2), the same places in every panel
     for k, (ax, graph, title) in enumerate(zip(axes, heads, titles)):
-        plot_attention_graph(graph, ax, pos=pos, min_weight=1e-12, title=title,
-                             fontsize=10, node_radius=0.2, key=k == h - 1)
+        plot_attention_graph(graph, ax, pos=pos, min_weight=1e-12, title=title, show_weights=highlight is not None,
+                             highlight=highlight, fontsize=10, node_radius=0.2, key=k == h - 1)
         ax.title.set_fontsize(11)
     ax = axes[-1]
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
