@@ -386,6 +386,30 @@ def test_glued_model_weights():
 
 
 @pytest.mark.build
+def test_glued_gcn_row_of_ana_worked_by_hand():
+    """§ GCN's worked row: Ana's degree, each sender's degree and weight 1/sqrt(D̃_ii D̃_jj), the row's
+    sum and Ana's output, each from the formula entry by entry (not the package's matrix code)."""
+    A_tilde = PATH + np.eye(4)  # (4, 4), each node also hears itself
+    deg = [sum(A_tilde[i]) for i in range(4)]  # the degrees D̃_ii, counted row by row
+    weight = [A_tilde[ANA, j] / np.sqrt(deg[ANA] * deg[j]) for j in range(4)]  # row Ana of Â
+    for name, j in {"carla": C, "ana": ANA, "bruno": B, "diego": D}.items():
+        assert glued(f"gcn_deg_{name}") == deg[j], name
+        assert glued(f"gcn_ana_{name}") == pytest.approx(weight[j], rel=1e-12, abs=1e-15), name
+    assert [glued(f"gcn_deg_{n}") for n in ("carla", "ana", "bruno", "diego")] == [2, 3, 3, 2]
+    assert glued("gcn_ana_carla") == pytest.approx(1 / np.sqrt(6), rel=1e-12)
+    assert glued("gcn_ana_diego") == 0.0 and glued("gcn_ana_ana") == pytest.approx(1 / 3, rel=1e-12)
+    assert glued("gcn_row_ana") == pytest.approx(sum(weight), rel=1e-12)
+    y = sum(weight[j] * X[j] for j in range(4))  # (2,), Ana's output
+    assert [glued("gcn_y_ana_1"), glued("gcn_y_ana_2")] == pytest.approx(list(y), rel=1e-12)
+    # The prose: Carla's weight is the largest of the row, the row sums to more than 1.
+    assert max(weight) == weight[C] and glued("gcn_row_ana") > 1
+    # Attention's row for the same receiver: every sender, Diego included, and a sum of 1.
+    for key, j in {"w_ana_carla": C, "att_ana_ana": ANA, "att_ana_bruno": B, "att_ana_diego": D}.items():
+        assert glued(key) == pytest.approx(W_ATT[ANA, j], rel=1e-12), key
+    assert glued("att_ana_diego") > 0 and glued("att_row_ana") == pytest.approx(1.0, rel=1e-12)
+
+
+@pytest.mark.build
 def test_prose_claims_about_the_five_models():
     G, M = ref_gcn(PATH), ref_mean(PATH)
     # GCN: symmetric, rows not summing to 1, Bruno's first coordinate larger than any input's.
@@ -538,8 +562,8 @@ def test_figures_are_glued_as_images(page, key):
 
 def test_the_five_models_are_stacked_in_one_colour_map_and_the_mask_says_it_is_none():
     """Fig. five-models: one panel a row (a phone's column wide, so its cells keep 10 pt), every
-    model's weights in one colour map, printed "0.50" with the leading zero; the last panel is the
-    mask A + I, in another map, and its title says it holds no weights."""
+    model's weights in one colour map, printed "0.50" with the leading zero, under one colour bar;
+    the last panel is the mask A + I, in another map, and its title says it holds no weights."""
     from attention_graph import plots
     from attention_graph.plots.graph import MASK_CMAP, WEIGHTS_CMAP
     from attention_graph.plots.style import COLUMN
@@ -555,6 +579,13 @@ def test_the_five_models_are_stacked_in_one_colour_map_and_the_mask_says_it_is_n
     cells = [t.get_text() for ax in axes[:5] for t in ax.texts]
     assert "0.50" in cells and not [c for c in cells if c.startswith(".")]
     assert min(t.get_fontsize() for ax in axes for t in ax.texts) >= 10
+    # One colour bar for the models' shared scale, heading the column; the mask's key is its title.
+    bars = [ax for ax in fig.axes if not ax.images]
+    top = max(float(g.W.max()) for _, g in models.values())
+    assert len(bars) == 1 and "one scale" in bars[0].get_title()
+    assert bars[0].get_position().y0 > max(ax.get_position().y1 for ax in axes)
+    assert bars[0].get_xlim() == pytest.approx((0.0, top))
+    assert all(ax.images[0].get_clim() == pytest.approx((0.0, top)) for ax in axes[:5])
 
 
 # --- Exercises -------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from .style import COLUMN, finish
 WEIGHTS_CMAP = "Blues"  # every model's weights, as every heatmap of weights in the book
 MASK_CMAP = "Greys"  # a 0/1 mask, not weights, as the masks of book/patterns.md
 MASK_TITLE = "not a model: the mask $A + I$ (1 = edge)"
+PANEL_HEIGHT = 1.95  # inches a panel: title, four rows of 10 pt numbers, the names and the x label
 
 
 def plot_model_adjacencies(models: dict, structure=None):
@@ -17,18 +18,25 @@ def plot_model_adjacencies(models: dict, structure=None):
     one column a phone's column wide, each weight printed with two decimals ("0.50").
 
     ``models`` maps a name to (Y, AttentionGraph); the models share one colour scale, in
-    :data:`WEIGHTS_CMAP`. ``structure``, an AttentionGraph of the fixed graph's 0/1 mask, adds a last
-    panel in :data:`MASK_CMAP`, titled :data:`MASK_TITLE`: it holds no weights.
+    :data:`WEIGHTS_CMAP`, whose colour bar heads the column. ``structure``, an AttentionGraph of the
+    fixed graph's 0/1 mask, adds a last panel in :data:`MASK_CMAP`, titled :data:`MASK_TITLE`: it
+    holds no weights, and its title is its key.
     """
     top = max(float(graph.W.max()) for _, graph in models.values())  # one colour scale for the models
     panels = [(name, graph, "{:.2f}", WEIGHTS_CMAP, top) for name, (_, graph) in models.items()]
     if structure is not None:
         panels.append((MASK_TITLE, structure, "{:.0f}", MASK_CMAP, 1.0))
-    fig, axes = plt.subplots(len(panels), 1, figsize=(COLUMN, 2.55 * len(panels)), squeeze=False)
-    for ax, (name, graph, fmt, cmap, vmax) in zip(axes[:, 0], panels):
+    fig, axes = plt.subplots(len(panels) + 1, 1, figsize=(COLUMN, PANEL_HEIGHT * len(panels) + 0.6),
+                             gridspec_kw={"height_ratios": [0.05] + [1.0] * len(panels)})
+    bar_ax, axes = axes[0], axes[1:]
+    for ax, (name, graph, fmt, cmap, vmax) in zip(axes, panels):
         plot_heatmap(graph, ax=ax, title=name, fmt=fmt, cmap=cmap, vmax=vmax)
+        ax.set_aspect("auto")  # cells as wide as the column allows, so the rows can be low
         ax.set_title(name, fontsize=10)
         ax.tick_params(labelsize=9)
-        ax.set_xlabel("j: sends", fontsize=9)
+        ax.set_xlabel("j: sends", fontsize=9, labelpad=1)
         ax.set_ylabel("i: receives", fontsize=9)
+    bar = fig.colorbar(axes[0].images[0], cax=bar_ax, orientation="horizontal")
+    bar.ax.tick_params(labelsize=9)
+    bar.ax.set_title(f"weight $W_{{ij}}$, one scale for the {len(models)} models", fontsize=9)
     return finish(fig)
