@@ -132,6 +132,24 @@ def test_page_pre_ln_changes_the_weights():
 
 
 @pytest.mark.build
+def test_page_layer_norm_of_four_entries():
+    """The page's d_model = 4 example, step by step, against the formula written here in NumPy."""
+    x = np.array([1.0, 5.0, 2.0, 8.0])  # the page's token
+    mu = sum(x) / 4
+    var = sum((v - mu) ** 2 for v in x) / 4  # dividing by d_model, as eq-layer-norm
+    out = [(v - mu) / np.sqrt(var + 1e-5) * 1.0 + 0.0 for v in x]  # γ = 1, β = 0, ε = 1e-5
+    assert bt.glued_float(PAGE, "ln4_mu") == pytest.approx(4.0, abs=1e-15)
+    assert bt.glued_float(PAGE, "ln4_var") == pytest.approx(7.5, abs=1e-15)
+    assert bt.glued_float(PAGE, "ln4_sd") == pytest.approx(np.sqrt(7.5 + 1e-5), abs=1e-15)
+    for l in range(4):
+        assert bt.glued_float(PAGE, f"ln4_x_{l + 1}") == x[l]
+        assert bt.glued_float(PAGE, f"ln4_centred_{l + 1}") == pytest.approx(x[l] - mu, abs=1e-15)
+        assert bt.glued_float(PAGE, f"ln4_out_{l + 1}") == pytest.approx(out[l], abs=1e-12)
+    assert bt.glued_float(PAGE, "ln4_out_var") == pytest.approx(var / (var + 1e-5), abs=1e-12)
+    assert bt.glued_float(PAGE, "ln4_out_var") < 1  # ε keeps it just under one
+
+
+@pytest.mark.build
 def test_page_loader_roundtrip():
     assert bt.glued_float(PAGE, "torch_roundtrip_diff") == 0.0
 
