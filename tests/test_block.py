@@ -150,6 +150,20 @@ def test_page_layer_norm_of_four_entries():
 
 
 @pytest.mark.build
+def test_page_pre_ln_changes_the_weights_at_four_entries():
+    q = init_block_params(d=4, d_ff=8, n_heads=2, rng=np.random.default_rng(0))
+    X4 = np.random.default_rng(1).standard_normal((5, 4))  # the page's seeded tokens
+    Z = oracles.layer_norm(X4, q.gamma_1, q.beta_1)  # pre-LN: the weights read LN_1(X)
+    change = 0.0
+    for h in range(2):  # heads are contiguous blocks of d_model / H = 2 columns
+        cols = slice(2 * h, 2 * h + 2)
+        W = [oracles.softmax((A @ q.W_Q[:, cols]) @ (A @ q.W_K[:, cols]).T / np.sqrt(2)) for A in (X4, Z)]
+        change = max(change, np.abs(W[1] - W[0]).max())
+    assert bt.glued_float(PAGE, "ln4_block_change") == pytest.approx(change, abs=1e-12)
+    assert change > 0.01  # visible at four entries too
+
+
+@pytest.mark.build
 def test_page_loader_roundtrip():
     assert bt.glued_float(PAGE, "torch_roundtrip_diff") == 0.0
 
