@@ -132,6 +132,38 @@ def test_page_pre_ln_changes_the_weights():
 
 
 @pytest.mark.build
+def test_page_layer_norm_of_four_entries():
+    """The page's d_model = 4 example, step by step, against the formula written here in NumPy."""
+    x = np.array([1.0, 5.0, 2.0, 8.0])  # the page's token
+    mu = sum(x) / 4
+    var = sum((v - mu) ** 2 for v in x) / 4  # dividing by d_model, as eq-layer-norm
+    out = [(v - mu) / np.sqrt(var + 1e-5) * 1.0 + 0.0 for v in x]  # γ = 1, β = 0, ε = 1e-5
+    assert bt.glued_float(PAGE, "ln4_mu") == pytest.approx(4.0, abs=1e-15)
+    assert bt.glued_float(PAGE, "ln4_var") == pytest.approx(7.5, abs=1e-15)
+    assert bt.glued_float(PAGE, "ln4_sd") == pytest.approx(np.sqrt(7.5 + 1e-5), abs=1e-15)
+    for l in range(4):
+        assert bt.glued_float(PAGE, f"ln4_x_{l + 1}") == x[l]
+        assert bt.glued_float(PAGE, f"ln4_centred_{l + 1}") == pytest.approx(x[l] - mu, abs=1e-15)
+        assert bt.glued_float(PAGE, f"ln4_out_{l + 1}") == pytest.approx(out[l], abs=1e-12)
+    assert bt.glued_float(PAGE, "ln4_out_var") == pytest.approx(var / (var + 1e-5), abs=1e-12)
+    assert bt.glued_float(PAGE, "ln4_out_var") < 1  # ε keeps it just under one
+
+
+@pytest.mark.build
+def test_page_pre_ln_changes_the_weights_at_four_entries():
+    q = init_block_params(d=4, d_ff=8, n_heads=2, rng=np.random.default_rng(0))
+    X4 = np.random.default_rng(1).standard_normal((5, 4))  # the page's seeded tokens
+    Z = oracles.layer_norm(X4, q.gamma_1, q.beta_1)  # pre-LN: the weights read LN_1(X)
+    change = 0.0
+    for h in range(2):  # heads are contiguous blocks of d_model / H = 2 columns
+        cols = slice(2 * h, 2 * h + 2)
+        W = [oracles.softmax((A @ q.W_Q[:, cols]) @ (A @ q.W_K[:, cols]).T / np.sqrt(2)) for A in (X4, Z)]
+        change = max(change, np.abs(W[1] - W[0]).max())
+    assert bt.glued_float(PAGE, "ln4_block_change") == pytest.approx(change, abs=1e-12)
+    assert change > 0.01  # visible at four entries too
+
+
+@pytest.mark.build
 def test_page_loader_roundtrip():
     assert bt.glued_float(PAGE, "torch_roundtrip_diff") == 0.0
 
