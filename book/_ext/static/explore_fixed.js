@@ -47,9 +47,9 @@
     AE.el("i", {}, gapFormula, "W");
     AE.el("sub", {}, gapFormula, "ij");
     gapFormula.append("|");
-    note.append(" between a weight of the slider's graph and the same weight of that model. A weight is a "
-      + "share of its row, between 0 and 1, so a gap also lies between 0 and 1. A gap of 0 means the "
-      + "slider's graph is that model.");
+    note.append(" between a weight of the slider's graph and the same weight of that model. Every weight "
+      + "here lies between 0 and 1, so a gap also lies between 0 and 1. (The rows of attention and of "
+      + "the mean sum to 1; a GCN's rows need not.) A gap of 0 means the slider's graph is that model.");
     // On a phone only one card shows: the nearest model, or the one picked here (hidden on wide screens).
     const pickRow = AE.el("label", { class: "ae-control ae-model-pick" }, root, "Model shown: ");
     const pick = AE.el("select", { "data-name": "model-pick" }, pickRow);
