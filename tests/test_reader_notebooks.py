@@ -187,3 +187,9 @@ def test_glue_without_mystnb_shows_each_value_with_its_name(monkeypatch, capsys)
     assert capsys.readouterr().out == "n_rows = 3\nw_max = 0.25\n"
     with pytest.raises(ValueError, match="name"):
         registry.glue("", 1)
+
+
+def test_glued_text_is_formatted_as_the_page_formats_it():
+    """The notebook pastes a glued value through MyST-NB's own formatting, as the page does."""
+    assert (rn.format_plain_text("0.123456", ".3f"), rn.format_plain_text("'a b'", ""),
+            rn.format_plain_text("7", ",d")) == ("0.123", "a b", "7")

@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import base64
 import re
-from ast import literal_eval
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from myst_nb.core.variables import format_plain_text  # the page's own formatting of {glue:text}
 
 ROLE = re.compile(r"\{([A-Za-z][\w:-]*)\}`([^`]*)`")
 FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|:{3,})(?:\{(?P<name>[^}\s]+)\})?[ \t]*(?P<arg>.*?)\s*$")
@@ -43,33 +44,6 @@ TARGET = re.compile(r"^\(([^()\s]+)\)=\s*$")  # (label)=, a MyST target line
 SOLUTION = "Solution"
 THEOREMS = {"theorem", "lemma", "corollary", "proposition", "definition", "remark", "example", "conjecture",
             "property", "observation", "criterion", "assumption", "axiom", "algorithm", "notation"}
-
-
-def format_plain_text(text: str, fmt: str) -> str:
-    """A glued ``text/plain`` formatted as MyST-NB's ``{glue:text}`` formats it.
-
-    MyST-NB's own ``myst_nb.core.variables.format_plain_text``, when MyST-NB is importable (always in a
-    build); the same rule otherwise.
-
-    >>> format_plain_text("0.123456", ".3f"), format_plain_text("'a b'", ""), format_plain_text("7", ",d")
-    ('0.123', 'a b', '7')
-    """
-    try:
-        from myst_nb.core.variables import format_plain_text as mystnb
-    except ImportError:  # pragma: no cover - the build always has MyST-NB
-        mystnb = None
-    if mystnb is not None:
-        return mystnb(text, fmt)
-    try:
-        value = literal_eval(text)
-    except (SyntaxError, ValueError):
-        value = text
-    if fmt == "":
-        return str(value)
-    kind = fmt[-1]
-    value = str(value) if kind == "s" else int(value) if kind in "bcdoxX" else (
-        float(value) if kind in "eEfFgGn%" else value)
-    return format(value, fmt)
 
 
 def _text(value) -> str:
