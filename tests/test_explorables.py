@@ -27,11 +27,11 @@ import numpy as np
 import pytest
 
 import booktools as bt
-from attention_graph import blockwise, graph, graph_tools, karate, scaled_scores, softmax_with_temperature
+from attention_graph import blockwise, graph, karate, scaled_scores, softmax_with_temperature
 from attention_graph import explorables as ex
 from attention_graph import patterns as pt
 from attention_graph import worked_example as we
-from attention_graph.attention import attention
+from attention_graph.attention import AttentionGraph, attention
 from attention_graph.softmax import raw_score_row, softmax
 from visits import script
 
@@ -123,14 +123,11 @@ def test_the_shared_module_computes_what_the_package_computes(opened):
 
     W = rng.random((6, 6)) * (rng.random((6, 6)) < 0.6) + np.eye(6) * 0.1  # (6, 6)
     W /= W.sum(axis=1, keepdims=True)
-    for damping in (0.85, 0.5, 0.0):
-        close(page.evaluate("([W, a]) => window.AttentionExplore.pagerank(W, a)", [W.tolist(), damping]),
-              graph_tools.pagerank(W, damping))
-    close(page.evaluate("W => window.AttentionExplore.pagerank(W)", W.tolist()), graph_tools.pagerank(W))
+    close(page.evaluate("W => window.AttentionExplore.inStrength(W)", W.tolist()),
+          AttentionGraph(W, [str(k) for k in range(1, 7)]).in_strength())
     close(page.evaluate("W => W.map(window.AttentionExplore.entropy)", W.tolist()), we.row_entropy(W))
-    M, b = rng.normal(size=(5, 5)), rng.normal(size=5)  # (5, 5), (5,)
-    close(page.evaluate("([M, b]) => window.AttentionExplore.solve(M, b)", [M.tolist(), b.tolist()]),
-          np.linalg.solve(M, b))
+    typeset = "t => window.AttentionExplore.typeset(document.createElement('span'), t).innerHTML"
+    assert page.evaluate(typeset, "*v*_j to *i*: Σ_j W_ij") == "<i>v</i><sub>j</sub> to <i>i</i>: Σ<sub>j</sub> W<sub>ij</sub>"
 
     q = rng.normal(size=3)  # (3,)
     for b_size in (1, 3, 7, 10):
@@ -173,7 +170,7 @@ def worked_numbers(o: Opened):
     X = np.array(o.page.eval_on_selector_all(f"{o.root} .ae-point", "els => els.map(e => [e.dataset.x, e.dataset.y])"),
                  dtype=float)  # (4, 2)
     return X, {"S": o.matrix("S", 4, 4), "W": o.matrix("W", 4, 4), "Y": o.matrix("Y", 4, 2),
-               "r": o.matrix("pagerank", 4, 1)[:, 0], "X": o.matrix("X", 4, 2),
+               "s_in": o.matrix("in-strength", 4, 1)[:, 0], "X": o.matrix("X", 4, 2),
                "edges": o.page.eval_on_selector_all(f"{o.root} .ae-edge", EDGES_JS)}
 
 
@@ -183,7 +180,7 @@ def check_worked(X, shown):
     close(shown["S"], scaled_scores(X, X))
     close(shown["W"], g.W)
     close(shown["Y"], Y)
-    close(shown["r"], graph_tools.pagerank(g))
+    close(shown["s_in"], g.W.sum(axis=0))  # each column's sum, by hand
     assert len(shown["edges"]) == 16
     for i, j, w in shown["edges"]:
         assert abs(w - g.W[i, j]) <= TOL
@@ -261,19 +258,21 @@ def test_worked_example_drag_and_keys(opened, width, scheme):
 
 
 @browser
-def test_worked_example_says_what_pagerank_is(opened):
-    """The PageRank table is defined where it is shown, its walker going against the arrows as in
-    graph_tools.md, with the damping of the state and a link to the chapter that explains it."""
+def test_worked_example_says_what_in_strength_is(opened):
+    """The in-strength table is defined where it is shown, in the words of graph_tools.md (the chapter
+    that names it, a column sum), with a link to that chapter's section."""
     o = opened("worked", 390)
-    note = o.page.locator(f'{o.root} [data-note="pagerank"]')
+    note = o.page.locator(f'{o.root} [data-note="in-strength"]')
     assert note.is_visible()
     text = note.inner_text()
-    assert text.startswith("PageRank r is the share of time a random walker spends at each person."), text
-    assert "against the arrows, from a person to one it attends to" in text, text
-    assert f"probability {ex.worked_state()['damping']}" in text, text
-    assert note.locator("a").get_attribute("href") == "graph_tools.html#pagerank"
-    source = (bt.ROOT / "book" / "graph_tools.md").read_text()  # the chapter's direction rule, matched
-    assert "PageRank {cite}`page1999pagerank` on $W$ walks against the arrows" in source
+    assert text.startswith("The in-strength of a person j is the sum of column j of W: how much attention j "
+                           "is paid by everybody, j included."), text
+    assert "the arrows drawn from j, the arrows that carry j's value" in text, text
+    assert "PageRank" not in o.page.locator(o.root).inner_text()  # taught five chapters later
+    assert note.locator("a").get_attribute("href") == "graph_tools.html#who-is-attended-the-strengths"
+    source = (bt.ROOT / "book" / "graph_tools.md").read_text()  # the chapter's name for the column sum, matched
+    assert "## Who is attended: the strengths" in source
+    assert "*in-strength* of $j$ is its column sum" in source and "is paid by everybody" in source
 
 
 NAMES_JS = """els => els.map(e => { const r = e.getBoundingClientRect();
@@ -772,7 +771,7 @@ def test_the_states_carry_the_settings_the_explorables_offer(states):
     assert states["online"]["block_size"] == ex.ONLINE_BLOCK_SIZE
     assert set(states["patterns"]["states"]) == {f"{n},{w}" for n in ex.PATTERN_NS for w in ex.PATTERN_WS}
     assert [s["seed"] for s in states["karate"]["seeds"]] == list(ex.KARATE_SEEDS)
-    assert np.array_equal(states["worked"]["X"], we.embeddings()) and states["worked"]["damping"] == 0.85
+    assert np.array_equal(states["worked"]["X"], we.embeddings())
 
 
 def broken_states(states: dict) -> list[tuple[str, dict, str]]:
@@ -783,7 +782,7 @@ def broken_states(states: dict) -> list[tuple[str, dict, str]]:
         return state
 
     return [
-        ("worked", changed("worked", lambda s: s.pop("damping")), "missing ['damping']"),
+        ("worked", changed("worked", lambda s: s.pop("layout")), "missing ['layout']"),
         ("worked", changed("worked", lambda s: s.update(extra=1)), "unknown ['extra']"),
         ("worked", changed("worked", lambda s: s["X"][2].append(0.5)), "worked.X[2] has length 3"),
         ("worked", changed("worked", lambda s: s["labels"].pop()), "worked.X has length 4; the schema wants n = 3"),

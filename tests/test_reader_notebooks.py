@@ -189,6 +189,33 @@ def test_glue_without_mystnb_shows_each_value_with_its_name(monkeypatch, capsys)
         registry.glue("", 1)
 
 
+TABLE = "| person | weight |\n| --- | --- |\n| Ana | 0.25 |"
+
+
+def test_glued_markdown_reads_as_its_source_in_plain_text(monkeypatch, capsys):
+    """A glued table (an IPython ``Markdown``) has its Markdown source as its plain text: a plain-text
+    view of a downloaded notebook, or nbconvert, shows the table, not the object's repr. Both ways:
+    printed where MyST-NB is missing, and in the display the build stores where it is installed."""
+    import importlib.util
+
+    import IPython.display
+    from IPython.display import Markdown
+
+    from attention_graph import registry
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, **kw: shown.append(obj))
+    registry.glue("table-weights", Markdown(TABLE), display=False)  # the build's way (MyST-NB installed)
+    assert shown == [{registry.GLUE_PREFIX + "text/plain": TABLE, registry.GLUE_PREFIX + "text/markdown": TABLE}]
+    monkeypatch.undo()
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "myst_nb" else real(name, *a))
+    registry.glue("table-weights", Markdown(TABLE))  # a reader's plain Python: the text view
+    out = capsys.readouterr().out
+    assert out == f"table-weights:\n{TABLE}\n" and "object>" not in out, out
+
+
 def test_glued_text_is_formatted_as_the_page_formats_it():
     """The notebook pastes a glued value through MyST-NB's own formatting, as the page does."""
     assert (rn.format_plain_text("0.123456", ".3f"), rn.format_plain_text("'a b'", ""),

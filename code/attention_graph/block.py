@@ -384,9 +384,9 @@ def _wired_by_hand(X, mha, ln_1, ln_2, ffn, norm_first: bool):
 
 # eq-pre-ln and eq-post-ln define the block: there is nothing to prove, and what the check measures is
 # the package's code against the definition, so the badge says that in plain words.
-_DEFINITION_SCOPE = ("on one fixed example of three tokens and two heads. This equation is a definition: the "
-                     "check finds that the package's code agrees with it, computed in 40-digit arithmetic, "
-                     "to 1e-12")
+_DEFINITION_SCOPE = ("on one fixed example of three tokens and two heads. This equation is a definition. The "
+                     "check computes it by hand from the formula, in 40-digit arithmetic, and finds that the "
+                     "package's code agrees to 1e-12")
 
 
 def _check_block(norm_first: bool):

@@ -39,7 +39,6 @@ __all__ = ["SCHEMAS", "check_state", "explorable_data", "worked_state", "softmax
 # The settings each explorable offers (the tests import these)
 # --------------------------------------------------------------------------------------------------
 
-DAMPING = 0.85  # the worked example's PageRank: graph_tools.pagerank's default damping
 SOFTMAX_DIMS = (1, 4, 16, 64, 256, 1024)  # the dimensions of book/softmax.md's peakedness figure
 SOFTMAX_N_K, SOFTMAX_SEED, SOFTMAX_D = 16, 2018, 64  # keys of one row, its seed, the first d shown
 FIXED_TS = tuple(k / 10 for k in range(21))  # t = 0, 0.1, ..., 2 along the path of fixed_to_computed
@@ -52,7 +51,7 @@ KARATE_SEEDS = tuple(range(20))  # the seeds of the projections, those of the pa
 # --------------------------------------------------------------------------------------------------
 
 SCHEMAS: dict[str, dict] = {
-    "worked": {"labels": "string[n]", "X": "number[n, 2]", "layout": "number[n, 2]", "damping": "number"},
+    "worked": {"labels": "string[n]", "X": "number[n, 2]", "layout": "number[n, 2]"},
     "softmax": {"dims": "int[k]", "rows": "number[k, n_k]", "d": "int"},
     "fixed": {"labels": "string[n]", "layout": "number[n, 2]", "ts": "number[t]", "start": "number",
               "states": {"$list": {"W": "number[n, n]", "Y": "number[n, 2]"}, "$length": "t"},
@@ -138,8 +137,8 @@ def _check(x, schema, where: str, sizes: dict) -> None:
 def check_state(name: str, state: dict) -> dict:
     """``state`` unchanged if it matches ``SCHEMAS[name]``; else a ValueError naming the key at fault.
 
-    >>> check_state("worked", {"labels": ["a"], "X": [[0, 1]], "layout": [[0.0, 1.0]], "damping": 0.85})["damping"]
-    0.85
+    >>> check_state("worked", {"labels": ["a"], "X": [[0, 1]], "layout": [[0.0, 1.0]]})["layout"]
+    [[0.0, 1.0]]
     """
     if name not in SCHEMAS:
         raise ValueError(f"name must be an explorable of SCHEMAS ({', '.join(SCHEMAS)}); got {name!r}")
@@ -167,13 +166,12 @@ def explorable_data(name: str, state: dict) -> str:
 # --------------------------------------------------------------------------------------------------
 
 
-def worked_state(X=None, damping: float = DAMPING) -> dict:
-    """The worked example's four people: their vectors X (the book's by default), the graph figure's
-    node positions and PageRank's damping; the page's JavaScript computes the rest as X moves."""
+def worked_state(X=None) -> dict:
+    """The worked example's four people: their vectors X (the book's by default) and the graph figure's
+    node positions; the page's JavaScript computes the rest (W, Y, the in-strengths) as X moves."""
     X = worked_example.embeddings() if X is None else np.asarray(X, dtype=float)  # (4, 2)
     labels = list(worked_example.PEOPLE)
-    return check_state("worked", {"labels": labels, "X": X.tolist(), "layout": circle_layout(len(labels)).tolist(),
-                                  "damping": float(damping)})
+    return check_state("worked", {"labels": labels, "X": X.tolist(), "layout": circle_layout(len(labels)).tolist()})
 
 
 def softmax_state(dims=SOFTMAX_DIMS, n_k: int = SOFTMAX_N_K, seed: int = SOFTMAX_SEED, d: int = SOFTMAX_D) -> dict:

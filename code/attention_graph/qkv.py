@@ -148,11 +148,12 @@ def _display_identity():
 
 
 @derivation("eq-identity-projections", display=_display_identity,
-            strength="verified", scope=("on the package's identity projections for a 3 × 2 example, bit for bit "
-                                        "(X I = X itself is the definition of I)"))
+            strength="proved", scope=("for a matrix symbol X of any size n × d_model. The package's identity "
+                                      "projections leave a 3 × 2 example unchanged, bit for bit"))
 def _check_identity():
-    # X I = X is the definition of the identity, not a result; what can fail is the package's
-    # identity_projections, whose three matrices must leave X unchanged.
+    # The displayed equation itself, X a matrix symbol of symbolic size n × d_model: SymPy reduces X I to X.
+    yield _display_identity()
+    # The package's identity_projections: its three matrices must leave an example X unchanged.
     X_num = np.array(_X_INT, dtype=float)  # (3, 2)
     Q, K, V = project(X_num, *identity_projections(2))
     yield bool(np.array_equal(Q, X_num) and np.array_equal(K, X_num) and np.array_equal(V, X_num))

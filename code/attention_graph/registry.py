@@ -381,7 +381,9 @@ def glue(name: str, value, display: bool = True) -> None:
     ``myst_nb.glue`` writes, so the build reads it; without importing MyST-NB, which the package does
     not need. Elsewhere (a downloaded notebook in plain Jupyter, the ``notebook`` extra) there is no
     build to read it, and the value is shown with its name, ``name = value``, even when
-    ``display=False``. The page's code cells are the same in both.
+    ``display=False``. The page's code cells are the same in both. A Markdown value (a table) keeps
+    its Markdown source as its plain text, so a plain-text view or nbconvert shows the table, not
+    ``<IPython.core.display.Markdown object>``.
     """
     from importlib.util import find_spec
 
@@ -390,15 +392,16 @@ def glue(name: str, value, display: bool = True) -> None:
 
     if not isinstance(name, str) or not name:
         raise ValueError(f"name must be a non-empty string, not {name!r}")
+    bundle, metadata = format_display_data(value)
+    if isinstance(bundle.get("text/markdown"), str):
+        bundle["text/plain"] = bundle["text/markdown"]
     if find_spec("myst_nb") is None:
-        bundle, _ = format_display_data(value)
         if set(bundle) <= {"text/plain"}:
             print(f"{name} = {bundle.get('text/plain', value)}")
         else:
             print(f"{name}:")
-            show(value)
+            show(bundle, raw=True, metadata=metadata)  # every MIME type: the viewer picks one
         return
-    bundle, metadata = format_display_data(value)
     prefix = "" if display else GLUE_PREFIX
     metadata["scrapbook"] = {"name": name, "mime_prefix": prefix}
     show({prefix + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)

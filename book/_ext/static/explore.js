@@ -42,34 +42,8 @@
   /** H = −Σ_j p_j ln p_j in nats, 0 ln 0 = 0 (worked_example.row_entropy). */
   AE.entropy = (p) => -p.reduce((s, x) => s + (x > 0 ? x * Math.log(x) : 0), 0);
 
-  /** x with A x = b, by Gaussian elimination with partial pivoting. */
-  AE.solve = (A, b) => {
-    const n = b.length;
-    const M = A.map((row, i) => [...row, b[i]]);
-    for (let c = 0; c < n; c++) {
-      let p = c;
-      for (let r = c + 1; r < n; r++) if (Math.abs(M[r][c]) > Math.abs(M[p][c])) p = r;
-      [M[c], M[p]] = [M[p], M[c]];
-      for (let r = c + 1; r < n; r++) {
-        const f = M[r][c] / M[c][c];
-        for (let k = c; k <= n; k++) M[r][k] -= f * M[c][k];
-      }
-    }
-    const x = new Array(n).fill(0);
-    for (let r = n - 1; r >= 0; r--) {
-      let s = M[r][n];
-      for (let k = r + 1; k < n; k++) s -= M[r][k] * x[k];
-      x[r] = s / M[r][r];
-    }
-    return x;
-  };
-
-  /** r_j = (1 − α)/n + α Σ_i r_i W_ij: (I − α Wᵀ) r = (1 − α)/n · 1  (eq-pagerank, graph_tools.pagerank). */
-  AE.pagerank = (W, damping = 0.85) => {
-    const n = W.length;
-    const M = W.map((row, i) => row.map((_, j) => (i === j ? 1 : 0) - damping * W[j][i]));
-    return AE.solve(M, new Array(n).fill((1 - damping) / n));
-  };
+  /** s_in(j) = Σ_i W_ij: column j's sum, the in-strength (AttentionGraph.in_strength). */
+  AE.inStrength = (W) => W[0].map((_, j) => W.reduce((s, row) => s + row[j], 0));
 
   /** m = max_j s_j, ℓ = Σ_j e^{s_j − m}, o = Σ_j e^{s_j − m} v_j / ℓ  (eq-block-output). */
   AE.blockState = (s, V) => {
@@ -181,11 +155,16 @@
   };
   AE.svg = (tag, attrs = {}, parent = null, text = null) => AE.el(tag, attrs, parent, text, true);
 
-  /** Append text to node, each "_ij" of it a subscript: "y_i = Σ_j W_ij x_j" shows as the page's formulas. */
+  /**
+   * Append text to node, each "_ij" of it a subscript and each "*W*" an italic letter, as the page's
+   * formulas show them: "y_i = Σ_j W_ij x_j", or "*v*_j flows from *j* to *i*" with italic v, j and i.
+   */
   AE.typeset = (node, text) => {
-    text.split(/_(\w+)/).forEach((part, k) => {
-      if (k % 2) AE.el("sub", {}, node, part);
-      else if (part) node.append(part);
+    text.split(/(_\w+|\*\w+\*)/).forEach((part, k) => {
+      if (k % 2 === 0) {
+        if (part) node.append(part);
+      } else if (part[0] === "_") AE.el("sub", {}, node, part.slice(1));
+      else AE.el("i", {}, node, part.slice(1, -1));
     });
     return node;
   };
@@ -281,23 +260,12 @@
     const pair = AE.el("span", { class: "ae-key-pair", "aria-hidden": "true" }, key);
     AE.el("i", {}, pair, "j");
     const edge = AE.el("span", { class: "ae-key-edge" }, pair);
-    const w = AE.el("span", {}, edge);
-    AE.el("i", {}, w, "W");
-    AE.el("sub", {}, w, "ij");
+    AE.typeset(AE.el("span", {}, edge), "*W*_ij");
     const svg = AE.svg("svg", { viewBox: "0 0 40 8", class: "ae-key-arrow" }, edge);
     AE.svg("path", { d: "M1,4 H32", class: "ae-key-line" }, svg);
     AE.svg("path", { d: "M31,0.5 L39,4 L31,7.5 z", class: "ae-arrowhead" }, svg);
     AE.el("i", {}, pair, "i");
-    const words = AE.el("span", { class: "ae-key-words" }, key);
-    AE.el("i", {}, words, "v");
-    AE.el("sub", {}, words, "j");
-    words.append(" flows from ");
-    AE.el("i", {}, words, "j");
-    words.append(" to ");
-    AE.el("i", {}, words, "i");
-    words.append(", with weight ");
-    AE.el("i", {}, words, "W");
-    AE.el("sub", {}, words, "ij");
+    AE.typeset(AE.el("span", { class: "ae-key-words" }, key), "*v*_j flows from *j* to *i*, with weight *W*_ij");
     return key;
   };
 

@@ -37,16 +37,7 @@
     // The gap, typeset as the page's formulas read: |W(t)_ij − W_ij| with italic letters and subscripts.
     const note = AE.el("p", { class: "ae-hint ae-gap-note" }, root, "Under each of the five models, its largest "
       + "gap: the largest difference ");
-    const gapFormula = AE.el("span", { class: "ae-math", "data-name": "gap-formula" }, note, "|");
-    AE.el("i", {}, gapFormula, "W");
-    gapFormula.append("(");
-    AE.el("i", {}, gapFormula, "t");
-    gapFormula.append(")");
-    AE.el("sub", {}, gapFormula, "ij");
-    gapFormula.append(" \u2212 ");
-    AE.el("i", {}, gapFormula, "W");
-    AE.el("sub", {}, gapFormula, "ij");
-    gapFormula.append("|");
+    AE.typeset(AE.el("span", { class: "ae-math", "data-name": "gap-formula" }, note), "|*W*(*t*)_ij \u2212 *W*_ij|");
     note.append(" between a weight of the slider's graph and the same weight of that model. Every weight "
       + "here lies between 0 and 1, so a gap also lies between 0 and 1. (The rows of attention and of "
       + "the mean sum to 1; a GCN's rows need not.) A gap of 0 means the slider's graph is that model.");

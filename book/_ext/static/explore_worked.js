@@ -1,8 +1,8 @@
 /* The worked example, explorable: drag the four people's vectors (or move them with the arrow keys)
- * and watch S = X Xᵀ/√2, W = softmax(S), the attention graph, Y = W X and PageRank follow. The plane
+ * and watch S = X Xᵀ/√2, W = softmax(S), the attention graph, Y = W X and the in-strengths follow. The plane
  * carries its axis numbers, −2 to 2, and the axes' names: the first coordinate along its bottom, the
  * second along its left. Each person's name sits on the side of its circle that keeps it off the others.
- * Its state (explorables.worked_state: X, the graph figure's node positions, PageRank's damping) and
+ * Its state (explorables.worked_state: X and the graph figure's node positions) and
  * its keys: attention_graph.explorables.SCHEMAS["worked"]. */
 (function () {
   "use strict";
@@ -79,18 +79,18 @@
       labels, { name: "W", heat: true, rowAxis: "i", colAxis: "j" });
     const Y = AE.matrixTable(tables, "Y = W X: person i's new vector", labels, ["first", "second"],
       { name: "Y", rowAxis: "i", colAxis: "coordinate" });
-    const R = AE.matrixTable(tables, `PageRank r of W (damping ${state.damping})`, labels, ["r"],
-      { name: "pagerank", rowAxis: "i", colAxis: "score" });
+    const R = AE.matrixTable(tables, "In-strength s_in(j) = Σ_i W_ij: column j's sum", labels, ["s_in"],
+      { name: "in-strength", rowAxis: "j" });
     const Xt = AE.matrixTable(tables, "X: person i's vector", labels, ["first", "second"],
       { name: "X", digits: 2, rowAxis: "i", colAxis: "coordinate" });
-    // PageRank is defined only in "Graph tools on attention": one plain sentence says what the table is,
-    // walking against the arrows as that chapter's walker does.
-    const prNote = AE.el("p", { class: "ae-legend", "data-note": "pagerank" }, root,
-      "PageRank r is the share of time a random walker spends at each person. It walks against the "
-      + "arrows, from a person to one it attends to, with the chances in that person's row of W. At each "
-      + `step it follows an arrow with probability ${state.damping} (the damping), else it jumps to anyone. `);
-    AE.el("a", { href: "graph_tools.html#pagerank" }, prNote, "Graph tools on attention");
-    prNote.append(" explains it.");
+    // One plain sentence says what the in-strength is, in the words "Graph tools on attention" uses,
+    // the chapter that names it; a reader can check it by hand on the W table.
+    const note = AE.el("p", { class: "ae-legend", "data-note": "in-strength" }, root,
+      "The in-strength of a person j is the sum of column j of W: how much attention j is paid by "
+      + "everybody, j included. It adds up the weights of the arrows drawn from j, the arrows that carry "
+      + "j's value. ");
+    AE.el("a", { href: "graph_tools.html#who-is-attended-the-strengths" }, note, "Graph tools on attention");
+    note.append(" uses it to say who is attended the most.");
     const buttons = AE.el("div", { class: "ae-control" }, controls);
     AE.button(buttons, "Back to the book's vectors", () => { X = X0.map((row) => row.slice()); update(); });
 
@@ -98,11 +98,11 @@
       const Sm = AE.scaledScores(X, X);
       const Wm = AE.softmax(Sm);
       const Ym = AE.matmul(Wm, X);
-      const r = AE.pagerank(Wm, state.damping);
+      const sIn = AE.inStrength(Wm);
       S.set(Sm);
       W.set(Wm);
       Y.set(Ym);
-      R.set(r.map((x) => [x]));
+      R.set(sIn.map((x) => [x]));
       Xt.set(X);
       drawGraph(Wm);
       labels.forEach((label, i) => {
