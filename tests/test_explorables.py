@@ -127,7 +127,8 @@ def test_the_shared_module_computes_what_the_package_computes(opened):
           AttentionGraph(W, [str(k) for k in range(1, 7)]).in_strength())
     close(page.evaluate("W => W.map(window.AttentionExplore.entropy)", W.tolist()), we.row_entropy(W))
     typeset = "t => window.AttentionExplore.typeset(document.createElement('span'), t).innerHTML"
-    assert page.evaluate(typeset, "*v*_j to *i*: Σ_j W_ij") == "<i>v</i><sub>j</sub> to <i>i</i>: Σ<sub>j</sub> W<sub>ij</sub>"
+    assert (page.evaluate(typeset, "*v*_j to *i*: Σ_j W_ij")
+            == "<i>v</i><sub>j</sub> to <i>i</i>: Σ<sub>j</sub> W<sub>ij</sub>")
 
     q = rng.normal(size=3)  # (3,)
     for b_size in (1, 3, 7, 10):

@@ -79,8 +79,8 @@
       labels, { name: "W", heat: true, rowAxis: "i", colAxis: "j" });
     const Y = AE.matrixTable(tables, "Y = W X: person i's new vector", labels, ["first", "second"],
       { name: "Y", rowAxis: "i", colAxis: "coordinate" });
-    const R = AE.matrixTable(tables, "In-strength s_in(j) = Σ_i W_ij: column j's sum", labels, ["s_in"],
-      { name: "in-strength", rowAxis: "j" });
+    const R = AE.matrixTable(tables, "In-strength s_in(j) = Σ_i W_ij: column j's sum", labels, ["in-strength"],
+      { name: "in-strength", rowAxis: "j", colAxis: "column sum" });
     const Xt = AE.matrixTable(tables, "X: person i's vector", labels, ["first", "second"],
       { name: "X", digits: 2, rowAxis: "i", colAxis: "coordinate" });
     // One plain sentence says what the in-strength is, in the words "Graph tools on attention" uses,
