@@ -3,9 +3,48 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import numpy as np
 
+from ..validation import as_matrix
 from .graphs import plot_attention_graph, plot_heatmap
-from .style import finish
+from .style import COLUMN, finish
+
+
+def plot_people(X, labels):
+    """Each row x_i of X as an arrow from the origin to its point of the plane, named and with its two numbers.
+
+    ``X`` is (n, 2), ``labels`` names its rows. Each row keeps its colour of the worked example's
+    plane (the colour cycle, in row order) and the open circle of an input x_i.
+    """
+    X = as_matrix(X, "X", shape_doc="(n, 2)")  # (n, 2)
+    labels = [str(x) for x in labels]
+    if X.shape[1] != 2:
+        raise ValueError(f"X must have shape (n, 2), one point of the plane a row; got {X.shape}")
+    if len(labels) != X.shape[0]:
+        raise ValueError(f"labels must name the {X.shape[0]} rows; got {len(labels)} labels")
+    lo = np.minimum(X.min(axis=0), 0.0) - 0.75  # (2,): the origin and every point in view, names too
+    hi = np.maximum(X.max(axis=0), 0.0) + 0.75  # (2,)
+    fig, ax = plt.subplots(figsize=(COLUMN, COLUMN * (hi[1] - lo[1]) / (hi[0] - lo[0]) + 0.3))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    ax.axhline(0, color="0.85", lw=0.8, zorder=0)
+    ax.axvline(0, color="0.85", lw=0.8, zorder=0)
+    for k, ((x, y), name) in enumerate(zip(X, labels)):
+        color = colors[k % len(colors)]
+        ax.annotate("", xy=(x, y), xytext=(0, 0),
+                    arrowprops=dict(arrowstyle="-|>", color=color, lw=1.4, shrinkA=0, shrinkB=5))
+        ax.plot([x], [y], "o", mfc="white", mec=color, mew=1.6, ms=9, zorder=3)
+        away = np.array([x, y]) / (np.hypot(x, y) or 1.0)  # (2,): the name beyond the point, off the arrow
+        numbers = f"({x:g}, {y:g})".replace("-", "−")
+        ax.annotate(f"{name}\n$x_{k + 1}$ = {numbers}", (x, y), xytext=24 * away, textcoords="offset points",
+                    ha="center", va="center", color=color, fontsize=9)
+    ax.plot([0], [0], "o", color="0.35", ms=3, zorder=3)
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    ax.set_aspect("equal")
+    ax.set_xlabel("first number")
+    ax.set_ylabel("second number")
+    ax.set_title("each row of $X$ is a point")
+    return finish(fig)
 
 
 def plot_orientation(graph):
