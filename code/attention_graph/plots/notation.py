@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from ..validation import as_matrix
 from .graphs import plot_attention_graph, plot_heatmap
@@ -22,9 +23,11 @@ def plot_people(X, labels):
         raise ValueError(f"X must have shape (n, 2), one point of the plane a row; got {X.shape}")
     if len(labels) != X.shape[0]:
         raise ValueError(f"labels must name the {X.shape[0]} rows; got {len(labels)} labels")
-    lo = np.minimum(X.min(axis=0), 0.0) - 0.75  # (2,): the origin and every point in view, names too
-    hi = np.maximum(X.max(axis=0), 0.0) + 0.75  # (2,)
-    fig, ax = plt.subplots(figsize=(COLUMN, COLUMN * (hi[1] - lo[1]) / (hi[0] - lo[0]) + 0.3))
+    lo = np.minimum(X.min(axis=0), 0.0) - 0.5  # (2,): the origin and every point in view
+    hi = np.maximum(X.max(axis=0), 0.0) + np.array([1.4, 0.5])  # (2,): room for the names on the right
+    span = hi - lo  # (2,)
+    axes_width = COLUMN - 0.75  # inches left for the axes beside the tick labels
+    fig, ax = plt.subplots(figsize=(COLUMN, axes_width * span[1] / span[0] + 0.95))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     ax.axhline(0, color="0.85", lw=0.8, zorder=0)
     ax.axvline(0, color="0.85", lw=0.8, zorder=0)
@@ -33,14 +36,15 @@ def plot_people(X, labels):
         ax.annotate("", xy=(x, y), xytext=(0, 0),
                     arrowprops=dict(arrowstyle="-|>", color=color, lw=1.4, shrinkA=0, shrinkB=5))
         ax.plot([x], [y], "o", mfc="white", mec=color, mew=1.6, ms=9, zorder=3)
-        away = np.array([x, y]) / (np.hypot(x, y) or 1.0)  # (2,): the name beyond the point, off the arrow
         numbers = f"({x:g}, {y:g})".replace("-", "−")
-        ax.annotate(f"{name}\n$x_{k + 1}$ = {numbers}", (x, y), xytext=24 * away, textcoords="offset points",
-                    ha="center", va="center", color=color, fontsize=9)
+        ax.annotate(f"{name}\n$x_{k + 1}$ = {numbers}", (x, y), xytext=(9, 0), textcoords="offset points",
+                    ha="left", va="center", color=color, fontsize=9)
     ax.plot([0], [0], "o", color="0.35", ms=3, zorder=3)
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
     ax.set_aspect("equal")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("first number")
     ax.set_ylabel("second number")
     ax.set_title("each row of $X$ is a point")
