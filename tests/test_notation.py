@@ -19,6 +19,14 @@ def _plain(key: str) -> str:
     return bt.glued_plain(PAGE, key).strip("'")
 
 
+def _exercise(label: str) -> str:
+    """The statement of exercise ``label``, as the page's source writes it."""
+    text = (bt.BOOK / f"{PAGE}.md").read_text()
+    return next("\n".join(line for line in body if not line.startswith(":"))
+                for name, _arg, options, body, _start in bt.blocks(text)
+                if name == "exercise" and options.get("label") == label)
+
+
 # The four people, as the page's sentences and exercises read them: X retyped from the seed's table.
 X_SEED = np.array([[0, 1], [1, 0], [1, 1], [1, -1]])  # the seed's table (Carla, Ana, Bruno, Diego), retyped
 NAMES = ("Carla", "Ana", "Bruno", "Diego")
@@ -53,6 +61,8 @@ def test_exercise_dot_products_least_alike_and_the_tie_for_the_largest():
 @pytest.mark.build
 def test_exercise_orientation_columns_say_whom_a_value_reaches():
     W3 = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.2, 0.3, 0.5]])  # the exercise's weights
+    shown = re.search(r"\\begin\{pmatrix\}(.*?)\\end\{pmatrix\}", _exercise("ex-notation-orientation")).group(1)
+    assert [[float(v) for v in row.split("&")] for row in shown.split(r"\\")] == W3.tolist()  # as the reader sees it
     reached = (W3 > 0).sum(axis=0)  # (3,): outputs each value reaches, by column
     assert bt.glued_float(PAGE, "ex_or_widest") == int(np.argmax(reached)) + 1
     assert bt.glued_float(PAGE, "ex_or_widest_count") == reached.max() == len(W3)
@@ -167,3 +177,31 @@ def test_the_mathematics_counts_from_one():
     found = {page.stem: _ZERO_BASED.findall(mystsource.outside_code(page.read_text()))
              for page in sorted((bt.ROOT / "book").glob("*.md"))}
     assert {k: v for k, v in found.items() if v} == {}
+
+
+# The figure of the four people: each row drawn at its point, named with its index from 1.
+
+def test_plot_people_draws_each_row_at_its_point_named_from_one():
+    from attention_graph import plots
+
+    plots.use_book_style()
+    ax = plots.plot_people(X_SEED, NAMES).axes[0]
+    circles = [line.get_xydata()[0].tolist() for line in ax.lines if line.get_marker() == "o"
+               and line.get_markerfacecolor() == "white"]
+    assert circles == X_SEED.tolist()
+    texts = [t.get_text() for t in ax.texts]
+    for k, name in enumerate(NAMES):
+        x, y = (f"{v}".replace("-", "−") for v in X_SEED[k])
+        assert f"{name}\n$x_{k + 1}$ = ({x}, {y})" in texts
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda p: p.plot_people(np.ones((4, 3)), NAMES), "shape"),
+    (lambda p: p.plot_people(np.ones((4, 2)), ["a"]), "labels"),
+    (lambda p: p.plot_people([[np.nan, 0.0]], ["a"]), "X"),
+])
+def test_plot_people_refuses_bad_input_naming_the_argument(call, message):
+    from attention_graph import plots
+
+    with pytest.raises(ValueError, match=message):
+        call(plots)
