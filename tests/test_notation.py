@@ -1,4 +1,5 @@
-"""The notation page's exercises (shapes, the orientation, the heads), recomputed independently; the symbol table."""
+"""The notation page's numbers and exercises (dot products, the orientation, a path), recomputed
+independently; the symbol table."""
 
 import collections
 import re
@@ -12,7 +13,6 @@ from attention_graph import notation as table
 from attention_graph import worked_example as we
 
 PAGE = "notation"
-COUNTS = {"One": 1, "Two": 2, "Three": 3, "Four": 4, "Five": 5}
 
 
 def _plain(key: str) -> str:
@@ -27,21 +27,42 @@ def _exercise(label: str) -> str:
                 if name == "exercise" and options.get("label") == label)
 
 
-def _size(statement: str, symbol: str) -> int:
-    return int(re.search(re.escape(symbol) + r" = (\d+)\$", statement).group(1))
+# The four people, as the page's sentences and exercises read them: X retyped from the seed's table.
+X_SEED = np.array([[0, 1], [1, 0], [1, 1], [1, -1]])  # the seed's table (Carla, Ana, Bruno, Diego), retyped
+NAMES = ("Carla", "Ana", "Bruno", "Diego")
+
+
+def _dot(a: str, b: str) -> int:
+    """The dot product of two people's rows from its formula, sum over l of x_il x_jl."""
+    x, y = X_SEED[NAMES.index(a)], X_SEED[NAMES.index(b)]
+    return sum(int(x[k]) * int(y[k]) for k in range(len(x)))
 
 
 @pytest.mark.build
-def test_exercise_shapes_name_queries_keys_and_value_width():
-    statement = _exercise("ex-notation-shapes")  # "Two decoder queries attend to the four people ..."
-    n_q, n_k, d_v = COUNTS[statement.split()[0]], len(we.PEOPLE), _size(statement, "d_v")
-    assert _plain("ex_shape_Y") == str((n_q, d_v))
-    assert _plain("ex_shape_W") == str((n_q, n_k))
+def test_the_dot_products_the_page_quotes():
+    for other in ("Bruno", "Ana", "Diego"):
+        assert bt.glued_float(PAGE, f"dot_carla_{other.lower()}") == _dot("Carla", other)
+
+
+@pytest.mark.build
+def test_exercise_dot_products_least_alike_and_the_tie_for_the_largest():
+    pairs = {(a, b): _dot(a, b) for k, a in enumerate(NAMES) for b in NAMES[k + 1:]}
+    low, top = min(pairs.values()), max(pairs.values())
+    assert [p for p, v in pairs.items() if v == low] == [("Carla", "Diego")]  # the least alike is one pair
+    tied = [f"{a} and {b}" for (a, b), v in pairs.items() if v == top]
+    assert _plain("ex_dot_shape") == str((len(NAMES), len(NAMES)))
+    assert _plain("ex_dot_low") == "Carla and Diego"
+    assert bt.glued_float(PAGE, "ex_dot_low_value") == low
+    assert bt.glued_float(PAGE, "ex_dot_top") == top
+    assert bt.glued_float(PAGE, "ex_dot_tied_count") == len(tied) > 1
+    assert _plain("ex_dot_tied") == ", ".join(tied)
 
 
 @pytest.mark.build
 def test_exercise_orientation_columns_say_whom_a_value_reaches():
     W3 = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.2, 0.3, 0.5]])  # the exercise's weights
+    shown = re.search(r"\\begin\{pmatrix\}(.*?)\\end\{pmatrix\}", _exercise("ex-notation-orientation")).group(1)
+    assert [[float(v) for v in row.split("&")] for row in shown.split(r"\\")] == W3.tolist()  # as the reader sees it
     reached = (W3 > 0).sum(axis=0)  # (3,): outputs each value reaches, by column
     assert bt.glued_float(PAGE, "ex_or_widest") == int(np.argmax(reached)) + 1
     assert bt.glued_float(PAGE, "ex_or_widest_count") == reached.max() == len(W3)
@@ -49,20 +70,34 @@ def test_exercise_orientation_columns_say_whom_a_value_reaches():
 
 
 @pytest.mark.build
-def test_exercise_heads_width_and_weight_shape():
-    statement = _exercise("ex-notation-heads")
-    d_model, H, n = _size(statement, r"d_{\text{model}}"), _size(statement, "H"), len(we.PEOPLE)
-    assert bt.glued_float(PAGE, "ex_heads_dh") == d_model // H
-    assert _plain("ex_heads_shape") == str((H, n, n))
+def test_exercise_path_edges_and_who_receives_most():
+    """The path on n nodes with self-loops: n loops and two arrows for each of its n - 1 links; an inner
+    node receives three arrows (its own and one from each neighbour), an end two."""
+    n = len(NAMES)
+    assert bt.glued_float(PAGE, "ex_path_loops") == n
+    assert bt.glued_float(PAGE, "ex_path_edges") == n + 2 * (n - 1)
+    assert _plain("ex_path_most") == " and ".join(NAMES[1:-1])
+    assert bt.glued_float(PAGE, "ex_path_most_count") == 3
+    # the solution says these are the edges of the introduction's top graph: it counted them too
+    assert bt.glued_float(PAGE, "ex_path_edges") == bt.glued_float("intro", "intro_path_edges")
+
+
+def test_the_exercises_use_nothing_the_reader_has_not_met():
+    """The first chapter's exercises run on NumPy alone: no attention function of the package, which the
+    next chapters teach."""
+    text = (bt.BOOK / f"{PAGE}.md").read_text()
+    exercises = text[text.index("## Exercises"):]
+    shown = [body for name, _arg, options, body, _start in bt.blocks(exercises)
+             if name == "code-cell" and "remove-cell" not in options.get("tags", "")]
+    assert len(shown) == 3
+    imports = {line.strip() for body in shown for line in body if line.startswith(("import", "from"))}
+    assert imports == {"import numpy as np"}
 
 
 # The four people: introduced on this page, where the book first uses them, from the package's data.
 
-X_SEED = np.array([[0, 1], [1, 0], [1, 1], [1, -1]])  # the seed's table (Carla, Ana, Bruno, Diego), retyped
-
-
 def test_the_four_people_live_in_notation_and_the_worked_example_reuses_them():
-    assert table.PEOPLE == ("Carla", "Ana", "Bruno", "Diego")
+    assert table.PEOPLE == NAMES
     np.testing.assert_array_equal(table.embeddings(), X_SEED)
     assert we.embeddings is table.embeddings and we.PEOPLE is table.PEOPLE  # one implementation
 
@@ -142,3 +177,31 @@ def test_the_mathematics_counts_from_one():
     found = {page.stem: _ZERO_BASED.findall(mystsource.outside_code(page.read_text()))
              for page in sorted((bt.ROOT / "book").glob("*.md"))}
     assert {k: v for k, v in found.items() if v} == {}
+
+
+# The figure of the four people: each row drawn at its point, named with its index from 1.
+
+def test_plot_people_draws_each_row_at_its_point_named_from_one():
+    from attention_graph import plots
+
+    plots.use_book_style()
+    ax = plots.plot_people(X_SEED, NAMES).axes[0]
+    circles = [line.get_xydata()[0].tolist() for line in ax.lines if line.get_marker() == "o"
+               and line.get_markerfacecolor() == "white"]
+    assert circles == X_SEED.tolist()
+    texts = [t.get_text() for t in ax.texts]
+    for k, name in enumerate(NAMES):
+        x, y = (f"{v}".replace("-", "−") for v in X_SEED[k])
+        assert f"{name}\n$x_{k + 1}$ = ({x}, {y})" in texts
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda p: p.plot_people(np.ones((4, 3)), NAMES), "shape"),
+    (lambda p: p.plot_people(np.ones((4, 2)), ["a"]), "labels"),
+    (lambda p: p.plot_people([[np.nan, 0.0]], ["a"]), "X"),
+])
+def test_plot_people_refuses_bad_input_naming_the_argument(call, message):
+    from attention_graph import plots
+
+    with pytest.raises(ValueError, match=message):
+        call(plots)

@@ -1,7 +1,8 @@
 """The book's symbol table, in one place: one entry per symbol, one meaning each; and its running example.
 
 ``book/symbols.md`` (the back matter) generates the full table from it with ``table_markdown``;
-``book/notation.md`` states the conventions; ``tests/test_notation.py`` checks that every letter a
+``book/notation.md`` states the conventions and shows the group "Attention" (the symbols the first
+chapters need), the group after it in an aside; ``tests/test_notation.py`` checks that every letter a
 page's mathematics uses has an entry and that no symbol has two.
 
 The running example, four people of two numbers each (``PEOPLE``, ``embeddings``), is introduced on
@@ -39,34 +40,42 @@ SYMBOLS = [
     ('Attention', [
         ('$n$', '',
          'number of elements (tokens, people, nodes)'),
-        ('$n_q$, $n_k$', '',
-         'number of queries and of keys; $n_q = n_k = n$ in self-attention'),
-        ('$i$, $j$, $l$', '',
-         'indices: $i$ a query (the one who attends), $j$ a key, $l$ a summation index over keys or coordinates'),
         ('$d_{\\text{model}}$', '',
          "length of an element's input vector"),
-        ('$d$', '',
-         'length of a query and of a key in one attention (the scale is $\\sqrt{d}$); with $H$ heads it is $d_h$'),
-        ('$d_v$', '',
-         'length of a value, and of an output'),
         ('$X$', '$n \\times d_{\\text{model}}$',
          'inputs, one row $x_i$ per element'),
+        ('$i$, $j$, $l$', '',
+         'indices: $i$ the element that receives (a query), $j$ the one that sends (a key), $l$ a summation index'),
         ('$W_Q$, $W_K$', '$d_{\\text{model}} \\times d$',
-         'query and key projections; $W_{QK} = W_Q W_K^\\top$'),
+         'query and key projections'),
         ('$W_V$', '$d_{\\text{model}} \\times d_v$',
          'value projection'),
-        ('$Q$, $K$', '$n_q \\times d$, $n_k \\times d$',
+        ('$Q$, $K$', '$n \\times d$',
          'queries $q_i$ and keys $k_j$, as rows'),
-        ('$V$', '$n_k \\times d_v$',
+        ('$V$', '$n \\times d_v$',
          'values $v_j$, as rows'),
-        ('$S$', '$n_q \\times n_k$',
-         'scores, $S_{ij} = q_i \\cdot k_j / \\sqrt{d}$; $s$ one row of scores'),
-        ('$W$', '$n_q \\times n_k$',
+        ('$d$', '',
+         'length of a query and of a key (the scale is $\\sqrt{d}$)'),
+        ('$d_v$', '',
+         'length of a value, and of an output'),
+        ('$S$', '$n \\times n$',
+         'scores, $S_{ij} = q_i \\cdot k_j / \\sqrt{d}$'),
+        ('$W$', '$n \\times n$',
          'attention weights, each row a probability distribution'),
+        ('$Y$', '$n \\times d_v$',
+         'outputs, row $y_i = \\sum_j W_{ij} v_j$'),
+    ]),
+    ('Attention: the other symbols', [
+        ('$n_q$, $n_k$', '',
+         ('number of queries and of keys, when they come from different elements: $Q$, $S$, $W$ and $Y$ '
+          'then have $n_q$ rows, $K$ and $V$ have $n_k$ rows, and $S$ and $W$ have $n_k$ columns. In '
+          'self-attention $n_q = n_k = n$')),
+        ('$W_{QK}$', '$d_{\\text{model}} \\times d_{\\text{model}}$',
+         'the product $W_Q W_K^\\top$, the one matrix through which both projections act on the scores'),
+        ('$s$', '$n_k$',
+         'one row of scores, when a single row is studied'),
         ('$\\tilde W$', '$n_q \\times n_k$',
          'unnormalised weights $e^{S_{ij}}$, so that $W_{ij} = \\tilde W_{ij} / \\sum_l \\tilde W_{il}$'),
-        ('$Y$', '$n_q \\times d_v$',
-         'outputs, row $y_i = \\sum_j W_{ij} v_j$'),
         ('$p$', '$n_k$',
          'one row of $W$, when a single row is studied'),
         ('$J$', '$n_k \\times n_k$',
