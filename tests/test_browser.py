@@ -24,6 +24,7 @@ from urllib.request import urlopen
 
 import pytest
 from glue_marks import prose_number  # 1e+09 is pasted as 10⁹
+from package_wheel import MENU_NAME
 
 import booktools as bt
 import browsertools as bw
@@ -166,6 +167,16 @@ def _is_notebook(source: Path) -> bool:
 
 
 SOURCE_PAGES = [p for p in PAGES if (paths.ROOT / Path(p).with_suffix(".md")).exists()]
+
+
+@pytest.mark.parametrize("page", SOURCE_PAGES)
+def test_the_download_menu_button_is_named_for_what_it_holds(page, visit):
+    """The header's download icon (sphinx-book-theme's menu: the page's .ipynb, .md and .pdf, and the
+    package's .whl, book/_ext/package_wheel.py) has no text: its aria-label names it, for all it holds."""
+    [menu] = visit(page).data["download_menu"]
+    assert menu["text"] == "" and menu["label"] == MENU_NAME, menu
+    assert all(word in MENU_NAME for word in ("notebook", "PDF", "wheel"))
+    assert {".md", ".pdf", ".whl"} <= set(menu["items"]) <= {".ipynb", ".md", ".pdf", ".whl"}, menu
 
 
 @pytest.mark.parametrize("page", SOURCE_PAGES)

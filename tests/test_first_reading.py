@@ -5,14 +5,19 @@ On the sources (no build): every content chapter, the pages of ``_toc.yml`` befo
 the introduction included, opens right under its title with a ``{summary}`` of fewer than 80 words,
 in words (no formula, no glued number), beside a figure the page glues.
 
-In Chromium (marked ``browser``): the switch is one button in the page header, named "First
-reading", with its state in ``aria-pressed``; Tab reaches it and shows a focus ring, Enter and Space
-work it. On, a page hides its proofs, the kernel code under its formulas, class badges, "How this
-page is checked" block and technical asides (its own code cells stay); off, it shows them again; the
-choice holds on the next page; printed, a page shows everything whatever the switch says. The switch
-keeps its contrast in light and dark mode, on and off. The summary sits beside its figure at 1280 px
-and above it at 390 px, where nothing pushes the page sideways; its text keeps its contrast (light
-at 1280 px, dark at 390 px).
+In Chromium (marked ``browser``): a reader who has never chosen (no ``first-reading`` key stored)
+finds on every page, first in the article, a quiet offer (a labelled aside, never an alert) with two
+buttons, "Start the first reading" and "Show everything"; either stores the choice, applies it,
+shows it on the header's switch and removes the offer, which does not come back on the next page;
+the header's switch, used first, is a choice too. The offer is never printed, Tab reaches its
+buttons with a focus ring, it keeps its contrast in light and dark mode and fits a 390 px phone. The
+switch is one button in the page header, named "First reading", with its state in ``aria-pressed``;
+Tab reaches it and shows a focus ring, Enter and Space work it. On, a page hides its proofs, the
+kernel code under its formulas, class badges, "How this page is checked" block and technical asides
+(its own code cells stay); off, it shows them again; the choice holds on the next page; printed, a
+page shows everything whatever the switch says. The switch keeps its contrast in light and dark
+mode, on and off. The summary sits beside its figure at 1280 px and above it at 390 px, where
+nothing pushes the page sideways; its text keeps its contrast (light at 1280 px, dark at 390 px).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import pytest
 import yaml
 from short_code import KERNEL_CLASS
 
+import browsertools as bw
 import buildpaths as paths
 from visits import script
 
@@ -310,3 +316,179 @@ def test_a_link_into_a_hidden_aside_opens_that_aside(browser, site):
         assert not page.evaluate(visible, "softmax-overflow")
     finally:
         context.close()
+
+
+# --- The first-visit offer -------------------------------------------------------------------------
+
+OFFER = "New to attention? A first reading hides proofs, badges, checks and technical asides."
+START, ALL = "Start the first reading", "Show everything"
+PAGES = [d for d in bw.toc_docnames() if (paths.HTML / f"{d}.html").exists()] if paths.HTML.exists() else []
+
+
+@pytest.fixture(scope="session")
+def offer_states(browser, site):
+    """What js/offer.js and js/first_reading.js read at each step of first-time readers' sessions at
+    1280 px: the first page as it loads, printed, its start button reached with Tab and pressed with
+    Enter, the next page; then, the key cleared (a new reader), "Show everything" clicked, the next
+    page, the header's switch on and off there; then a new reader who uses the header's switch first."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+
+    def open_(rel):
+        page.goto(site + rel, wait_until="load")
+        page.add_style_tag(content=script("still.css"))
+
+    def read():
+        return {"offer": page.evaluate(script("offer.js")), "state": page.evaluate(script("first_reading.js"))}
+
+    def new_reader(rel):
+        page.evaluate("localStorage.removeItem('first-reading')")
+        open_(rel)
+
+    seen = {}
+    try:
+        open_(FIRST)
+        seen["first"] = read()
+        seen["by_role"] = {name: page.get_by_role("button", name=name, exact=True).count() for name in (START, ALL)}
+        seen["region"] = page.get_by_role("complementary", name="A first reading").count()
+        page.emulate_media(media="print")
+        seen["printed"] = read()
+        page.emulate_media(media="screen")
+        tabs = 0
+        while tabs < 400 and not page.evaluate("document.activeElement.matches('.first-reading-offer-start')"):
+            page.keyboard.press("Tab")
+            tabs += 1
+        seen["tabs"] = tabs
+        seen["focused"] = page.evaluate(script("focus_ring.js"))
+        page.keyboard.press("Enter")
+        seen["started"] = read()
+        seen["focus_after"] = page.evaluate("document.activeElement.matches('.first-reading-switch')")
+        open_(SECOND)
+        seen["started_next"] = read()
+        new_reader(FIRST)
+        seen["again"] = read()
+        page.get_by_role("button", name=ALL, exact=True).click()
+        seen["all"] = read()
+        open_(SECOND)
+        seen["all_next"] = read()
+        page.click(".first-reading-switch")
+        seen["switch_on"] = read()
+        page.click(".first-reading-switch")
+        seen["switch_off"] = read()
+        new_reader(FIRST)
+        page.click(".first-reading-switch")
+        seen["switch_first"] = read()
+        open_(SECOND)
+        seen["switch_first_next"] = read()
+    finally:
+        context.close()
+    return seen
+
+
+def _no_offer(step: dict) -> bool:
+    return step["offer"]["offers"] == 0
+
+
+@pytest.mark.browser
+def test_a_first_visit_shows_the_offer_first_in_the_article(offer_states):
+    first = offer_states["first"]
+    offer, state = first["offer"], first["state"]
+    assert offer["offers"] == 1 and offer["shown"] and offer["first_in_article"], offer
+    assert offer["text"] == OFFER
+    assert [b["name"] for b in offer["buttons"]] == [START, ALL] and offer_states["by_role"] == {START: 1, ALL: 1}
+    assert state["stored"] is None and not state["first_reading"] and state["pressed"] == "false"
+    assert _shown(state) == {True}  # off by default: everything shows until the reader chooses
+    assert offer["summary_follows_title"], offer  # the summary still opens the chapter under its title
+
+
+@pytest.mark.browser
+def test_the_offer_is_a_labelled_aside_not_an_alert(offer_states):
+    offer = offer_states["first"]["offer"]
+    assert (offer["tag"], offer["role"], offer["label"]) == ("ASIDE", None, "A first reading")
+    assert offer_states["region"] == 1  # a named landmark a screen reader can find, and skip
+    assert offer["live"] is False  # nothing announces it
+
+
+@pytest.mark.browser
+def test_the_offer_is_never_printed(offer_states):
+    printed = offer_states["printed"]
+    assert printed["offer"]["offers"] == 1 and not printed["offer"]["shown"]
+    assert _shown(printed["state"]) == {True}
+
+
+@pytest.mark.browser
+def test_tab_reaches_the_offer_with_a_visible_focus_and_enter_starts_the_first_reading(offer_states):
+    assert offer_states["tabs"] < 400, "Tab never reached the offer"
+    ring = offer_states["focused"]
+    assert ring["focus_visible"] and ring["outline_width"] >= 1 and ring["outline_style"] != "none"
+    started = offer_states["started"]
+    assert _no_offer(started)
+    assert started["state"]["stored"] == "on" and started["state"]["first_reading"]
+    assert started["state"]["pressed"] == "true"  # the header's switch shows the choice
+    assert _shown(started["state"]) == {False}
+    assert offer_states["focus_after"], "focus went nowhere when the offer left"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("step", ["started_next", "all_next", "switch_first_next"])
+def test_once_chosen_the_offer_does_not_come_back(offer_states, step):
+    assert _no_offer(offer_states[step]), offer_states[step]["offer"]
+
+
+@pytest.mark.browser
+def test_the_first_reading_holds_on_the_next_page(offer_states):
+    nxt = offer_states["started_next"]["state"]
+    assert nxt["first_reading"] and nxt["pressed"] == "true" and _shown(nxt) == {False}
+
+
+@pytest.mark.browser
+def test_show_everything_stores_off_and_holds_on_the_next_page(offer_states):
+    assert offer_states["again"]["offer"]["shown"]  # a new reader (no key) is offered it again
+    for step in ("all", "all_next"):
+        seen = offer_states[step]
+        assert _no_offer(seen)
+        assert seen["state"]["stored"] == "off" and not seen["state"]["first_reading"]
+        assert seen["state"]["pressed"] == "false" and _shown(seen["state"]) == {True}
+
+
+@pytest.mark.browser
+def test_the_header_switch_still_works_both_ways_and_counts_as_a_choice(offer_states):
+    on, off = offer_states["switch_on"]["state"], offer_states["switch_off"]["state"]
+    assert (on["stored"], on["first_reading"], _shown(on)) == ("on", True, {False})
+    assert (off["stored"], off["first_reading"], _shown(off)) == ("off", False, {True})
+    first = offer_states["switch_first"]
+    assert _no_offer(first) and first["state"]["stored"] == "on"
+
+
+@pytest.fixture(scope="session")
+def offers(visit, phone):
+    """{(doc, width, mode): what js/offer.js read}: every page of the book at 1280 px (its visit, light
+    as loaded and dark) and at 390 px (its phone load in each mode); none of these tabs chooses."""
+    seen = {}
+    for doc in PAGES:
+        v = visit(f"{doc}.html")
+        seen[(doc, 1280, "light")], seen[(doc, 1280, "dark")] = v.offer["light"], v.offer["dark"]
+        for mode in ("light", "dark"):
+            seen[(doc, 390, mode)] = phone(f"{doc}.html", mode)["offer"]
+    return seen
+
+
+def _offer_cases():
+    return [pytest.param(doc, w, m, id=f"{doc}-{w}-{m}") for doc in PAGES
+            for w, m in ((1280, "light"), (1280, "dark"), (390, "light"), (390, "dark"))]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("doc, width, mode", _offer_cases())
+def test_the_offer_shows_on_every_page_fits_and_keeps_its_contrast(offers, doc, width, mode):
+    seen = offers[(doc, width, mode)]
+    assert seen["offers"] == 1 and seen["shown"] and seen["first_in_article"], seen
+    assert seen["theme"] == mode, seen
+    assert seen["text_contrast"] >= 4.5, seen  # WCAG AA for its small text
+    assert all(b["text"] >= 4.5 and b["border"] >= 3 for b in seen["buttons"]), seen["buttons"]
+    box, article = seen["box"], seen["article"]
+    assert box["left"] >= article["left"] - 1 and box["right"] <= article["right"] + 1, seen
+    assert seen["box"]["right"] <= seen["viewport"] + 1 and not seen["page_wider"], seen
+    assert seen["box"]["height"] <= (140 if width == 390 else 80), seen  # quiet: a few lines, not a banner
+    assert seen["summary_follows_title"], seen
+

@@ -8,12 +8,14 @@ screenshot of the whole page (in the folder it is given: pytest's temporary area
 ``--screenshots DIR``), the collapsed solutions opened (``js/solutions.js``), the contrast of
 what it draws in light and in dark mode (``js/contrast.js``, ``js/dark.js``), its layout again in
 dark mode and a screenshot of its first screen in dark mode; also where its chapter summary sits
-(``js/summary_layout.js``, light, before the solutions open).
+(``js/summary_layout.js``, light, before the solutions open) and the first-visit offer of a first
+reading (``js/offer.js``, light and dark: the tab never chooses, so every page shows it).
 
 :class:`PhoneVisits` (the session fixture ``phone``) opens a page on a 390 px phone once per mode
 ("light", "dark", asked for as a reader's stored choice) and reads, from that one load, what
 ``tests/test_layout.py`` (``js/layout.js``), ``tests/test_figures.py`` (``js/figure_fit.js``) and
-``tests/test_first_reading.py`` (``js/summary_layout.js``) check: one load serves the three.
+``tests/test_first_reading.py`` (``js/summary_layout.js``, ``js/offer.js``: the first-visit offer,
+shown since these tabs never choose) check: one load serves them all.
 
 The checks read what a page shows once it has settled: its CSS transitions and animations are
 switched off (``js/still.css``), so the solutions open and the dark theme applies at once.
@@ -62,6 +64,7 @@ class Visit:
     dark_screenshot: Path  # the first screen (bw.VIEWPORT), in dark mode
     layout: tuple[dict, dict]  # js/layout.js: light as loaded; dark, the solutions open
     summary: dict  # js/summary_layout.js: light as loaded
+    offer: dict  # js/offer.js, "light" as loaded and "dark": the first-visit offer (this tab never chooses)
 
 
 def _favicon_probe(url: str) -> bool:
@@ -101,18 +104,20 @@ def open_page(tab, site: str, rel: str, html: Path, shots: Path) -> Visit:
         data = tab.evaluate(script("collect.js"))
         light = tab.evaluate(script("layout.js"))
         summary = tab.evaluate(script("summary_layout.js"))
+        offer = {"light": tab.evaluate(script("offer.js"))}
         shot = bw.screenshot(tab, shots / Path(rel).with_suffix(".png"))
         solutions = tab.evaluate(script("solutions.js"))
         contrast = {"light": tab.evaluate(script("contrast.js"))}
         tab.evaluate(script("dark.js"))
         contrast["dark"] = tab.evaluate(script("contrast.js"))
+        offer["dark"] = tab.evaluate(script("offer.js"))
         layout = (light, tab.evaluate(script("layout.js")))
         dark = bw.screenshot(tab, shots / "dark" / Path(rel).with_suffix(".png"), full_page=False)
     finally:
         for event, listener in listeners.items():
             tab.remove_listener(event, listener)
     return Visit(rel, tab.url, mathjax, data, offsite, errors, shot, solutions, contrast, dark, layout,
-                 summary)
+                 summary, offer)
 
 
 class Visits:
@@ -143,13 +148,14 @@ class Visits:
 
 
 PHONE = {"width": 390, "height": 844}  # a phone's viewport, CSS px
-PHONE_SCRIPTS = ("layout", "figure_fit", "summary_layout")  # what one phone load of a page serves
+PHONE_SCRIPTS = ("layout", "figure_fit", "summary_layout", "offer")  # what one phone load of a page serves
 
 
 class PhoneVisits:
     """``phone(rel, mode)``: what page ``rel`` of the build shows on a 390 px phone in ``mode``
     ("light" or "dark", the reader's stored choice and the system's), once it has settled:
-    ``{"layout": js/layout.js, "figure_fit": js/figure_fit.js, "summary_layout": js/summary_layout.js}``.
+    ``{"layout": js/layout.js, "figure_fit": js/figure_fit.js, "summary_layout": js/summary_layout.js,
+    "offer": js/offer.js}``.
     Each page is opened once per mode, in one tab per mode for the whole session."""
 
     def __init__(self, browser, site: str):

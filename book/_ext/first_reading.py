@@ -23,7 +23,9 @@ the technical asides, the admonitions a page marks with the class ``technical``
 ``:pyobject:``, marked ``kernel-code`` by ``short_code.py``). The page's own code cells stay: their
 outputs are what the prose reads. Printed (the PDF), a page shows everything, whatever the switch says.
 The script runs in the page's head, before the body is drawn, so a page never flashes what the
-reader chose to hide.
+reader chose to hide. The switch is off by default; a reader who has never chosen (no key stored)
+finds, first in the article, a quiet offer (a labelled ``aside``) whose two buttons, "Start the first
+reading" and "Show everything", store the choice as the switch does, and remove the offer for good.
 
 Enable it in ``_config.yml`` under ``sphinx.local_extensions``.
 """

@@ -6,8 +6,9 @@ it is made of (``WHEEL_SOURCES``, in a temporary folder, so the checkout gets no
 ``.egg-info``), by the build backend ``pyproject.toml`` names (setuptools, locked; called directly,
 as pip would call it without build isolation, so nothing is downloaded and no pip is needed),
 and puts it in ``_downloads/`` of the HTML output. Every page's download menu (sphinx-book-theme's,
-with the ``.md`` and the ``.ipynb``) gets a third entry, ``.whl``, that links to it; the line "Run it
-yourself" at the top of each page says how to install it.
+with the ``.ipynb``, the ``.md`` and the ``.pdf``) gets one more entry, ``.whl``, that links to it, and
+its icon button is named for all it holds (``MENU_NAME``, its tooltip, which the theme makes its
+``aria-label``); the line "Run it yourself" at the top of each page says how to install it.
 
 The wheel is byte-reproducible: its zip entries carry the fixed date ``WHEEL_EPOCH`` (the build's
 own ``SOURCE_DATE_EPOCH`` does not reach it, so a copy built on another day gives the same bytes),
@@ -34,6 +35,8 @@ logger = logging.getLogger(__name__)
 WHEEL_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "LICENSE-text", "code")
 WHEEL_EPOCH = 315532800  # 1980-01-01, the earliest date a zip entry holds: the same on every build
 FOLDER = "_downloads"  # of the HTML output
+# The download menu's name (the theme's "Download this page"), now that it offers the package too.
+MENU_NAME = "Download this page (notebook, Markdown, PDF) or the package (wheel)"
 # PEP 517's build_wheel hook of the backend pyproject.toml names (setuptools.build_meta), run in the sources.
 BACKEND = "import sys; from setuptools import build_meta; build_meta.build_wheel(sys.argv[1])"
 # The caller's variables that would change what is built or where Python looks.
@@ -87,6 +90,8 @@ def _offer_wheel(app, pagename, templatename, context, doctree) -> None:
         return
     for button in context.get("header_buttons", []):
         if button.get("label") == "download-buttons":
+            # The menu's icon button is named by its tooltip (the theme's aria-label): say what it holds.
+            button["tooltip"] = MENU_NAME
             button["buttons"].append({
                 "type": "link", "url": context["pathto"](f"{FOLDER}/{name}", 1), "text": ".whl",
                 "icon": "fas fa-box", "label": "download-wheel-button",

@@ -38,6 +38,9 @@
                                           line: e.textContent.split("\n").reduce(
                                             (a, b) => b.length > a.length ? b : a, "").slice(0, 100)})),
     downloads: all(".dropdown-download-buttons a[href]").map(a => a.href),
+    download_menu: all(".dropdown-download-buttons > button.dropdown-toggle").map(b => ({
+      label: b.getAttribute("aria-label"), text: b.textContent.trim(),
+      items: [...b.parentElement.querySelectorAll(".dropdown-item")].map(i => i.textContent.trim())})),
     table_marks: all(".glued").filter(e => !e.querySelector(".pasted-text")).map(e => {
       const style = getComputedStyle(e);
       return {text: e.textContent.trim(), title: e.getAttribute("title"), line: style.textDecorationLine,

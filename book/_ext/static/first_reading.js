@@ -2,6 +2,9 @@
 // first reading skips: proofs, class badges, the "How this page is checked" block, the technical
 // asides and the kernel code under a formula (first_reading.css). The choice is kept in localStorage, so every page opens as the reader
 // left the last one; this file runs in the head, so the state applies before the body is drawn.
+// A reader who has never chosen (no key stored) finds, at the top of the article, a quiet offer with
+// two buttons; either choice is stored like the switch's, applied, shown on the switch, and the
+// offer goes for good. The switch is off until the reader turns it on: all is shown by default.
 (() => {
   const KEY = "first-reading";
   const root = document.documentElement;
@@ -23,6 +26,44 @@
   window.addEventListener("hashchange", reveal);
 
   const sync = button => button.setAttribute("aria-pressed", String(root.classList.contains("first-reading")));
+  const syncAll = () => document.querySelectorAll(".first-reading-switch").forEach(sync);
+  const store = on => {
+    try { localStorage.setItem(KEY, on ? "on" : "off"); } catch (err) { /* kept for this page only */ }
+  };
+  const chosen = () => {  // unreadable storage counts as chosen: an offer it cannot remember would come back on every page
+    try { return localStorage.getItem(KEY) !== null; } catch (err) { return true; }
+  };
+  const dropOffer = () => document.querySelectorAll(".first-reading-offer").forEach(offer => offer.remove());
+
+  // The first-visit offer: a labelled aside (a landmark, not an alert: nothing is announced), first in the article.
+  const offer = () => {
+    const article = document.querySelector("main article.bd-article") || document.querySelector("main article");
+    if (chosen() || !article || article.querySelector(".first-reading-offer")) return;
+    const box = document.createElement("aside");
+    box.className = "first-reading-offer";
+    box.setAttribute("aria-label", "A first reading");
+    const text = document.createElement("p");
+    text.textContent = "New to attention? A first reading hides proofs, badges, checks and technical asides.";
+    const choices = document.createElement("div");
+    choices.className = "first-reading-offer-choices";
+    for (const [label, on] of [["Start the first reading", true], ["Show everything", false]]) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "btn btn-sm first-reading-offer-" + (on ? "start" : "all");
+      button.textContent = label;
+      button.addEventListener("click", () => {
+        apply(on);
+        store(on);
+        syncAll();
+        dropOffer();
+        const header = document.querySelector(".first-reading-switch");  // focus goes to the switch, which now shows the choice
+        if (header) header.focus();
+      });
+      choices.append(button);
+    }
+    box.append(text, choices);
+    article.prepend(box);
+  };
 
   const build = () => {
     const place = document.querySelector(".article-header-buttons");
@@ -37,15 +78,16 @@
       const on = !root.classList.contains("first-reading");
       apply(on);
       document.querySelectorAll(".opened-by-link").forEach(box => box.classList.remove("opened-by-link"));
-      try { localStorage.setItem(KEY, on ? "on" : "off"); } catch (err) { /* kept for this page only */ }
+      store(on);
       sync(button);
+      dropOffer();  // the reader has chosen
     });
     window.addEventListener("storage", event => {  // another tab of the book switched it
-      if (event.key === KEY) { apply(event.newValue === "on"); sync(button); }
+      if (event.key === KEY) { apply(event.newValue === "on"); sync(button); if (event.newValue !== null) dropOffer(); }
     });
     place.prepend(button);
   };
-  const ready = () => { build(); reveal(); };
+  const ready = () => { build(); offer(); reveal(); };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
   else ready();
 })();
