@@ -239,12 +239,12 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     drawn thin and faint grey, dark enough to stay on the dark page's card. With ``pair`` = (a, b)
     the two arcs between nodes a and b are drawn in orange and each labelled with its own weight
     (W[b, a] on the arc from a to b, W[a, b] on the arc back), so the reader sees that the two
-    differ. These few labels (``highlight``, ``pair``) each touch their own arc from one side, as
-    near its middle as they can while clear of every other arc, node, loop and label
-    (:func:`_label_spot`; a short leader line where no spot on the arc is clear), so each number is
-    read on one arc only. A self-loop's weight sits beyond its loop, away from the ring. Each circle
-    is made wide enough for its name. With ``key`` the book's legend of the arrows
-    (:func:`direction_key`) sits under the drawing. Each weight's text and arc carry the label
+    differ. These few labels (``highlight``, ``pair``) each sit on their own arc, centred on it or
+    just beside it, as near its middle as they can while clear of every other arc, node, loop and
+    label (:func:`_label_spot`; at the end of a short leader line where no spot on the arc is
+    clear), so each number is read on one arc only. A self-loop's weight sits beyond its loop, away
+    from the ring. Each circle is made wide enough for its name. With ``key`` the book's legend of
+    the arrows (:func:`direction_key`) sits under the drawing. Each weight's text and arc carry the label
     ``W[i,j]`` (``get_label()``), for the tests that read where it was printed.
     """
     if pair is not None and (len(pair) != 2 or pair[0] == pair[1]
