@@ -396,7 +396,8 @@ def _display_ana_row() -> sp.Eq:
                  evaluate=False)
 
 
-@derivation("eq-worked-weights-ana", display=_display_ana_row, strength="verified", scope="on the worked example")
+@derivation("eq-worked-weights-ana", display=_display_ana_row, strength="verified", scope="on the worked example",
+            lines=True)
 def _check_weights_ana():
     # Ana's row of X Xᵀ, from the vectors: her dot products with Carla, herself, Bruno and Diego,
     X = sp.Matrix(embeddings().astype(int))  # (4, 2)
