@@ -71,28 +71,135 @@ def test_the_legend_of_the_arrows_is_drawn_and_can_be_left_out():
     assert "$v_j$ flows from $j$ to $i$" not in bare
 
 
-def test_a_labelled_pair_prints_each_arcs_weight_beside_its_own_arc():
+def label_faults(fig) -> list[str]:
+    """What keeps a reader from reading each weight label of a drawn attention graph on one arc only.
+
+    plots.graphs labels every weight's text, arc or loop "W[i,j]" (and a leader line "_leader
+    W[i,j]"). Measured in px once the figure is drawn: a label's box overlaps no other label, no node
+    and no other arc or loop (their strokes as drawn, arrowheads included); and either its own arc is
+    the nearest stroke to it, by a point at least, and runs through it or within SNUG points of it, or
+    a leader joins it to its own arc."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.patches import Circle, FancyArrowPatch
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    pt = renderer.points_to_pixels(1.0)  # px a point
+    faults = []
+
+    def gap(points, box):  # (m,): px from each point to the box, 0 inside
+        dx = np.maximum(np.maximum(box.x0 - points[:, 0], points[:, 0] - box.x1), 0.0)
+        dy = np.maximum(np.maximum(box.y0 - points[:, 1], points[:, 1] - box.y1), 0.0)
+        return np.hypot(dx, dy)
+
+    for ax in fig.axes:
+        to = ax.transData.transform
+        strokes, nodes = {}, []  # label -> (points (m, 2) px, half the line width px); (centre, radius) px
+        for patch in ax.patches:
+            key = patch.get_label()
+            if isinstance(patch, FancyArrowPatch) and key.startswith("W["):
+                points = np.concatenate([seg(np.linspace(0, 1, 40)) for seg, _ in patch.get_path().iter_bezier()])
+            elif isinstance(patch, Circle) and key.startswith("W["):  # a self-loop
+                turn = np.linspace(0, 2 * np.pi, 120)
+                points = np.asarray(patch.center) + patch.radius * np.column_stack([np.cos(turn), np.sin(turn)])
+            elif isinstance(patch, Circle):  # a node
+                nodes.append((to(patch.center), np.linalg.norm(to(np.add(patch.center, (patch.radius, 0)))
+                                                               - to(patch.center))))
+                continue
+            else:
+                continue
+            strokes[key] = (to(points), patch.get_linewidth() * pt / 2)
+        leaders = {line.get_label().split()[-1]: to(line.get_xydata()) for line in ax.lines
+                   if line.get_label().startswith("_leader") and line.get_visible()}
+        labels = [(t.get_label(), t.get_bbox_patch().get_window_extent(renderer)) for t in ax.texts
+                  if t.get_label().startswith("W[") and t.get_bbox_patch() is not None]
+        for key, box in labels:
+            where = f"{ax.get_title() or 'graph'} {key}"
+            faults += [f"{where} overlaps the label of {other}" for other, b in labels
+                       if other != key and box.overlaps(b)]
+            faults += [f"{where} overlaps a node" for c, radius in nodes if gap(c[None], box)[0] < radius]
+            off = {k: max(float(gap(points, box).min()) - half, 0.0) / pt for k, (points, half) in strokes.items()}
+            touched = sorted(k for k, d in off.items() if k != key and d < 0.5)
+            faults += [f"{where} touches the arc {k}" for k in touched]
+            if key in leaders:
+                start, end = leaders[key]
+                points, half = strokes[key]
+                if np.linalg.norm(points - start, axis=1).min() > half + pt or gap(end[None], box)[0] > 0:
+                    faults.append(f"{where}: its leader does not join its arc to it")
+                continue
+            others = min((d for k, d in off.items() if k != key), default=np.inf)
+            if off[key] > SNUG or others < off[key] + 1:
+                faults.append(f"{where} is {off[key]:.1f} pt from its arc and {others:.1f} pt from another")
+    return faults
+
+
+SNUG = 6.0  # points: the most a label without a leader may stand off its own arc or loop
+
+
+def _worked_graphs():
+    from attention_graph import gcn
+    from attention_graph import worked_example as we
+
+    _, graph = we.attention_layer()
+    _, path = gcn(we.path_adjacency(), we.embeddings(), we.PEOPLE)
+    return we, graph, path
+
+
+def test_label_faults_catches_a_label_off_its_arc():
+    """The rule, on the worked example's graph with its labels moved by hand (the drawing's own
+    placement, which runs at every draw, taken out first): onto a node, onto another label, onto a
+    crossing of other arcs, away from every arc."""
+    we, graph, _ = _worked_graphs()
+    C, A, B = (we.index(name) for name in ("Carla", "Ana", "Bruno"))
+    draw = lambda: plots.plot_attention_graph(graph, show_weights=True, highlight=A, pair=(C, B), key=False)  # noqa: E731
+    assert label_faults(draw()) == []
+    for where, expected in [((0.0, 1.0), "overlaps a node"), ((0.0, 0.0), "touches the arc"),
+                            ((1.35, -1.35), "pt from its arc")]:
+        fig = draw()
+        ax = fig.axes[0]
+        for artist in list(ax.artists):  # the placement (plots.graphs._WeightLabels)
+            artist.remove()
+        for line in ax.lines:
+            line.set_visible(False)
+        text = next(t for t in ax.texts if t.get_label() == f"W[{C},{B}]")
+        text.set_position(where)
+        assert any(expected in f for f in label_faults(fig)), (where, label_faults(fig))
+    fig = draw()
+    for artist in list(fig.axes[0].artists):
+        artist.remove()
+    texts = [t for t in fig.axes[0].texts if t.get_label().startswith("W[") and t.get_label() != f"W[{A},{A}]"]
+    for t in texts:
+        t.set_position((0.0, -0.1))  # all at one spot
+    assert any("overlaps the label" in f for f in label_faults(fig))
+
+
+def test_the_worked_example_graphs_print_each_weight_on_its_own_arc():
+    """Fig. 1 of the introduction and the worked example's graph: every weight printed (the messages
+    into Ana, the Carla–Bruno pair) reads on its own arc only, at the figures' own sizes."""
+    we, graph, path = _worked_graphs()
+    C, A, B = (we.index(name) for name in ("Carla", "Ana", "Bruno"))
+    worked = plots.plot_attention_graph(graph, show_weights=True, highlight=A, pair=(C, B), fontsize=10)
+    intro = plots.plot_fixed_and_computed(path, graph, highlight=A, pair=(C, B))
+    assert label_faults(worked) == [] and label_faults(intro) == []
+    printed = {t.get_label(): t.get_text() for t in worked.axes[0].texts if t.get_label().startswith("W[")}
+    expected = {(A, j) for j in range(4)} | {(C, B), (B, C)}
+    assert printed == {f"W[{i},{j}]": f"{graph.W[i, j]:.2f}" for i, j in expected}
+
+
+def test_a_labelled_pair_prints_each_arcs_weight_on_its_own_arc():
     """plot_attention_graph(pair=(a, b)): both arcs between a and b are orange and labelled, W[b, a]
-    on the arc from a to b; each label sits near its arc's tail, on the side the arc bulges to, so
-    the two labels sit on opposite sides of the pair."""
-    from attention_graph.plots.graphs import PAIR_COLOR, circle_layout
+    on the arc from a to b, each label read on its own arc only (label_faults)."""
+    from attention_graph.plots.graphs import PAIR_COLOR
 
     W = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]])
-    pos = circle_layout(3)  # (3, 2)
     fig = plots.plot_attention_graph(AttentionGraph(W, ["a", "b", "c"]), show_weights=True, highlight=2,
                                      pair=(0, 1), key=False)
-    orange = {t.get_text(): t for t in fig.axes[0].texts
+    orange = {t.get_label(): t.get_text() for t in fig.axes[0].texts
               if t.get_bbox_patch() is not None and t.get_bbox_patch().get_edgecolor()[:3]
               == pytest.approx(matplotlib.colors.to_rgb(PAIR_COLOR))}
-    assert set(orange) == {"0.20", "0.30"}  # W[1, 0] on a → b, W[0, 1] on b → a
-    sides = []
-    for text, (tail, head) in (("0.20", (0, 1)), ("0.30", (1, 0))):
-        at = np.asarray(orange[text].xy)  # (2,), the point of the arc the label is set beside
-        assert np.linalg.norm(at - pos[tail]) < np.linalg.norm(at - pos[head]), text
-        dx, dy = pos[head] - pos[tail]
-        assert np.dot(orange[text].xyann, (dy, -dx)) > 0, text  # the side the arc bulges to
-        sides.append(np.sign(np.dot(orange[text].xyann, (pos[1] - pos[0]) @ [[0, -1], [1, 0]])))
-    assert sides[0] == -sides[1]
+    assert orange == {"W[1,0]": "0.20", "W[0,1]": "0.30"}  # W[1, 0] on a → b, W[0, 1] on b → a
+    assert label_faults(fig) == []
     with pytest.raises(ValueError, match="pair must be two different nodes"):
         plots.plot_attention_graph(AttentionGraph(W, ["a", "b", "c"]), pair=(1, 1))
 

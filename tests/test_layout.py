@@ -138,13 +138,7 @@ def test_nothing_overflows_without_its_own_scroll_box(doc, width, mode, layouts)
 # The display equations and tables that may still scroll sideways on a 390 px phone, named as
 # js/layout.js names them ({doc: {name: why it cannot fit without harm}}). An entry that fits fails
 # too: the list only shrinks.
-WIDE_ON_A_PHONE: dict[str, dict[str, str]] = {
-    "book/worked_example": {
-        # A 4 × 4 matrix of exact fractions in z: no line to break it at, and the page reads its
-        # entries (the denominators are the rows' normalisers).
-        "eq-worked-weights": "a 4 × 4 matrix of fractions",
-    },
-}
+WIDE_ON_A_PHONE: dict[str, dict[str, str]] = {}
 
 
 @pytest.mark.browser

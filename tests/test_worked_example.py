@@ -420,7 +420,7 @@ def test_exact_weights_agree_with_numpy():
     exact = np.array(we.exact_weights(in_u=True).subs(we.z, z).evalf(20).tolist(), dtype=float)
     np.testing.assert_allclose(exact, W, rtol=0, atol=1e-15)
     assert abs(float(we.exact_weights()[B, B]) - W[B, B]) < 1e-15
-    for label in ("eq-worked-scores", "eq-worked-weights", "eq-worked-weight-ana-carla",
+    for label in ("eq-worked-scores", "eq-worked-weights", "eq-worked-weights-ana", "eq-worked-weight-ana-carla",
                   "eq-worked-asymmetry", "eq-worked-gram-plane", "eq-worked-recover-g",
                   "eq-worked-recover-t-bruno", "eq-worked-recover-t-diego"):
         assert bt.verified(label) > 0
@@ -594,6 +594,8 @@ BROKEN = {
                           "W transposed"),
     "eq-worked-weight-ana-carla": (we, "attention_layer", after(we.attention_layer, _transposed_graph),
                                    "W transposed"),
+    "eq-worked-weights-ana": (we, "attention_layer", after(we.attention_layer, _transposed_graph),
+                              "W transposed: Ana's column for her row"),
     "eq-worked-asymmetry": (we, "row_normalisers", after(we.row_normalisers, lambda Z: Z[::-1]),
                             "normalisers in reverse order"),
     "thm-worked-rotation-invariance": (we, "rotation", lambda theta: np.array([[1.0, 0.5], [0.0, 1.0]]),

@@ -357,8 +357,19 @@ def _check_worked_scores():
     yield bool(np.allclose(S, _float_matrix(exact_scores()), rtol=0, atol=1e-14))
 
 
-@derivation("eq-worked-weights", display=lambda: sp.Eq(_W, exact_weights(in_u=True), evaluate=False),
-            strength="verified", scope="on the worked example")
+def _weights_by_rows() -> sp.Eq:
+    """W as a column of its rows, each row its numerators in z over their common denominator, so
+    the display fits a phone's column; ``as_explicit()`` is the 4 × 4 matrix (eq-worked-weights)."""
+    rows = []
+    for i in range(4):
+        fractions = [sp.fraction(w) for w in exact_weights(in_u=True).row(i)]
+        common = sp.factor(sp.lcm_list([den for _, den in fractions]))
+        tops = [sp.cancel(num * common / den) for num, den in fractions]
+        rows.append([sp.MatMul(1 / common, sp.ImmutableMatrix([tops]), evaluate=False)])
+    return sp.Eq(_W, sp.BlockMatrix(rows), evaluate=False)
+
+
+@derivation("eq-worked-weights", display=_weights_by_rows, strength="verified", scope="on the worked example")
 def _check_worked_weights():
     # exp(S_ij) = z^{G_ij} with z = e^{1/√2}: each score is a whole number of units 1/√2 ...
     S, G = exact_scores(), exact_gram()  # (4, 4) each
@@ -368,11 +379,40 @@ def _check_worked_weights():
     E = G.applyfunc(lambda k: z**k)  # (4, 4)
     by_definition = sp.Matrix(4, 4, lambda i, j: E[i, j] / sum(E.row(i)))  # (4, 4)
     yield sp.Eq(exact_weights(in_u=True), by_definition)
+    shown = _weights_by_rows().rhs.as_explicit()  # (4, 4): the display, row by row
+    yield sp.Eq(sp.simplify(shown - by_definition), sp.zeros(4, 4))
     for i in range(4):  # every row sums to one
         yield sp.Eq(sum(exact_weights(in_u=True).row(i)), 1)
     # and the package's floats are its values.
     _, graph = attention_layer()
     yield bool(np.allclose(graph.W, _float_matrix(exact_weights()), rtol=0, atol=1e-14))
+
+
+_ana_row = sp.ImmutableMatrix([[sp.Symbol(f"W_{{A{j}}}") for j in "CABD"]])  # (1, 4): Ana's row, by initials
+
+
+def _display_ana_row() -> sp.Eq:
+    return sp.Eq(_ana_row, sp.MatMul(1 / (1 + 3 * z), sp.ImmutableMatrix([[1, z, z, z]]), evaluate=False),
+                 evaluate=False)
+
+
+@derivation("eq-worked-weights-ana", display=_display_ana_row, strength="verified", scope="on the worked example",
+            lines=True)
+def _check_weights_ana():
+    # Ana's row of X Xᵀ, from the vectors: her dot products with Carla, herself, Bruno and Diego,
+    X = sp.Matrix(embeddings().astype(int))  # (4, 2)
+    a = index("Ana")
+    gram_row = [(X.row(a) * X.row(k).T)[0, 0] for k in range(4)]
+    yield sp.Eq(sp.Matrix([gram_row]), sp.Matrix([[0, 1, 1, 1]]))
+    # so e^{S_Aj} = z^{G_Aj}, and the softmax of her row is the display, entry by entry;
+    powers = [z**k for k in gram_row]
+    shown = _display_ana_row().rhs.as_explicit()  # (1, 4)
+    for j in range(4):
+        yield sp.Eq(sp.cancel(shown[0, j] - powers[j] / sum(powers)), 0)
+    # and the package's floats are its values, at z = e^{1/√2}.
+    _, graph = attention_layer()
+    at = [float(shown[0, j].subs(z, sp.exp(1 / _r2))) for j in range(4)]
+    yield bool(np.allclose(graph.W[a], at, rtol=0, atol=1e-15))
 
 
 @derivation("eq-worked-weight-ana-carla",

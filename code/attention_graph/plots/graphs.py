@@ -5,6 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import networkx as nx
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.patches import Circle, FancyArrowPatch
 from matplotlib.textpath import TextPath
 
@@ -85,7 +86,141 @@ def direction_key(ax, *, y: float = -0.01, fontsize: float = 9, carries: str = "
 
 
 PAIR_COLOR = "tab:orange"  # the two arcs of one pair, labelled to show W_ij != W_ji
-PAIR_AT = 0.2  # where along its arc a pair's label sits, from the arc's tail (the node that sends)
+FAINT = "0.5"  # the grey of the arrows a highlight leaves unlabelled
+# Where along its arc a weight's label may sit (the Bezier parameter from the tail j), best first:
+# the middle, then outwards to either end. GAP: points between a label's box and its own arc's
+# stroke when it sits beside it; CLEAR: points it keeps from any other arc, node, loop or label.
+LABEL_AT = (0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.2, 0.8)
+GAP, CLEAR = 1.5, 3.0
+
+
+def _bezier(start, ctrl, end, s):
+    """Points of the quadratic Bezier start–ctrl–end at the parameters ``s``. (len(s), 2)."""
+    s = np.asarray(s, dtype=float)[:, None]  # (m, 1)
+    return (1 - s) ** 2 * start + 2 * s * (1 - s) * ctrl + s**2 * end  # (m, 2)
+
+
+def _gap_to_box(points, centres, half):
+    """The distance from each of ``points`` (m, 2) to each box ``centres`` (k, 2) ± ``half`` (2,),
+    0 inside. (k, m)."""
+    d = np.maximum(np.abs(points[None, :, :] - centres[:, None, :]) - half, 0.0)  # (k, m, 2)
+    return np.hypot(d[..., 0], d[..., 1])  # (k, m)
+
+
+def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
+    """Where the weight of ``arc`` is printed: the centre of its box (2,) and, when the box stands
+    off its arc, the point of the arc a short leader line joins it to (else None).
+
+    The box keeps CLEAR points from every other arc and arrowhead (twice that from an arc of its own
+    colour), from every node and self-loop (``circles``: (centre, radius)) and label box (``boxes``:
+    (centre, half)), inside ``limits``. It sits on its own arc, at one of LABEL_AT along it (the
+    middle first): centred on it, the arc running through it, or touching it from one side, GAP
+    points off its stroke. Where none of those spots is clear, the box goes to the clear spot
+    nearest the arc, joined to it by a straight leader, which may cross other arcs at a price. All
+    lengths in one unit (the figure's pixels as drawn); ``unit`` is one point.
+    """
+    start, ctrl, end, own = arc["start"], arc["ctrl"], arc["end"], arc["points"]
+    others = [a for a in arcs if a is not arc]
+    points = np.concatenate([a["points"] for a in others] or [np.zeros((0, 2))])  # (m, 2)
+    room = np.concatenate([a["clear"] + (CLEAR * unit if a["color"] == arc["color"] else 0.0)
+                           for a in others] or [np.zeros(0)])  # (m,)
+    lo, hi = limits
+
+    def clash(centres):  # (k, 2) -> (k,): how far each box intrudes on what it must keep clear of
+        found = np.maximum(room - _gap_to_box(points, centres, half), 0.0).sum(axis=1)  # (k,)
+        for c, radius in circles:
+            found += np.maximum(radius + CLEAR * unit - _gap_to_box(c[None], centres, half)[:, 0], 0.0)
+        for c, h in boxes:
+            found += np.maximum(h + half + CLEAR * unit - np.abs(centres - c), 0.0).min(axis=1)
+        found += np.maximum(lo - (centres - half), 0.0).sum(axis=1)  # inside the drawing
+        return found + np.maximum(centres + half - hi, 0.0).sum(axis=1)  # (k,)
+
+    touch = arc["width"] / 2 + GAP * unit  # from the arc's middle line to a box beside it
+    spots, costs = [], []
+    for s in LABEL_AT:  # on the arc: centred on it, or beside it on the side it bulges to, or the other
+        p = _bezier(start, ctrl, end, [s])[0]  # (2,)
+        tangent = 2 * (1 - s) * (ctrl - start) + 2 * s * (end - ctrl)  # (2,)
+        normal = np.array([tangent[1], -tangent[0]]) / (np.linalg.norm(tangent) or 1.0)  # (2,)
+        normal = normal if normal @ arc["bulge"] >= 0 else -normal
+        spots.append(p)
+        costs.append(4 * abs(s - 0.5))
+        for side in (1.0, -1.0):
+            t = 0.0  # the box slides out along the normal until it is GAP off its arc, nearest to nearest
+            while _gap_to_box(own, (p + side * normal * t)[None], half).min() < touch and t < 9 * half.max():
+                t += 0.5 * unit
+            spots.append(p + side * normal * t)
+            costs.append(4 * abs(s - 0.5) + 0.5 + (side < 0))
+    spots = np.array(spots)  # (k, 2)
+    found = clash(spots)  # (k,)
+    costs = np.array(costs) + (100 + found / unit) * (found > 0)  # (k,)
+    if found.min() == 0:
+        return spots[np.argmin(costs)], None
+    # Off the arc: every spot of a grid over the drawing, a leader from the arc's nearest point.
+    step = half[1]
+    xs, ys = np.arange(lo[0] + half[0], hi[0] - half[0], step), np.arange(lo[1] + half[1], hi[1] - half[1], step)
+    grid = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)  # (k, 2)
+    grid = grid[clash(grid) == 0]
+    if not len(grid):
+        return spots[np.argmin(costs)], None
+    middle = own[(len(own) // 6):(5 * len(own) // 6)]  # (m', 2): a leader leaves the arc away from its ends
+    gaps = _gap_to_box(middle, grid, half)  # (k, m')
+    nearest = gaps.argmin(axis=1)  # (k,)
+    length = gaps.min(axis=1)  # (k,)
+    along = np.linspace(0, 1, 24)[None, :, None]  # (1, 24, 1)
+    lines = middle[nearest][:, None, :] + along * (grid - middle[nearest])[:, None, :]  # (k, 24, 2): the leaders
+    crossed = np.zeros(len(grid))  # (k,): the arcs each leader crosses, 3 a grey one, 10 a coloured one
+    for a in others:
+        near = np.linalg.norm(lines[:, :, None, :] - a["points"][None, None], axis=3).min(axis=(1, 2))  # (k,)
+        crossed += (near < a["width"] / 2 + unit) * (3 if a["color"] == FAINT else 10)
+    for c, radius in circles:  # a leader never crosses a node or a loop, nor another label
+        crossed += 1000 * (np.linalg.norm(lines - c, axis=2).min(axis=1) < radius + unit)
+    for c, h in boxes:
+        crossed += 1000 * (np.abs(lines - c) < h).all(axis=2).any(axis=1)
+    best = np.argmin(length / unit / 4 + crossed)
+    return grid[best], middle[nearest[best]]
+
+
+class _WeightLabels(Artist):
+    """Sets the few weight labels of :func:`plot_attention_graph` (``highlight``, ``pair``) where
+    :func:`_label_spot` finds room, each time the figure is drawn: so in its final layout and scale,
+    whatever the panels around it. Drawn first (zorder 0), it draws nothing itself: it moves the
+    labels' texts and leader lines, which are drawn after it."""
+
+    def __init__(self, arcs, circles, fixed, labels):
+        super().__init__()
+        self.set_zorder(0)
+        self._arcs, self._circles, self._fixed, self._labels = arcs, circles, fixed, labels
+
+    def draw(self, renderer):
+        ax = self.axes
+        to, back = ax.transData.transform, ax.transData.inverted().transform
+        unit = renderer.points_to_pixels(1.0)  # px a point
+        scale = np.linalg.norm(to((1.0, 0.0)) - to((0.0, 0.0)))  # px a data unit (the aspect is equal)
+
+        def box(text):  # (centre, half) of a text's white box, px
+            ext = text.get_window_extent(renderer)
+            pad = 0.15 * text.get_fontsize() * unit
+            return np.array([ext.x0 + ext.x1, ext.y0 + ext.y1]) / 2, np.array([ext.width, ext.height]) / 2 + pad
+
+        arcs = []
+        for a in self._arcs:  # each arc's stroke in px, and the room kept around it (more under its head)
+            start, ctrl, end = to(a["start"]), to(a["ctrl"]), to(a["end"])  # (2,) each
+            points = _bezier(start, ctrl, end, np.linspace(0, 1, 60))  # (60, 2)
+            tip = np.linalg.norm(points - end, axis=1) < (0.4 * a["head"] + 2) * unit  # (60,)
+            clear = np.where(tip, max(a["width"] / 2, 0.25 * a["head"]), a["width"] / 2) + CLEAR  # (60,), points
+            arcs.append(dict(a, start=start, ctrl=ctrl, end=end, points=points, clear=clear * unit,
+                             width=a["width"] * unit))
+        circles = [(to(c), radius * scale + width / 2 * unit) for c, radius, width in self._circles]
+        boxes = [box(t) for t in self._fixed]
+        for k, text, leader in self._labels:
+            half = box(text)[1]  # (2,)
+            centre, edge = _label_spot(arcs[k], arcs, circles, boxes, half, (ax.bbox.min, ax.bbox.max), unit)
+            boxes.append((centre, half))
+            text.set_position(back(centre))
+            leader.set_visible(edge is not None)
+            if edge is not None:  # from just off the arc to the box (which hides the rest of it)
+                leader.set_data(*back(np.array([edge, centre])).T)
+        self.stale = False
 
 
 def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, min_weight: float = 0.0,
@@ -98,17 +233,19 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     circles outside the ring, just beyond their node, sized like the edges by W[i, i]. The two
     arrows between a pair bend apart by the same small distance whatever the pair's length, so they
     run side by side, and the asymmetry of W stays visible. With ``show_weights`` each weight is
-    printed on its own arrow, in a box edged in the arrow's colour: near the node that receives the
-    message (the head, node i), so the number beside node i is always a weight of row i. With
-    ``highlight`` = i only the messages into node i are coloured and labelled, each at the middle
-    of its arrow (the four heads meet at i, their labels would not); the other arrows are drawn thin
-    and faint grey, dark enough to stay on the dark page's card. A self-loop's weight sits beyond its
-    loop, away from the ring. With ``pair`` = (a, b) the two arcs between nodes a and b are drawn
-    in orange and each labelled with its own weight (W[b, a] on the arc from a to b, W[a, b] on the
-    arc back), so the reader sees that the two differ: each label sits on its arc's outer side,
-    PAIR_AT of the way from the arc's tail, so the two sit at opposite ends of the pair. Each
-    circle is made wide enough for its name. With ``key`` the book's legend of the arrows
-    (:func:`direction_key`) sits under the drawing.
+    printed on its own arrow, in a white box edged in the arrow's colour: near the node that receives
+    the message (the head, node i), so the number beside node i is always a weight of row i. With
+    ``highlight`` = i only the messages into node i are coloured and labelled; the other arrows are
+    drawn thin and faint grey, dark enough to stay on the dark page's card. With ``pair`` = (a, b)
+    the two arcs between nodes a and b are drawn in orange and each labelled with its own weight
+    (W[b, a] on the arc from a to b, W[a, b] on the arc back), so the reader sees that the two
+    differ. These few labels (``highlight``, ``pair``) each sit on their own arc, centred on it or
+    just beside it, as near its middle as they can while clear of every other arc, node, loop and
+    label (:func:`_label_spot`; at the end of a short leader line where no spot on the arc is
+    clear), so each number is read on one arc only. A self-loop's weight sits beyond its loop, away
+    from the ring. Each circle is made wide enough for its name. With ``key`` the book's legend of
+    the arrows (:func:`direction_key`) sits under the drawing. Each weight's text and arc carry the label
+    ``W[i,j]`` (``get_label()``), for the tests that read where it was printed.
     """
     if pair is not None and (len(pair) != 2 or pair[0] == pair[1]
                              or not all(0 <= int(k) < graph.n for k in pair)):
@@ -146,11 +283,13 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
             shift = np.where(np.abs(out) > 0.5, np.sign(out) * half, 0.0)  # (2,): where the box's centre sits
             lo, hi = np.minimum(lo, at + shift - half), np.maximum(hi, at + shift + half)
     bend = 0.3  # the control point's distance from the chord: a pair's arcs run 0.3 apart at their middle
+    sparse = highlight is not None or pair is not None  # a few labels, each set clear of the rest
+    arcs, circles, fixed, labels = [], [(p, r, 0.0) for p in pos], [], []  # what _WeightLabels reads
     for i, j, w in graph.edges(tol=min_weight):
         share = w / wmax
         alpha, width, color, label = 0.35 + 0.65 * share, 0.6 + 4.4 * share, "tab:blue", show_weights
         if highlight is not None and i != highlight:
-            color, alpha, width, label = "0.5", 0.3 + 0.3 * share, 0.5 + 1.5 * share, False
+            color, alpha, width, label = FAINT, 0.3 + 0.3 * share, 0.5 + 1.5 * share, False
         paired = pair is not None and i != j and {i, j} == set(pair)
         if paired:
             color, alpha, width, label = PAIR_COLOR, 0.35 + 0.65 * share, 0.6 + 4.4 * share, True
@@ -158,12 +297,14 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
         if i == j:
             out = outward(i)  # (2,)
             ax.add_patch(Circle(pos[i] + (r + loop) * out, loop, fill=False, lw=width, alpha=alpha,
-                                color=color, zorder=1))
+                                color=color, zorder=1, label=f"W[{i},{j}]"))
+            circles.append((pos[i] + (r + loop) * out, loop, width))
             if label:  # beyond the loop, aligned so that the box grows away from the ring
                 at = pos[i] + (r + 2 * loop + 0.06) * out  # (2,)
                 ha = "left" if out[0] > 0.5 else "right" if out[0] < -0.5 else "center"
                 va = "bottom" if out[1] > 0.5 else "top" if out[1] < -0.5 else "center"
-                ax.text(*at, fmt.format(w), ha=ha, va=va, fontsize=fontsize, bbox=label_box, zorder=5)
+                fixed.append(ax.text(*at, fmt.format(w), ha=ha, va=va, fontsize=fontsize, bbox=label_box,
+                                     zorder=5, label=f"W[{i},{j}]"))
             continue
         a, b = pos[j], pos[i]  # (2,), (2,): the message leaves j and arrives at i
         rad = bend / float(np.linalg.norm(b - a))  # arc3's rad is relative to the chord's length
@@ -172,28 +313,27 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
         start = a + r * (ctrl - a) / np.linalg.norm(ctrl - a)  # leave the node's rim towards ctrl
         end = b + r * (ctrl - b) / np.linalg.norm(ctrl - b)  # arrive at the rim from ctrl
         rad_rim = rad * np.linalg.norm(b - a) / np.linalg.norm(end - start)  # the same bend, rim to rim
+        head = 9 + 7 * share  # points, the arrowhead's size (mutation scale)
         ax.add_patch(FancyArrowPatch(start, end, connectionstyle=f"arc3,rad={rad_rim}",
-                                     arrowstyle="-|>", mutation_scale=9 + 7 * share,
+                                     arrowstyle="-|>", mutation_scale=head, label=f"W[{i},{j}]",
                                      lw=width, alpha=alpha, color=color,
-                                     shrinkA=0, shrinkB=2, zorder=1 if color == "0.5" else 2))
-        if paired:  # on the arc's outer side (away from its twin), PAIR_AT of the way from its tail j
-            s_ = PAIR_AT
-            sx, sy = end - start
-            c2 = (start + end) / 2 + rad_rim * np.array([sy, -sx])  # (2,)
-            p = (1 - s_) ** 2 * start + 2 * s_ * (1 - s_) * c2 + s_**2 * end  # (2,), on the arrow
-            side = np.array([sy, -sx]) * np.sign(rad_rim)  # (2,): the way the arc bulges
-            side = side / (np.linalg.norm(side) or 1.0)
-            ha = "left" if side[0] > 0.5 else "right" if side[0] < -0.5 else "center"
-            va = "bottom" if side[1] > 0.5 else "top" if side[1] < -0.5 else "center"
-            ax.annotate(fmt.format(w), p, xytext=tuple(4 * side), textcoords="offset points", ha=ha, va=va,
-                        fontsize=fontsize, bbox=label_box, zorder=5)
-        elif label:
-            s_ = 0.5 if highlight is not None else 0.72  # along the quadratic Bezier from j
-            sx, sy = end - start
-            c2 = (start + end) / 2 + rad_rim * np.array([sy, -sx])  # (2,)
-            p = (1 - s_) ** 2 * start + 2 * s_ * (1 - s_) * c2 + s_**2 * end  # (2,), on the arrow
-            ax.text(*p, fmt.format(w), ha="center", va="center", fontsize=fontsize, bbox=label_box,
-                    zorder=5)
+                                     shrinkA=0, shrinkB=2, zorder=1 if color == FAINT else 2))
+        sx, sy = end - start
+        c2 = (start + end) / 2 + rad_rim * np.array([sy, -sx])  # (2,): the control point, rim to rim
+        if sparse:  # the arc as _WeightLabels keeps clear of it: its stroke, wider under the arrowhead
+            bulge = np.array([sy, -sx]) * np.sign(rad_rim)  # (2,): the way the arc bulges
+            arcs.append(dict(start=start, ctrl=c2, end=end, width=width, head=head, color=color,
+                             bulge=bulge / (np.linalg.norm(bulge) or 1.0)))
+        if label:  # on the arrow: where _WeightLabels sets it (sparse), or near its head, centred on it
+            p = _bezier(start, c2, end, [0.5 if sparse else 0.72])[0]  # (2,)
+            text = ax.text(*p, fmt.format(w), ha="center", va="center", fontsize=fontsize, bbox=label_box,
+                           zorder=5, label=f"W[{i},{j}]")
+            if sparse:
+                leader, = ax.plot([], [], color=color, lw=0.8, zorder=4, visible=False, label=f"_leader W[{i},{j}]")
+                labels.append((len(arcs) - 1, text, leader, paired))
+    if labels:  # the pair's labels first, then the rest in the order of the edges
+        ordered = sorted(labels, key=lambda item: not item[3])
+        ax.add_artist(_WeightLabels(arcs, circles, fixed, [item[:3] for item in ordered]))
     for k, ((x, y), name) in enumerate(zip(pos, graph.labels)):
         ring = "tab:blue" if k == highlight else "black"
         ax.add_patch(Circle((x, y), r, color="white", ec=ring, lw=2.0 if k == highlight else 1.0, zorder=3))
@@ -224,3 +364,6 @@ def graph_panels(graphs, titles, *, highlight=None, pair=None, columns: int = 1,
     for ax in axes.flat[len(graphs):]:
         ax.axis("off")
     return finish(fig, own=True)
+
+
+
