@@ -171,7 +171,7 @@ def worked_numbers(o: Opened):
     X = np.array(o.page.eval_on_selector_all(f"{o.root} .ae-point", "els => els.map(e => [e.dataset.x, e.dataset.y])"),
                  dtype=float)  # (4, 2)
     return X, {"S": o.matrix("S", 4, 4), "W": o.matrix("W", 4, 4), "Y": o.matrix("Y", 4, 2),
-               "s_in": o.matrix("in-strength", 4, 1)[:, 0], "X": o.matrix("X", 4, 2),
+               "s_in": o.matrix("paid", 4, 1)[:, 0], "X": o.matrix("X", 4, 2),
                "edges": o.page.eval_on_selector_all(f"{o.root} .ae-edge", EDGES_JS)}
 
 
@@ -259,21 +259,20 @@ def test_worked_example_drag_and_keys(opened, width, scheme):
 
 
 @browser
-def test_worked_example_says_what_in_strength_is(opened):
-    """The in-strength table is defined where it is shown, in the words of graph_tools.md (the chapter
-    that names it, a column sum), with a link to that chapter's section."""
+def test_worked_example_says_what_its_column_sums_are(opened):
+    """The table of column sums is defined where it is shown, in plain words (the attention j is paid,
+    the arrows drawn from j), with a link to the chapter that comes back to it, graph_tools.md."""
     o = opened("worked", 390)
-    note = o.page.locator(f'{o.root} [data-note="in-strength"]')
+    note = o.page.locator(f'{o.root} [data-note="paid"]')
     assert note.is_visible()
     text = note.inner_text()
-    assert text.startswith("The in-strength of a person j is the sum of column j of W: how much attention j "
+    assert text.startswith("The attention paid to a person j is the sum of column j of W: how much attention j "
                            "is paid by everybody, j included."), text
     assert "the arrows drawn from j, the arrows that carry j's value" in text, text
     assert "PageRank" not in o.page.locator(o.root).inner_text()  # taught five chapters later
     assert note.locator("a").get_attribute("href") == "graph_tools.html#who-is-attended-the-strengths"
-    source = (bt.ROOT / "book" / "graph_tools.md").read_text()  # the chapter's name for the column sum, matched
-    assert "## Who is attended: the strengths" in source
-    assert "*in-strength* of $j$ is its column sum" in source and "is paid by everybody" in source
+    source = (bt.ROOT / "book" / "graph_tools.md").read_text()  # the chapter the link opens
+    assert "## Who is attended: the strengths" in source and "is paid by everybody" in source
 
 
 NAMES_JS = """els => els.map(e => { const r = e.getBoundingClientRect();

@@ -1,5 +1,5 @@
 /* The worked example, explorable: drag the four people's vectors (or move them with the arrow keys)
- * and watch S = X Xᵀ/√2, W = softmax(S), the attention graph, Y = W X and the in-strengths follow. The plane
+ * and watch S = X Xᵀ/√2, W = softmax(S), the attention graph, Y = W X and the column sums of W follow. The plane
  * carries its axis numbers, −2 to 2, and the axes' names: the first coordinate along its bottom, the
  * second along its left. Each person's name sits on the side of its circle that keeps it off the others.
  * Its state (explorables.worked_state: X and the graph figure's node positions) and
@@ -79,18 +79,18 @@
       labels, { name: "W", heat: true, rowAxis: "i", colAxis: "j" });
     const Y = AE.matrixTable(tables, "Y = W X: person i's new vector", labels, ["first", "second"],
       { name: "Y", rowAxis: "i", colAxis: "coordinate" });
-    const R = AE.matrixTable(tables, "In-strength s_in(j) = Σ_i W_ij: column j's sum", labels, ["in-strength"],
-      { name: "in-strength", rowAxis: "j", colAxis: "column sum" });
+    const R = AE.matrixTable(tables, "Attention paid to j: Σ_i W_ij, column j's sum", labels, ["paid to j"],
+      { name: "paid", rowAxis: "j", colAxis: "column sum" });
     const Xt = AE.matrixTable(tables, "X: person i's vector", labels, ["first", "second"],
       { name: "X", digits: 2, rowAxis: "i", colAxis: "coordinate" });
-    // One plain sentence says what the in-strength is, in the words "Graph tools on attention" uses,
-    // the chapter that names it; a reader can check it by hand on the W table.
-    const note = AE.el("p", { class: "ae-legend", "data-note": "in-strength" }, root,
-      "The in-strength of a person j is the sum of column j of W: how much attention j is paid by "
+    // One plain sentence says what the column sum is; a reader can check it by hand on the W table.
+    // "Graph tools on attention" comes back to it with the tools of network science.
+    const note = AE.el("p", { class: "ae-legend", "data-note": "paid" }, root,
+      "The attention paid to a person j is the sum of column j of W: how much attention j is paid by "
       + "everybody, j included. It adds up the weights of the arrows drawn from j, the arrows that carry "
       + "j's value. ");
     AE.el("a", { href: "graph_tools.html#who-is-attended-the-strengths" }, note, "Graph tools on attention");
-    note.append(" uses it to say who is attended the most.");
+    note.append(" comes back to it to say who is attended the most.");
     const buttons = AE.el("div", { class: "ae-control" }, controls);
     AE.button(buttons, "Back to the book's vectors", () => { X = X0.map((row) => row.slice()); update(); });
 
