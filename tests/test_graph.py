@@ -588,6 +588,35 @@ def test_the_five_models_are_stacked_in_one_colour_map_and_the_mask_says_it_is_n
     assert all(ax.images[0].get_clim() == pytest.approx((0.0, top)) for ax in axes[:5])
 
 
+def test_the_key_figure_is_attentions_panel_with_the_path_framed():
+    """Fig. complete-over-path, the chapter's key figure beside its summary: one panel, a phone's column
+    wide and low enough to sit beside the summary; attention's weights on the five models' colour
+    scale, every cell printed; a frame on each cell of A + I and on no other."""
+    from matplotlib.colors import to_rgb
+    from matplotlib.patches import Rectangle
+
+    from attention_graph import plots
+    from attention_graph.plots.graph import FRAME_COLOR, KEY_HEIGHT, WEIGHTS_CMAP
+    from attention_graph.plots.style import COLUMN
+
+    plots.use_book_style()
+    models = graph.five_models(X, PATH, np.random.default_rng(2018), PEOPLE)
+    fig = plots.plot_complete_over_path(models, graph.AttentionGraph(graph.graph_mask(PATH), PEOPLE))
+    (ax,) = fig.axes
+    assert fig.get_figwidth() <= COLUMN and fig.get_figheight() == KEY_HEIGHT < 2 * 1.95
+    top = max(float(g.W.max()) for _, g in models.values())
+    assert ax.images[0].get_cmap().name == WEIGHTS_CMAP and ax.images[0].get_clim() == pytest.approx((0.0, top))
+    np.testing.assert_allclose(ax.images[0].get_array(), W_ATT, rtol=1e-12)
+    assert sorted(t.get_text() for t in ax.texts) == sorted(f"{w:.2f}" for w in W_ATT.ravel())
+    frames = [p for p in ax.patches if isinstance(p, Rectangle) and not p.get_fill()]
+    assert all(tuple(p.get_edgecolor()[:3]) == to_rgb(FRAME_COLOR) for p in frames)
+    framed = {(round(p.get_y() + p.get_height() / 2), round(p.get_x() + p.get_width() / 2)) for p in frames}
+    assert framed == {(i, j) for i in range(4) for j in range(4) if PATH[i, j] > 0 or i == j}
+    assert "A + I" in ax.get_title() and min(t.get_fontsize() for t in ax.texts) >= 10
+    with pytest.raises(ValueError, match="name must be one of the models"):
+        plots.plot_complete_over_path(models, graph.AttentionGraph(graph.graph_mask(PATH), PEOPLE), name="GATv2")
+
+
 # --- Exercises -------------------------------------------------------------------------------------
 
 def _rankings(e):

@@ -506,11 +506,13 @@ def _raises(fn, *args, **kwargs) -> bool:
 
 # The displayed equations, as SymPy objects (glued by book/graph.md, evaluated by the checks).
 _i, _j, _l = sp.symbols("i j l", integer=True, positive=True)
-_n, _d = sp.symbols("n d", integer=True, positive=True)
+_n = sp.Symbol("n", integer=True, positive=True)
 _A_, _M_, _S_, _W_ = (sp.IndexedBase(x) for x in ("A", "M", "S", "W"))
 _y_, _v_, _e_ = (sp.IndexedBase(x) for x in ("y", "v", r"S^{\mathrm{GAT}}"))
-_z_ = sp.IndexedBase(r"\tilde{x}")  # row i of X Θ, the transformed features of GAT
-_a1, _a2 = sp.IndexedBase("a_{1}"), sp.IndexedBase("a_{2}")
+# GAT's display in rows and columns: x̃_i and x̃_j, rows i and j of X Θ (1 × d′), the halves a₁, a₂ of a (d′ × 1).
+_dp = sp.Symbol("d'", integer=True, positive=True)  # d′, the columns of Θ (d is a query's length)
+_zi, _zj = (sp.MatrixSymbol(rf"\tilde{{x}}_{{{k}}}", 1, _dp) for k in "ij")
+_a1, _a2 = (sp.MatrixSymbol(f"a_{{{k}}}", _dp, 1) for k in "12")
 LeakyReLU = sp.Function(r"\operatorname{LeakyReLU}")
 _Am, _Im = sp.MatrixSymbol("A", _n, _n), sp.MatrixSymbol("I", _n, _n)
 _Dt = sp.MatrixSymbol(r"\tilde{D}", _n, _n)
@@ -546,9 +548,9 @@ def display_mean_aggregation():
 
 
 def _display_gat_scores():
-    src = sp.Sum(sp.Mul(_z_[_i, _l], _a1[_l], evaluate=False), (_l, 1, _d))
-    dst = sp.Sum(sp.Mul(_z_[_j, _l], _a2[_l], evaluate=False), (_l, 1, _d))
-    return sp.Eq(_e_[_i, _j], LeakyReLU(sp.Add(src, dst, evaluate=False)), evaluate=False)
+    """S^GAT_ij = LeakyReLU(x̃_i a₁ + x̃_j a₂)  (eq-gat-scores): a row times a column, twice, one line."""
+    score = sp.MatAdd(sp.MatMul(_zi, _a1), sp.MatMul(_zj, _a2), evaluate=False)  # 1 × 1
+    return sp.Eq(_e_[_i, _j], LeakyReLU(score), evaluate=False)
 
 
 def display_neighbour_softmax():
@@ -650,11 +652,27 @@ def _check_mean_aggregation():
     yield _raises(mean_propagation, np.zeros((2, 2)), self_loops=False)
 
 
-@derivation("eq-gat-scores", display=_display_gat_scores, lines=True,
+def _gat_entries(display, Z: sp.Matrix, a: sp.Matrix, slope) -> sp.Matrix:
+    """The display's S^GAT_ij for every (i, j): x̃_i, x̃_j the rows i, j of ``Z``, a₁, a₂ the halves of
+    ``a``, the sum computed by ``evaluate`` and the LeakyReLU as max(x, slope x)."""
+    (score,) = display.rhs.args
+    if display.rhs.func != LeakyReLU:
+        raise ValueError(f"the GAT display must apply LeakyReLU; got {display.rhs.func}")
+    half = Z.cols
+
+    def entry(r, c):
+        values = {_zi: Z.row(r), _zj: Z.row(c), _a1: a[:half, :], _a2: a[half:, :], _dp: half}
+        x = evaluate(score, values)[0, 0]
+        return sp.Max(x, slope * x)
+
+    return sp.Matrix(Z.rows, Z.rows, entry)
+
+
+@derivation("eq-gat-scores", display=_display_gat_scores,
             strength="verified", scope="on the path on 4 nodes with rational Θ and a")
 def _check_gat_scores():
     # In row-vector form, [x̃_i ‖ x̃_j] a = x̃_i a_1 + x̃_j a_2: the concatenation splits into a query
-    # part and a key part (d = 2, symbolic).
+    # part and a key part (d′ = 2, symbolic).
     a_, u, v = _real("a", 4, 1), _real("u", 1, 2), _real("v", 1, 2)
     yield sp.Eq((u.row_join(v) * a_)[0], (u * a_[:2, :])[0] + (v * a_[2:, :])[0])
     # The display, with LeakyReLU(x) = max(x, x/5), on the worked example's path with X̃ = X Θ: the
@@ -663,10 +681,7 @@ def _check_gat_scores():
     Theta = sp.Matrix([[1, sp.Rational(-1, 2)], [sp.Rational(1, 3), 2]])
     a = sp.Matrix([sp.Rational(1, 2), -1, sp.Rational(3, 4), sp.Rational(1, 5)])
     Z = sp.Matrix(X.astype(int)) * Theta
-    values = {_z_: lambda r, c: Z[r, c], _a1: lambda c: a[c], _a2: lambda c: a[2 + c]}
-    x = sp.Dummy("x")
-    e = _entries(_display_gat_scores().subs(_d, 2), 4, values, (4, 4))
-    e = e.replace(LeakyReLU, sp.Lambda(x, sp.Max(x, x / 5)))
+    e = _gat_entries(_display_gat_scores(), Z, a, sp.Rational(1, 5))
     near = [[j for j in range(4) if A[i, j] > 0 or i == j] for i in range(4)]
     W = sp.Matrix(4, 4, lambda i, j: sp.exp(e[i, j]) / sum(sp.exp(e[i, k]) for k in near[i])
                   if j in near[i] else 0)
