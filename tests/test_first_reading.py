@@ -37,6 +37,16 @@ ROOT = Path(__file__).resolve().parents[1]
 LIMIT = 80  # words of a summary, fewer than
 
 
+
+def tab_to(page, selector: str, most: int = 400) -> int:
+    """Press Tab until the focused element matches ``selector``: how many presses it took (``most``
+    if it never came)."""
+    tabs = 0
+    while tabs < most and not page.evaluate("s => document.activeElement.matches(s)", selector):
+        page.keyboard.press("Tab")
+        tabs += 1
+    return tabs
+
 def content_chapters(toc: dict) -> list[str]:
     """The root and every chapter of the parts before the appendices, in the order of ``_toc.yml``."""
     stems = [Path(toc["root"]).name]
@@ -163,11 +173,7 @@ def switch_states(browser, site):
         open_(FIRST)
         seen["loaded"] = page.evaluate(script("first_reading.js"))
         seen["by_role"] = page.get_by_role("button", name="First reading", exact=True).count()
-        tabs = 0
-        while tabs < 400 and not page.evaluate("document.activeElement.matches('.first-reading-switch')"):
-            page.keyboard.press("Tab")
-            tabs += 1
-        seen["tabs"] = tabs
+        seen["tabs"] = tab_to(page, ".first-reading-switch")
         seen["focused"] = page.evaluate(script("focus_ring.js"))
         page.keyboard.press("Enter")
         seen["on"] = page.evaluate(script("first_reading.js"))
@@ -354,11 +360,7 @@ def offer_states(browser, site):
         page.emulate_media(media="print")
         seen["printed"] = read()
         page.emulate_media(media="screen")
-        tabs = 0
-        while tabs < 400 and not page.evaluate("document.activeElement.matches('.first-reading-offer-start')"):
-            page.keyboard.press("Tab")
-            tabs += 1
-        seen["tabs"] = tabs
+        seen["tabs"] = tab_to(page, ".first-reading-offer-start")
         seen["focused"] = page.evaluate(script("focus_ring.js"))
         page.keyboard.press("Enter")
         seen["started"] = read()
