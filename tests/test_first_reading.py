@@ -47,6 +47,11 @@ def tab_to(page, selector: str, most: int = 400) -> int:
         tabs += 1
     return tabs
 
+
+def visible_ring(ring: dict) -> bool:
+    """Whether focus_ring.js found a visible focus ring: focus-visible, an outline at least 1 px wide."""
+    return bool(ring["focus_visible"]) and ring["outline_width"] >= 1 and ring["outline_style"] != "none"
+
 def content_chapters(toc: dict) -> list[str]:
     """The root and every chapter of the parts before the appendices, in the order of ``_toc.yml``."""
     stems = [Path(toc["root"]).name]
@@ -226,8 +231,7 @@ def test_off_the_page_shows_everything(switch_states):
 @pytest.mark.browser
 def test_tab_reaches_the_switch_with_a_visible_focus_and_enter_turns_it_on(switch_states):
     assert switch_states["tabs"] < 400, "Tab never reached the switch"
-    ring = switch_states["focused"]
-    assert ring["focus_visible"] and ring["outline_width"] >= 1 and ring["outline_style"] != "none"
+    assert visible_ring(switch_states["focused"]), switch_states["focused"]
     on = switch_states["on"]
     assert on["pressed"] == "true" and on["first_reading"] and on["stored"] == "on"
     assert _shown(on) == {False}, on["shown"]
@@ -421,8 +425,7 @@ def test_the_offer_is_never_printed(offer_states):
 @pytest.mark.browser
 def test_tab_reaches_the_offer_with_a_visible_focus_and_enter_starts_the_first_reading(offer_states):
     assert offer_states["tabs"] < 400, "Tab never reached the offer"
-    ring = offer_states["focused"]
-    assert ring["focus_visible"] and ring["outline_width"] >= 1 and ring["outline_style"] != "none"
+    assert visible_ring(offer_states["focused"]), offer_states["focused"]
     started = offer_states["started"]
     assert _no_offer(started)
     assert started["state"]["stored"] == "on" and started["state"]["first_reading"]
