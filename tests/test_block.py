@@ -160,7 +160,25 @@ def test_page_pre_ln_changes_the_weights_at_four_entries():
         W = [oracles.softmax((A @ q.W_Q[:, cols]) @ (A @ q.W_K[:, cols]).T / np.sqrt(2)) for A in (X4, Z)]
         change = max(change, np.abs(W[1] - W[0]).max())
     assert bt.glued_float(PAGE, "ln4_block_change") == pytest.approx(change, abs=1e-12)
-    assert change > 0.01  # visible at four entries too
+    assert change > 0.01  # visible at four entries
+
+
+@pytest.mark.build
+def test_page_table_of_the_weight_that_moves_most_in_each_head():
+    """The table of the d_model = 4 demonstration: per head, the edge whose weight moves most."""
+    q = init_block_params(d=4, d_ff=8, n_heads=2, rng=np.random.default_rng(0))
+    X4 = np.random.default_rng(1).standard_normal((5, 4))
+    Z = oracles.layer_norm(X4, q.gamma_1, q.beta_1)
+    for h in range(2):
+        cols = slice(2 * h, 2 * h + 2)
+        W_post, W_pre = (oracles.softmax((A @ q.W_Q[:, cols]) @ (A @ q.W_K[:, cols]).T / np.sqrt(2))
+                         for A in (X4, Z))
+        change = np.abs(W_pre - W_post)
+        i = int(bt.glued_float(PAGE, f"ln4_h{h + 1}_i")) - 1  # the page counts from 1
+        j = int(bt.glued_float(PAGE, f"ln4_h{h + 1}_j")) - 1
+        assert change[i, j] == pytest.approx(change.max(), abs=1e-15)  # the largest change of the head
+        assert bt.glued_float(PAGE, f"ln4_h{h + 1}_post") == pytest.approx(W_post[i, j], abs=1e-12)
+        assert bt.glued_float(PAGE, f"ln4_h{h + 1}_pre") == pytest.approx(W_pre[i, j], abs=1e-12)
 
 
 @pytest.mark.build
