@@ -214,6 +214,10 @@ def test_five_models_and_their_table():
     table = tables.outputs_table(X, models, PEOPLE)
     rows = table.splitlines()
     assert len(rows) == 2 + len(PEOPLE) and rows[2].startswith("| Carla | (0.000, 1.000) |")
+    gat_only = tables.outputs_table(X, {"GAT": models["GAT"]}, PEOPLE, input_name="$\\tilde x$")
+    assert gat_only.splitlines()[0] == "| node | input $\\tilde x$ | GAT $y$ |"
+    with pytest.raises(ValueError, match="input_name"):
+        tables.outputs_table(X, models, PEOPLE, input_name="")
 
 
 # --- The theorems: the registered SymPy check, then an independent numeric check -------------------
@@ -535,18 +539,30 @@ def test_page_prints_the_refusal_naming_diego():
 
 @pytest.mark.build
 def test_glued_table_is_the_five_models_outputs():
-    # Two tables (each fits a phone's column): the graph models, then the two attentions.
+    # Three tables (each fits a phone's column): GCN and mean, the two attentions, both in the space
+    # of X; then GAT alone, beside its own inputs X̃ = XΘ, since its outputs live in that space.
     glued = bt.glue_data(PAGE)
-    glued_tables = [glued[key]["data"]["text/markdown"] for key in ("table-outputs", "table-outputs-attention")]
-    header_of = {}
+    keys = ("table-outputs", "table-outputs-attention", "table-outputs-gat")
+    glued_tables = [glued[key]["data"]["text/markdown"] for key in keys]
+    header_of, headers = {}, []
     for table in glued_tables:
         body = [r.strip("|").split("|") for r in table.splitlines()[2:]]
         assert [r[0].strip() for r in body] == list(PEOPLE)
-        for col, h in enumerate(h.strip() for h in table.splitlines()[0].strip("|").split("|")):
+        headers.append([h.strip() for h in table.splitlines()[0].strip("|").split("|")])
+        for col, h in enumerate(headers[-1]):
             header_of[h] = (body, col)
-    assert [h for h in header_of if h.endswith(" $y$")] == [f"{name} $y$" for name in graph.MODEL_NAMES]
+    assert headers == [["node", "input $x$", "GCN $y$", "mean $y$"],
+                       ["node", "input $x$", "attention $y$", "masked attention $y$"],
+                       ["node", "input $\\tilde x$", "GAT $y$"]]
+    rng = np.random.default_rng(2018)  # the chapter's GAT seed; Θ and a drawn as gat_parameters documents
+    Theta = rng.normal(0.0, np.sqrt(2.0 / 4), size=(2, 2))  # (d, d')
+    a = rng.normal(0.0, np.sqrt(2.0 / 5), size=4)  # (2 d',)
+    Y_gat, _ = ref_gat(PATH, X, Theta, a)
     columns = {"GCN": ref_gcn(PATH) @ X, "mean": ref_mean(PATH) @ X, "attention": W_ATT @ X,
-               "masked attention": W_MASK @ X}
+               "masked attention": W_MASK @ X, "GAT": Y_gat}
+    rows, col = header_of["input $\\tilde x$"]
+    shown = [[float(v.replace("−", "-")) for v in re.findall(r"[−-]?\d+\.\d+", r[col])] for r in rows]
+    np.testing.assert_allclose(shown, X @ Theta, atol=5e-4, err_msg="GAT's inputs x̃ = xΘ")
     for name, Y in columns.items():
         rows, col = header_of[f"{name} $y$"]
         for i, r in enumerate(rows):

@@ -95,6 +95,15 @@ def test_claim_weight_ana_gives_carla():
 
 
 @pytest.mark.build
+def test_plain_numpy_cell_gives_the_packages_weight():
+    """The visible five-line cell of §7.1 and the package's attention agree on Ana's weight for Carla."""
+    exact = 1 / (1 + 3 * math.exp(math.sqrt(2) / 2))
+    _, graph = we.attention_layer()
+    assert glued("w_ac_plain") == pytest.approx(exact, abs=1e-15)
+    assert glued("w_ac_plain") == pytest.approx(float(graph.W[A, C]), abs=1e-15)
+
+
+@pytest.mark.build
 def test_claim_ana_splits_the_rest_in_equal_thirds():
     rest = W[A, [A, B, D]]
     np.testing.assert_allclose(rest, rest[0], rtol=0, atol=1e-15)

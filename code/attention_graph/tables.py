@@ -106,15 +106,21 @@ def asymmetry_table(W, S, labels=PEOPLE) -> str:
     return "\n".join(rows)
 
 
-def outputs_table(X, models: dict, labels, fmt: str = "{:.3f}") -> str:
-    """A Markdown table: one row per node, its input x and its output y under each model."""
+def outputs_table(X, models: dict, labels, fmt: str = "{:.3f}", input_name: str = "$x$") -> str:
+    """A Markdown table: one row per node, its input (``input_name``) and its output y under each model.
+
+    The models' outputs should live in the space of ``X``: GAT's live in that of X̃ = XΘ, so its
+    table takes X̃ as input, with ``input_name="$\\tilde x$"``.
+    """
     X = as_matrix(X, "X", shape_doc="(n, d)")  # (n, d)
     labels = node_labels(labels, X.shape[0])
+    if not isinstance(input_name, str) or not input_name:
+        raise ValueError(f"input_name must be a non-empty string; got {input_name!r}")
 
     def vec(v) -> str:
         return "(" + ", ".join(fmt.format(float(x)).replace("-", "−") for x in v) + ")"
 
-    head = ["node", "input $x$"] + [f"{name} $y$" for name in models]
+    head = ["node", f"input {input_name}"] + [f"{name} $y$" for name in models]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for i, name in enumerate(labels):
         cells = [name, vec(X[i])] + [vec(Y[i]) for Y, _ in models.values()]
