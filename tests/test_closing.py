@@ -105,7 +105,7 @@ def test_intro_figure_labels_the_carla_bruno_pair_with_its_two_weights():
     assert bt.glued_float("intro", "intro_w_bc") == pytest.approx(W[B, C], abs=1e-15)
     assert round(W[C, B], 3) == 0.365 and round(W[B, C], 3) == 0.221  # the two differ
     svg = bt.glue_data("intro")["fig-intro-fixed-computed"]["data"]["image/svg+xml"]
-    assert f"<!-- {W[C, B]:.2f} -->" in svg and f"<!-- {W[B, C]:.2f} -->" in svg
+    assert f"<!-- {W[C, B]:.3f} -->" in svg and f"<!-- {W[B, C]:.3f} -->" in svg
 
 
 def test_plot_fixed_and_computed_refuses_graphs_of_other_nodes():

@@ -147,6 +147,33 @@ def test_the_shared_module_computes_what_the_package_computes(opened):
 
 
 @browser
+def test_every_slider_says_the_value_it_shows(opened):
+    """A screen reader hears what a slider's output shows, not the input's raw value (log τ from -1
+    to 1, an index into t's values): after a keyboard step every range input of every explorable has
+    an aria-valuetext equal to its output's text, or "symbol = " and the text, the symbol the last
+    word of its label."""
+    seen = 0
+    for name in PAGES:
+        o = opened(name)
+        sliders = o.page.locator(f'{o.root} input[type="range"]')
+        for k in range(sliders.count()):
+            slider = sliders.nth(k)
+            before = slider.input_value()
+            slider.focus()
+            o.page.keyboard.press("ArrowRight")
+            if slider.input_value() == before:  # at its end: the other way
+                o.page.keyboard.press("ArrowLeft")
+            assert slider.input_value() != before, (name, k)
+            said = slider.get_attribute("aria-valuetext")
+            sid = slider.get_attribute("id")
+            shown = o.page.text_content(f'{o.root} output[for="{sid}"]')
+            symbol = o.page.text_content(f'{o.root} label[for="{sid}"]').split()[-1]
+            assert shown and said in {shown, f"{symbol} = {shown}"}, (name, k, said, shown)
+            seen += 1
+    assert seen >= 6  # τ and d, t, the block size, n and w, the seed
+
+
+@browser
 def test_the_module_does_nothing_on_a_page_without_explorables(browser, site):
     context = browser.new_context()
     page = context.new_page()

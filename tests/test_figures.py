@@ -182,9 +182,35 @@ def test_the_worked_example_graphs_print_each_weight_on_its_own_arc():
     worked = plots.plot_attention_graph(graph, show_weights=True, highlight=A, pair=(C, B), fontsize=10)
     intro = plots.plot_fixed_and_computed(path, graph, highlight=A, pair=(C, B))
     assert label_faults(worked) == [] and label_faults(intro) == []
+    assert pair_label_ends(worked, graph.labels, C, B) == []
+    assert pair_label_ends(intro, graph.labels, C, B) == []
     printed = {t.get_label(): t.get_text() for t in worked.axes[0].texts if t.get_label().startswith("W[")}
     expected = {(A, j) for j in range(4)} | {(C, B), (B, C)}
-    assert printed == {f"W[{i},{j}]": f"{graph.W[i, j]:.2f}" for i, j in expected}
+    assert printed == {f"W[{i},{j}]": f"{graph.W[i, j]:.3f}" for i, j in expected}
+
+
+def pair_label_ends(fig, labels, a: int, b: int) -> list[str]:
+    """Each label of the pair (a, b) sits nearer the node its arc points to than the node it leaves
+    (its box's centre, in px as drawn), so the two are not read side by side. Node k is found by
+    its name, ``labels[k]``."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    faults, seen = [], 0
+    for ax in fig.axes:
+        centre = {labels.index(t.get_text()): ax.transData.transform(t.get_position()) for t in ax.texts
+                  if t.get_text() in labels and not t.get_label().startswith("W[")}
+        for i, j in ((a, b), (b, a)):  # the arc from j to i carries W[i, j]
+            texts = [t for t in ax.texts if t.get_label() == f"W[{i},{j}]"]
+            if not texts:  # a panel without this arc (the intro's fixed path)
+                continue
+            seen += 1
+            box = texts[0].get_bbox_patch().get_window_extent(canvas.get_renderer())
+            at = np.array([(box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2])
+            if np.linalg.norm(at - centre[i]) >= np.linalg.norm(at - centre[j]):
+                faults.append(f"{ax.get_title() or 'graph'} W[{i},{j}] sits nearer its arc's tail than its head")
+    return faults if seen else ["no label of the pair"]
 
 
 def test_a_labelled_pair_prints_each_arcs_weight_on_its_own_arc():
@@ -198,8 +224,8 @@ def test_a_labelled_pair_prints_each_arcs_weight_on_its_own_arc():
     orange = {t.get_label(): t.get_text() for t in fig.axes[0].texts
               if t.get_bbox_patch() is not None and t.get_bbox_patch().get_edgecolor()[:3]
               == pytest.approx(matplotlib.colors.to_rgb(PAIR_COLOR))}
-    assert orange == {"W[1,0]": "0.20", "W[0,1]": "0.30"}  # W[1, 0] on a → b, W[0, 1] on b → a
-    assert label_faults(fig) == []
+    assert orange == {"W[1,0]": "0.200", "W[0,1]": "0.300"}  # W[1, 0] on a → b, W[0, 1] on b → a
+    assert label_faults(fig) == [] and pair_label_ends(fig, ["a", "b", "c"], 0, 1) == []
     with pytest.raises(ValueError, match="pair must be two different nodes"):
         plots.plot_attention_graph(AttentionGraph(W, ["a", "b", "c"]), pair=(1, 1))
 

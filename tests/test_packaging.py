@@ -381,8 +381,10 @@ def test_the_first_page_says_how_to_run_the_book():
     assert 'id="run-the-code"' in page  # the section every page's "Run it yourself" line points to
     text = html_escapes.unescape(re.sub(r"<[^>]+>", "", page))
     assert "make lab" in text and 'pip install ".[book]"' in text
-    assert 'pip install "attention_graph-<version>-py3-none-any.whl[notebook]"' in text  # the light path
-    assert '"attention_graph-<version>-py3-none-any.whl[book]"' in text  # and the build's
+    (wheel,) = (paths.HTML / "_downloads").glob("attention_graph-*-py3-none-any.whl")
+    assert f'pip install "{wheel.name}[notebook]"' in text  # the real name (_ext/package_wheel.py)
+    assert f'pip install "{wheel.name}[book]"' in text  # and the build's
+    assert "<version>" not in text
 
 
 def test_the_notebook_extra_is_light_and_locked():
@@ -430,3 +432,4 @@ def test_every_page_offers_the_package_wheel_and_says_how_to_install_it():
     for path in sorted((paths.BUILD / "html" / "_sources").rglob("*.ipynb")):
         first = "".join(json.loads(path.read_text())["cells"][0]["source"])
         assert "(`.whl`)" in first and "Run the code" in first, path  # the intro says how to install it
+        assert f'`pip install "{wheel.name}[notebook]"`' in first, path  # and the line itself, with the real name

@@ -139,7 +139,7 @@ def test_graph_figure_labels_the_carla_bruno_pair():
     assert glued("w_cb") == pytest.approx(W_[C, B], abs=1e-15)  # the arc from Bruno to Carla
     assert glued("w_bc") == pytest.approx(W_[B, C], abs=1e-15)  # the arc from Carla to Bruno
     svg = bt.glue_data(PAGE)["fig-worked-graph"]["data"]["image/svg+xml"]
-    assert f"<!-- {W_[C, B]:.2f} -->" in svg and f"<!-- {W_[B, C]:.2f} -->" in svg
+    assert f"<!-- {W_[C, B]:.3f} -->" in svg and f"<!-- {W_[B, C]:.3f} -->" in svg
 
 
 @pytest.mark.build
@@ -497,7 +497,7 @@ def test_plot_attention_graph_arrows_run_from_j_to_i_labelled_near_i():
     fig = plot_attention_graph(graph, show_weights=True)
     texts = [t.get_text() for t in fig.axes[0].texts]
     for _i, _j, w in graph.edges():
-        assert f"{w:.2f}" in texts
+        assert f"{w:.3f}" in texts
     arrows = [p for p in fig.axes[0].patches if isinstance(p, FancyArrowPatch)]
     pairs = [(i, j) for i, j, _w in graph.edges() if i != j]
     assert len(arrows) == len(pairs)
@@ -508,7 +508,7 @@ def test_plot_attention_graph_arrows_run_from_j_to_i_labelled_near_i():
     ana = we.PEOPLE.index("Ana")
     fig = plot_attention_graph(graph, show_weights=True, highlight=ana, key=False)  # the legend has labels too
     labels = [t.get_text() for t in fig.axes[0].texts if t.get_text() not in we.PEOPLE]
-    assert sorted(labels) == sorted(f"{w:.2f}" for w in graph.W[ana])  # only the messages into Ana
+    assert sorted(labels) == sorted(f"{w:.3f}" for w in graph.W[ana])  # only the messages into Ana
     with pytest.raises(ValueError, match="pos must have shape"):
         plot_attention_graph(graph, pos=np.zeros((3, 2)))
 

@@ -10,6 +10,12 @@ with the ``.ipynb``, the ``.md`` and the ``.pdf``) gets one more entry, ``.whl``
 its icon button is named for all it holds (``MENU_NAME``, its tooltip, which the theme makes its
 ``aria-label``); the line "Run it yourself" at the top of each page says how to install it.
 
+The role ``{wheel}`` prints its text as inline code with ``WHEEL`` replaced by the wheel's file name,
+so the install line the pages quote is the real one and nobody writes the version by hand:
+``{wheel}`pip install "WHEEL[notebook]"```. A new wheel name re-reads every page
+(``env-get-outdated``). The theme's download menu names its ``.md`` item by the file's suffix; its
+tooltip (``MD_TOOLTIP``) says what the file is.
+
 The wheel is byte-reproducible: its zip entries carry the fixed date ``WHEEL_EPOCH`` (the build's
 own ``SOURCE_DATE_EPOCH`` does not reach it, so a copy built on another day gives the same bytes),
 in sorted order, with paths relative to the package; ``make reproducible`` compares it with the
@@ -27,6 +33,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from docutils import nodes
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
@@ -37,6 +44,9 @@ WHEEL_EPOCH = 315532800  # 1980-01-01, the earliest date a zip entry holds: the 
 FOLDER = "_downloads"  # of the HTML output
 # The download menu's name (the theme's "Download this page"), now that it offers the package too.
 MENU_NAME = "Download this page (notebook, Markdown, PDF) or the package (wheel)"
+# The .md item's tooltip: the page's source, not a notebook.
+MD_TOOLTIP = "Download this page's source (.md, MyST Markdown)"
+PLACEHOLDER = "attention_graph-<version>-py3-none-any.whl"  # where no wheel is built (a test's one page)
 # PEP 517's build_wheel hook of the backend pyproject.toml names (setuptools.build_meta), run in the sources.
 BACKEND = "import sys; from setuptools import build_meta; build_meta.build_wheel(sys.argv[1])"
 # The caller's variables that would change what is built or where Python looks.
@@ -84,6 +94,31 @@ def _build(app) -> None:
     app.env.attention_graph_wheel = wheel.name
 
 
+def install_line(text: str, wheel: str | None) -> str:
+    """``text`` with ``WHEEL`` replaced by the wheel's file name (PLACEHOLDER where there is none).
+
+    >>> install_line('pip install "WHEEL[notebook]"', "attention_graph-1.0-py3-none-any.whl")
+    'pip install "attention_graph-1.0-py3-none-any.whl[notebook]"'
+    """
+    return text.replace("WHEEL", wheel or PLACEHOLDER)
+
+
+def _wheel_role(name, rawtext, text, lineno, inliner, options=None, content=()):
+    env = inliner.document.settings.env
+    line = install_line(text, getattr(env, "attention_graph_wheel", None))
+    return [nodes.literal(rawtext, line)], []
+
+
+def _outdated(app, env, added, changed, removed):
+    """Every page again when the wheel's name changed since the pages were read (they quote it)."""
+    name = getattr(env, "attention_graph_wheel", None)
+    if getattr(env, "attention_graph_wheel_read", name) == name:
+        env.attention_graph_wheel_read = name
+        return []
+    env.attention_graph_wheel_read = name
+    return sorted(env.found_docs - set(added) - set(changed))
+
+
 def _offer_wheel(app, pagename, templatename, context, doctree) -> None:
     name = getattr(app.env, "attention_graph_wheel", None)
     if not name:
@@ -92,6 +127,9 @@ def _offer_wheel(app, pagename, templatename, context, doctree) -> None:
         if button.get("label") == "download-buttons":
             # The menu's icon button is named by its tooltip (the theme's aria-label): say what it holds.
             button["tooltip"] = MENU_NAME
+            for item in button["buttons"]:
+                if item.get("label") == "download-source-button":  # the page's .md
+                    item["tooltip"] = MD_TOOLTIP
             button["buttons"].append({
                 "type": "link", "url": context["pathto"](f"{FOLDER}/{name}", 1), "text": ".whl",
                 "icon": "fas fa-box", "label": "download-wheel-button",
@@ -100,5 +138,7 @@ def _offer_wheel(app, pagename, templatename, context, doctree) -> None:
 
 def setup(app):
     app.connect("builder-inited", _build)
+    app.add_role("wheel", _wheel_role)
+    app.connect("env-get-outdated", _outdated)
     app.connect("html-page-context", _offer_wheel, priority=502)  # after the theme's menu (501)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

@@ -39,6 +39,7 @@ import re
 import shutil
 from pathlib import Path
 
+import package_wheel
 import reader_notebook
 from docutils import nodes
 from glue_marks import prose_number
@@ -100,6 +101,8 @@ def _page(app, pagename: str) -> reader_notebook.Page:
         return glued[doc][key]["data"]
 
     def reference(role: str, text: str) -> str:
+        if role == "wheel":  # package_wheel's install line, as the page prints it
+            return f"`{package_wheel.install_line(text, getattr(env, 'attention_graph_wheel', None))}`"
         if role not in XREF:
             raise ValueError(f"{pagename}: the reader's notebook cannot render the role {{{role}}}`{text}`")
         domain, typ = XREF[role]

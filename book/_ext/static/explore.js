@@ -212,31 +212,35 @@
     return { table, set };
   };
 
-  /** A labelled range input; onInput(value) on every move (arrow keys move it by one step). */
-  AE.slider = (parent, { label, min, max, step, value, onInput, show = (v) => String(v) }) => {
+  /** A labelled range input; onInput(value) on every move (arrow keys move it by one step). Its
+   *  aria-valuetext is the value its output shows, after `symbol =` when one is given ("τ = 0.50"),
+   *  so a screen reader says what the reader sees, not the input's raw value. */
+  AE.slider = (parent, { label, min, max, step, value, onInput, show = (v) => String(v), symbol = null }) => {
     const id = AE.uid("ae-slider");
     const row = AE.el("div", { class: "ae-control" }, parent);
     AE.el("label", { for: id }, row, label);
     const input = AE.el("input", { type: "range", id, min, max, step, value }, row);
     const out = AE.el("output", { for: id }, row);
+    const shown = (v) => {
+      out.textContent = show(v);
+      input.setAttribute("aria-valuetext", symbol === null ? out.textContent : `${symbol} = ${out.textContent}`);
+    };
     const update = () => {
       const v = Number(input.value);
-      out.textContent = show(v);
-      input.setAttribute("aria-valuetext", show(v));
+      shown(v);
       onInput(v);
     };
     input.addEventListener("input", update);
     input.refresh = update;
-    out.textContent = show(Number(value));
-    input.setAttribute("aria-valuetext", show(Number(value)));
+    shown(Number(value));
     return input;
   };
 
   /** A slider over a list of values: onInput(values[k], k) on every move; starts at `value`. */
-  AE.choice = (parent, { label, values, value, onInput, show = (x) => String(x) }) => {
+  AE.choice = (parent, { label, values, value, onInput, show = (x) => String(x), symbol = null }) => {
     const start = values.indexOf(value);
     if (start < 0) throw new Error(`${label}: the first value ${value} is not among ${JSON.stringify(values)}`);
-    return AE.slider(parent, { label, min: 0, max: values.length - 1, step: 1, value: start,
+    return AE.slider(parent, { label, min: 0, max: values.length - 1, step: 1, value: start, symbol,
       show: (k) => show(values[k]), onInput: (k) => onInput(values[k], k) });
   };
 

@@ -60,7 +60,7 @@
       return { card, gap };
     });
 
-    const slider = AE.choice(controls, { label: "From fixed (0) to computed (2): t", values: state.ts, value: state.start,
+    const slider = AE.choice(controls, { label: "From fixed (0) to computed (2): t", values: state.ts, value: state.start, symbol: "t",
       show: (t) => AE.fmt(t, 2), onInput: (t, v) => {
         const s = state.states[v];
         root.dataset.t = String(t);

@@ -15,8 +15,8 @@
     let n = state.n, k = state.k;
     const { controls } = AE.frame(root, "Row i is a query, column j a key, filled where i may attend "
       + "to j. Slide n and w; each pattern gives its edges and its maximum path length.", { status: null });
-    AE.choice(controls, { label: "Tokens n", values: state.ns, value: n, onInput: (v) => { n = v; update(); } });
-    AE.choice(controls, { label: "Window w", values: state.ks, value: k, onInput: (v) => { k = v; update(); } });
+    AE.choice(controls, { label: "Tokens n", values: state.ns, value: n, symbol: "n", onInput: (v) => { n = v; update(); } });
+    AE.choice(controls, { label: "Window w", values: state.ks, value: k, symbol: "w", onInput: (v) => { k = v; update(); } });
     const masks = AE.output(root, "Each pattern's mask: row i a query, column j a key, filled where i attends to j");
     const grid = AE.el("div", { class: "ae-row ae-patterns" }, masks);
 

@@ -17,9 +17,9 @@
     const { controls } = AE.frame(root, `One query against ${state.rows[0].length} keys, entries `
       + "standard normal. Slide the temperature and the dimension; switch the 1/√d scale off.", { status: null });
     const tauOut = AE.el("span", { "data-name": "tau", hidden: "" }, root);
-    AE.slider(controls, { label: "Temperature τ", min: -1, max: 1, step: 0.05, value: 0,
+    AE.slider(controls, { label: "Temperature τ", min: -1, max: 1, step: 0.05, value: 0, symbol: "τ",
       show: (v) => AE.fmt(10 ** v, 2), onInput: (v) => { logTau = v; update(); } });
-    AE.choice(controls, { label: "Dimension d", values: state.dims, value: state.d, onInput: (_, v) => { k = v; update(); } });
+    AE.choice(controls, { label: "Dimension d", values: state.dims, value: state.d, symbol: "d", onInput: (_, v) => { k = v; update(); } });
     const row = AE.el("div", { class: "ae-control" }, controls);
     const id = AE.uid("ae-check");
     const box = AE.el("input", { type: "checkbox", id, checked: "" }, row);

@@ -91,6 +91,9 @@ FAINT = "0.5"  # the grey of the arrows a highlight leaves unlabelled
 # the middle, then outwards to either end. GAP: points between a label's box and its own arc's
 # stroke when it sits beside it; CLEAR: points it keeps from any other arc, node, loop or label.
 LABEL_AT = (0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.2, 0.8)
+# A pair's two labels sit towards their own arrowheads, so that they are not side by side between
+# the two arcs: PAIR_AT along the arc, the nearest to its target end first.
+PAIR_AT = (0.7, 0.64, 0.76, 0.82)
 GAP, CLEAR = 1.5, 3.0
 
 
@@ -114,8 +117,8 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
     The box keeps CLEAR points from every other arc and arrowhead (twice that from an arc of its own
     colour), from every node and self-loop (``circles``: (centre, radius)) and label box (``boxes``:
     (centre, half)), inside ``limits``. It sits on its own arc, at one of LABEL_AT along it (the
-    middle first): centred on it, the arc running through it, or touching it from one side, GAP
-    points off its stroke. Where none of those spots is clear, the box goes to the clear spot
+    middle first; a pair's arc, PAIR_AT): centred on it, the arc running through it, or touching
+    it from one side, GAP points off its stroke. Where none of those spots is clear, the box goes to the clear spot
     nearest the arc, joined to it by a straight leader, which may cross other arcs at a price. All
     lengths in one unit (the figure's pixels as drawn); ``unit`` is one point.
     """
@@ -137,32 +140,34 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
 
     touch = arc["width"] / 2 + GAP * unit  # from the arc's middle line to a box beside it
     spots, costs = [], []
-    for s in LABEL_AT:  # on the arc: centred on it, or beside it on the side it bulges to, or the other
+    at, best = (PAIR_AT, PAIR_AT[0]) if arc.get("paired") else (LABEL_AT, 0.5)
+    for s in at:  # on the arc: centred on it, or beside it on the side it bulges to, or the other
         p = _bezier(start, ctrl, end, [s])[0]  # (2,)
         tangent = 2 * (1 - s) * (ctrl - start) + 2 * s * (end - ctrl)  # (2,)
         normal = np.array([tangent[1], -tangent[0]]) / (np.linalg.norm(tangent) or 1.0)  # (2,)
         normal = normal if normal @ arc["bulge"] >= 0 else -normal
         spots.append(p)
-        costs.append(4 * abs(s - 0.5))
+        costs.append(4 * abs(s - best))
         for side in (1.0, -1.0):
             t = 0.0  # the box slides out along the normal until it is GAP off its arc, nearest to nearest
             while _gap_to_box(own, (p + side * normal * t)[None], half).min() < touch and t < 9 * half.max():
                 t += 0.5 * unit
             spots.append(p + side * normal * t)
-            costs.append(4 * abs(s - 0.5) + 0.5 + (side < 0))
+            costs.append(4 * abs(s - best) + 0.5 + (side < 0))
     spots = np.array(spots)  # (k, 2)
     found = clash(spots)  # (k,)
     costs = np.array(costs) + (100 + found / unit) * (found > 0)  # (k,)
     if found.min() == 0:
         return spots[np.argmin(costs)], None
     # Off the arc: every spot of a grid over the drawing, a leader from the arc's nearest point.
-    step = half[1]
+    step = half[1] / (2 if arc.get("paired") else 1)
     xs, ys = np.arange(lo[0] + half[0], hi[0] - half[0], step), np.arange(lo[1] + half[1], hi[1] - half[1], step)
     grid = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)  # (k, 2)
     grid = grid[clash(grid) == 0]
     if not len(grid):
         return spots[np.argmin(costs)], None
-    middle = own[(len(own) // 6):(5 * len(own) // 6)]  # (m', 2): a leader leaves the arc away from its ends
+    m = len(own)  # a leader leaves the arc away from its ends; a pair's, from the half towards its head
+    middle = own[(3 * m // 5):(5 * m // 6)] if arc.get("paired") else own[(m // 6):(5 * m // 6)]  # (m', 2)
     gaps = _gap_to_box(middle, grid, half)  # (k, m')
     nearest = gaps.argmin(axis=1)  # (k,)
     length = gaps.min(axis=1)  # (k,)
@@ -176,7 +181,8 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
         crossed += 1000 * (np.linalg.norm(lines - c, axis=2).min(axis=1) < radius + unit)
     for c, h in boxes:
         crossed += 1000 * (np.abs(lines - c) < h).all(axis=2).any(axis=1)
-    best = np.argmin(length / unit / 4 + crossed)
+    towards = (len(middle) - 1 - nearest) * 8 / len(middle) if arc.get("paired") else 0.0  # (k,): a pair's, to its head
+    best = np.argmin(length / unit / 4 + crossed + towards)
     return grid[best], middle[nearest[best]]
 
 
@@ -224,7 +230,7 @@ class _WeightLabels(Artist):
 
 
 def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, min_weight: float = 0.0,
-                         show_weights: bool = False, fmt: str = "{:.2f}", node_radius: float = 0.17,
+                         show_weights: bool = False, fmt: str = "{:.3f}", node_radius: float = 0.17,
                          highlight: int | None = None, pair: tuple[int, int] | None = None,
                          fontsize: float = 10, key: bool = True):
     """Draw an :class:`AttentionGraph`: for every weight W[i, j] the arrow from j to i, carrying v_j.
@@ -240,12 +246,13 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     the two arcs between nodes a and b are drawn in orange and each labelled with its own weight
     (W[b, a] on the arc from a to b, W[a, b] on the arc back), so the reader sees that the two
     differ. These few labels (``highlight``, ``pair``) each sit on their own arc, centred on it or
-    just beside it, as near its middle as they can while clear of every other arc, node, loop and
-    label (:func:`_label_spot`; at the end of a short leader line where no spot on the arc is
-    clear), so each number is read on one arc only. A self-loop's weight sits beyond its loop, away
-    from the ring. Each circle is made wide enough for its name. With ``key`` the book's legend of
-    the arrows (:func:`direction_key`) sits under the drawing. Each weight's text and arc carry the label
-    ``W[i,j]`` (``get_label()``), for the tests that read where it was printed.
+    just beside it, as near its middle as they can (a pair's: towards its head, so the two are not
+    side by side) while clear of every other arc, node, loop and label (:func:`_label_spot`; at
+    the end of a short leader line where no spot on the arc is clear), so each number is read on
+    one arc only. A self-loop's weight sits beyond its loop, away from the ring. Each circle is made
+    wide enough for its name. With ``key`` the book's legend of the arrows (:func:`direction_key`)
+    sits under the drawing. Each weight's text and arc carry the label ``W[i,j]`` (``get_label()``),
+    for the tests that read where it was printed.
     """
     if pair is not None and (len(pair) != 2 or pair[0] == pair[1]
                              or not all(0 <= int(k) < graph.n for k in pair)):
@@ -322,7 +329,7 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
         c2 = (start + end) / 2 + rad_rim * np.array([sy, -sx])  # (2,): the control point, rim to rim
         if sparse:  # the arc as _WeightLabels keeps clear of it: its stroke, wider under the arrowhead
             bulge = np.array([sy, -sx]) * np.sign(rad_rim)  # (2,): the way the arc bulges
-            arcs.append(dict(start=start, ctrl=c2, end=end, width=width, head=head, color=color,
+            arcs.append(dict(start=start, ctrl=c2, end=end, width=width, head=head, color=color, paired=paired,
                              bulge=bulge / (np.linalg.norm(bulge) or 1.0)))
         if label:  # on the arrow: where _WeightLabels sets it (sparse), or near its head, centred on it
             p = _bezier(start, c2, end, [0.5 if sparse else 0.72])[0]  # (2,)
