@@ -16,10 +16,11 @@ Tab reaches it and shows a focus ring, Enter and Space work it. On, a page hides
 kernel code under its formulas, class badges, "How this page is checked" block, technical asides
 and what is marked second-reading (prose and cells about those: the paragraph after a kernel that
 says how a reader calls it, qkv's badge and kernel sentences, softmax's ``naive_softmax`` cell);
-no page keeps a drawn "A reader calls it as" paragraph (its own other code cells stay); off, it shows them again; the choice holds on the next page; printed, a
-page shows everything whatever the switch says. The switch keeps its contrast in light and dark
-mode, on and off. The summary sits beside its figure at 1280 px and above it at 390 px, where
-nothing pushes the page sideways; its text keeps its contrast (light at 1280 px, dark at 390 px).
+no page keeps a drawn "A reader calls it as" paragraph (its own other code cells stay); off, it
+shows them again; the choice holds on the next page; printed, a page shows everything whatever the
+switch says. The switch keeps its contrast in light and dark mode, on and off. The summary sits
+beside its figure at 1280 px and above it at 390 px, where nothing pushes the page sideways; its
+text keeps its contrast (light at 1280 px, dark at 390 px).
 """
 
 from __future__ import annotations
@@ -393,7 +394,8 @@ def test_the_calls_rule_sees_a_drawn_sentence(second_reading_states):
 def test_the_switch_hides_second_reading_material():
     """The classes the README tells an author to write are the ones the switch hides and a link opens."""
     static = ROOT / "book" / "_ext" / "static"
-    css, js = (static / "first_reading.css").read_text(encoding="utf8"), (static / "first_reading.js").read_text(encoding="utf8")
+    css = (static / "first_reading.css").read_text(encoding="utf8")
+    js = (static / "first_reading.js").read_text(encoding="utf8")
     for selector in (".second-reading", ".tag_second-reading"):
         assert f"html.first-reading {selector}" in css and selector in js, selector
 
