@@ -13,11 +13,14 @@ the header's switch, used first, is a choice too. The offer is never printed, Ta
 buttons with a focus ring, it keeps its contrast in light and dark mode and fits a 390 px phone. The
 switch is one button in the page header, named "First reading", with its state in ``aria-pressed``;
 Tab reaches it and shows a focus ring, Enter and Space work it. On, a page hides its proofs, the
-kernel code under its formulas, class badges, "How this page is checked" block and technical asides
-(its own code cells stay); off, it shows them again; the choice holds on the next page; printed, a
-page shows everything whatever the switch says. The switch keeps its contrast in light and dark
-mode, on and off. The summary sits beside its figure at 1280 px and above it at 390 px, where
-nothing pushes the page sideways; its text keeps its contrast (light at 1280 px, dark at 390 px).
+kernel code under its formulas, class badges, "How this page is checked" block, technical asides
+and what is marked second-reading (prose and cells about those: the paragraph after a kernel that
+says how a reader calls it, qkv's badge and kernel sentences, softmax's ``naive_softmax`` cell);
+no page keeps a drawn "A reader calls it as" paragraph (its own other code cells stay); off, it
+shows them again; the choice holds on the next page; printed, a page shows everything whatever the
+switch says. The switch keeps its contrast in light and dark mode, on and off. The summary sits
+beside its figure at 1280 px and above it at 390 px, where nothing pushes the page sideways; its
+text keeps its contrast (light at 1280 px, dark at 390 px).
 """
 
 from __future__ import annotations
@@ -157,7 +160,7 @@ def test_every_kernel_shown_under_a_formula_is_marked_and_no_code_cell_is(stem):
 
 # A page with proofs, badges, its checks and kernel code, and one with a technical aside.
 FIRST, SECOND = "book/softmax.html", "book/scores.html"
-SKIPPED = ("proofs", "badges", "checks", "asides", "kernels")
+SKIPPED = ("proofs", "badges", "checks", "asides", "kernels", "second")
 
 
 @pytest.fixture(scope="session")
@@ -333,6 +336,91 @@ def test_a_link_into_a_hidden_aside_opens_that_aside(browser, site):
 OFFER = "New to attention? A first reading hides proofs, badges, checks and technical asides."
 START, ALL = "Start the first reading", "Show everything"
 PAGES = [d for d in bw.toc_docnames() if (paths.HTML / f"{d}.html").exists()] if paths.HTML.exists() else []
+
+
+# --- Second-reading material -----------------------------------------------------------------------
+
+# Sentences and cells that speak of what a first reading hides, so that a first reading hides them too.
+SECOND_READING = {
+    "book/qkv.html": ["The small badge under a numbered result", "The code shown under a formula",
+                      "A reader calls it as project("],
+    "book/softmax.html": ["The kernel is private. A reader calls", "The cell below runs the literal formula",
+                          "naive_softmax(BIG), softmax(BIG)", "A reader calls it as softmax_jacobian("],
+}
+
+
+@pytest.fixture(scope="session")
+def second_reading_states(browser, site):
+    """What js/second_reading.js read on qkv and softmax at 1280 px: in a first reading, printed with
+    the switch still on, and with the switch off."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    seen = {}
+    try:
+        page.goto(site + FIRST, wait_until="load")
+        page.evaluate("localStorage.setItem('first-reading', 'on')")
+        for rel, phrases in SECOND_READING.items():
+            page.goto(site + rel, wait_until="load")
+            seen[rel, "on"] = page.evaluate(script("second_reading.js"), phrases)
+            page.emulate_media(media="print")
+            seen[rel, "printed"] = page.evaluate(script("second_reading.js"), phrases)
+            page.emulate_media(media="screen")
+            page.click(".first-reading-switch")
+            seen[rel, "off"] = page.evaluate(script("second_reading.js"), phrases)
+            page.click(".first-reading-switch")
+    finally:
+        context.close()
+    return seen
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("rel", list(SECOND_READING))
+@pytest.mark.parametrize("state, shown", [("on", False), ("printed", True), ("off", True)])
+def test_second_reading_sentences_and_cells_follow_the_switch(second_reading_states, rel, state, shown):
+    """In a first reading the marked sentences and the naive_softmax cell are hidden; printed, or
+    with the switch off, they show."""
+    found = second_reading_states[rel, state]["found"]
+    assert all(v is not None for v in found.values()), ("a phrase is no longer on the page", found)
+    assert set(found.values()) == {shown}, (state, found)
+
+
+@pytest.mark.browser
+def test_the_calls_rule_sees_a_drawn_sentence(second_reading_states):
+    """The rule below can fail: with the switch off, qkv draws its "A reader calls it as" paragraph."""
+    assert second_reading_states["book/qkv.html", "off"]["calls"]
+    assert not second_reading_states["book/qkv.html", "on"]["calls"]
+
+
+def test_the_switch_hides_second_reading_material():
+    """The classes the README tells an author to write are the ones the switch hides and a link opens."""
+    static = ROOT / "book" / "_ext" / "static"
+    css = (static / "first_reading.css").read_text(encoding="utf8")
+    js = (static / "first_reading.js").read_text(encoding="utf8")
+    for selector in (".second-reading", ".tag_second-reading"):
+        assert f"html.first-reading {selector}" in css and selector in js, selector
+
+
+@pytest.fixture(scope="session")
+def calls_left(browser, site):
+    """For every page of the book, the drawn paragraphs starting "A reader calls it as" in a first reading."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    left = {}
+    try:
+        page.goto(site + FIRST, wait_until="load")
+        page.evaluate("localStorage.setItem('first-reading', 'on')")
+        for doc in PAGES:
+            page.goto(site + f"{doc}.html", wait_until="load")
+            left[doc] = page.evaluate(script("second_reading.js"), [])["calls"]
+    finally:
+        context.close()
+    return left
+
+
+@pytest.mark.browser
+def test_no_page_keeps_a_reader_calls_it_sentence_in_a_first_reading(calls_left):
+    assert PAGES, "no built page"
+    assert {doc: calls for doc, calls in calls_left.items() if calls} == {}
 
 
 @pytest.fixture(scope="session")

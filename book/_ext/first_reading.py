@@ -21,7 +21,15 @@ the class badges (``check_strength.py``), the "How this page is checked" block (
 the technical asides, the admonitions a page marks with the class ``technical``
 (``:class: note technical``), and the kernel code shown under a formula (a ``literalinclude`` with
 ``:pyobject:``, marked ``kernel-code`` by ``short_code.py``). The page's own code cells stay: their
-outputs are what the prose reads. Printed (the PDF), a page shows everything, whatever the switch says.
+outputs are what the prose reads.
+
+**Second-reading material.** Prose and cells that only make sense beside what the switch hides (a
+sentence about the badges, a cell whose explanation is a technical aside) are marked so the switch
+hides them too: prose in a fenced ``{container} second-reading`` (a ``div`` of class
+``second-reading``), a code cell with the tag ``second-reading`` (MyST-NB gives its ``div`` the class
+``tag_second-reading``). The paragraph right after a kernel listing that tells how a reader calls it
+("A reader calls it as ``f(...)``.") is marked here, when a page is read (``mark_second_reading``),
+so no page wraps it by hand. Printed (the PDF), a page shows everything, whatever the switch says.
 The script runs in the page's head, before the body is drawn, so a page never flashes what the
 reader chose to hide. The switch is off by default; a reader who has never chosen (no key stored)
 finds, first in the article, a quiet offer (a labelled ``aside``) whose two buttons, "Start the first
@@ -97,6 +105,22 @@ def mark_proofs(app, doctree) -> None:
             node["classes"].append("prf-proof")
 
 
+SECOND_READING = "second-reading"
+KERNEL_CLASS = "kernel-code"  # short_code.py's mark on a kernel listing
+CALLS = "A reader calls"
+
+
+def mark_second_reading(app, doctree) -> None:
+    """Mark ``second-reading`` the paragraph right after a kernel listing that says how a reader calls it."""
+    for node in list(doctree.findall(nodes.Element)):
+        if KERNEL_CLASS not in node["classes"] or node.parent is None:
+            continue
+        siblings = node.parent.children
+        after = siblings[siblings.index(node) + 1:]
+        if after and isinstance(after[0], nodes.paragraph) and CALLS in after[0].astext():
+            after[0]["classes"].append(SECOND_READING)
+
+
 def _add_static(app) -> None:
     if str(STATIC) not in map(str, app.config.html_static_path):
         app.config.html_static_path.append(str(STATIC))
@@ -105,6 +129,7 @@ def _add_static(app) -> None:
 def setup(app):
     app.add_directive("summary", SummaryDirective)
     app.connect("doctree-read", mark_proofs)
+    app.connect("doctree-read", mark_second_reading)
     app.connect("builder-inited", _add_static)
     app.add_css_file("first_reading.css")
     app.add_js_file("first_reading.js")  # in the head, not deferred: the state applies before the body is drawn

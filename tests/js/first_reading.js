@@ -5,7 +5,8 @@
   const switches = document.querySelectorAll(".first-reading-switch");
   const s = switches[0];
   const kinds = {proofs: ".prf-proof", badges: ".check-strength", checks: "details.how-checked",
-                 asides: ".admonition.technical", kernels: ".kernel-code"};
+                 asides: ".admonition.technical", kernels: ".kernel-code",
+                 second: ".second-reading, .tag_second-reading"};
   const counts = {}, shown = {};
   for (const [kind, selector] of Object.entries(kinds)) {
     const found = [...document.querySelectorAll(selector)];

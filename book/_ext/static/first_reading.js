@@ -1,6 +1,6 @@
 // The "First reading" switch (book/_ext/first_reading.py). On, the page hides, on screen only, what a
 // first reading skips: proofs, class badges, the "How this page is checked" block, the technical
-// asides and the kernel code under a formula (first_reading.css). The choice is kept in localStorage, so every page opens as the reader
+// asides, the kernel code under a formula and what is marked second-reading (first_reading.css). The choice is kept in localStorage, so every page opens as the reader
 // left the last one; this file runs in the head, so the state applies before the body is drawn.
 // A reader who has never chosen (no key stored) finds, at the top of the article, a quiet offer with
 // two buttons; either choice is stored like the switch's, applied, shown on the switch, and the
@@ -15,7 +15,7 @@
   apply(stored());
 
   // A link into something a first reading hides (a technical aside, a proof) opens that one box.
-  const HIDDEN = ".prf-proof, .kernel-code, details.how-checked, .admonition.technical";
+  const HIDDEN = ".prf-proof, .kernel-code, details.how-checked, .admonition.technical, .second-reading, .tag_second-reading";
   const reveal = () => {
     if (!location.hash) return;
     let target = null;
