@@ -26,6 +26,7 @@ text keeps its contrast (light at 1280 px, dark at 390 px).
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -349,16 +350,25 @@ SECOND_READING = {
 }
 
 
+@contextmanager
+def first_reading_page(browser, site):
+    """A page at 1280 px whose reader chose the first reading (stored as the switch stores it)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(site + FIRST, wait_until="load")
+        page.evaluate("localStorage.setItem('first-reading', 'on')")
+        yield page
+    finally:
+        context.close()
+
+
 @pytest.fixture(scope="session")
 def second_reading_states(browser, site):
     """What js/second_reading.js read on qkv and softmax at 1280 px: in a first reading, printed with
     the switch still on, and with the switch off."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
     seen = {}
-    try:
-        page.goto(site + FIRST, wait_until="load")
-        page.evaluate("localStorage.setItem('first-reading', 'on')")
+    with first_reading_page(browser, site) as page:
         for rel, phrases in SECOND_READING.items():
             page.goto(site + rel, wait_until="load")
             seen[rel, "on"] = page.evaluate(script("second_reading.js"), phrases)
@@ -368,8 +378,6 @@ def second_reading_states(browser, site):
             page.click(".first-reading-switch")
             seen[rel, "off"] = page.evaluate(script("second_reading.js"), phrases)
             page.click(".first-reading-switch")
-    finally:
-        context.close()
     return seen
 
 
@@ -403,17 +411,11 @@ def test_the_switch_hides_second_reading_material():
 @pytest.fixture(scope="session")
 def calls_left(browser, site):
     """For every page of the book, the drawn paragraphs starting "A reader calls it as" in a first reading."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
     left = {}
-    try:
-        page.goto(site + FIRST, wait_until="load")
-        page.evaluate("localStorage.setItem('first-reading', 'on')")
+    with first_reading_page(browser, site) as page:
         for doc in PAGES:
             page.goto(site + f"{doc}.html", wait_until="load")
             left[doc] = page.evaluate(script("second_reading.js"), [])["calls"]
-    finally:
-        context.close()
     return left
 
 
