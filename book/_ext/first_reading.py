@@ -46,6 +46,7 @@ from pathlib import Path
 from docutils import nodes
 from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
+from short_code import KERNEL_CLASS  # short_code.py's mark on a kernel listing
 from sphinx.util.docutils import SphinxDirective
 
 STATIC = Path(__file__).parent / "static"
@@ -106,7 +107,6 @@ def mark_proofs(app, doctree) -> None:
 
 
 SECOND_READING = "second-reading"
-KERNEL_CLASS = "kernel-code"  # short_code.py's mark on a kernel listing
 CALLS = "A reader calls"
 
 
