@@ -30,7 +30,7 @@ STAMP  := $(VENV)/.installed
 # not declare itself parallel-safe, a warning -W turns into a failed build.
 JB_FLAGS := -n -W --keep-going
 
-.PHONY: data freeze-labels book test test-unbuilt test-built check browser notebooks lint pdf reproducible lab requirements clean
+.PHONY: data freeze-labels book test test-unbuilt test-built check browser notebooks lint pdf reproducible lab requirements clean page-times
 
 # Everything .venv holds comes from requirements.txt, checked against its hashes (uv, from the lock,
 # removes what the lock no longer holds); then the package itself, editable (setuptools is in the lock, so no build environment is downloaded).
@@ -96,6 +96,12 @@ test-unbuilt: lint data
 
 test-built: book lint
 	HYPOTHESIS_PROFILE=ci $(PYTEST) -m "build and not browser and not notebooks"
+
+# A benchmark, not a test: each page's notebook executed alone in a fresh kernel, the median of three
+# runs, against the rule "a page executes in 20 s or less" (tools/page_times.py; exit 1 if one is over).
+# Run it on a quiet machine: its record names the load average before and after.
+page-times: book
+	$(BIN)/python tools/page_times.py
 
 # The whole book as one PDF, printed by Chromium after MathJax has typeset each page (no LaTeX).
 pdf: book
