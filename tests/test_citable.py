@@ -15,12 +15,19 @@ from package_data import book_results
 ITEMS = book_results(bt.ROOT)
 
 
+FORMER = package_data.book_former_labels(bt.ROOT)
+
+
 def test_no_frozen_label_disappears():
     """Removing or renaming a frozen label fails here (citations point at it) until it is removed from
-    tests/public_labels.txt on purpose. New labels are frozen at publishing (make freeze-labels)."""
+    tests/public_labels.txt on purpose. New labels are frozen at publishing (make freeze-labels). A
+    renamed result keeps its former label as a second anchor (a MyST target right above it), and
+    both labels stay frozen."""
     in_book = [it.label for it in ITEMS]
-    assert set(package_data.frozen_labels()) - set(in_book) == set(), "labels removed or renamed"
+    assert set(package_data.frozen_labels()) - set(in_book) - set(FORMER) == set(), "labels removed or renamed"
     assert len(in_book) == len(set(in_book)), "a label is used twice"
+    assert set(FORMER) & set(in_book) == set(), "a former label is also a current one"
+    assert {it.label for it in FORMER.values()} <= set(package_data.frozen_labels()), "a new label is not frozen"
 
 
 def test_freezing_adds_new_labels_and_keeps_every_frozen_one(tmp_path):
@@ -54,6 +61,17 @@ def test_every_result_has_a_number_and_a_permalink_anchor(item):
         assert re.search(rf'id="{anchor}"[\s\S]*?caption-number">Fig\. \d+(\.\d+)*', html)
     else:
         assert re.search(rf'id="{anchor}"[\s\S]{{0,800}}?\b\w+ \d+(\.\d+)*', html)
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("former", sorted(FORMER))
+def test_a_former_label_anchors_its_result(former):
+    """The permalink of a former label lands on its renamed result: the two anchors sit together."""
+    item = FORMER[former]
+    html = (paths.HTML / "book" / f"{item.page}.html").read_text()
+    assert re.search(rf'id="{former}"[^<]*(<[^>]*>\s*){{0,3}}?<[^>]*id="{item.label}"'
+                     rf'|id="{item.label}"[^<]*(<[^>]*>\s*){{0,3}}?<[^>]*id="{former}"', html), \
+        f"#{former} is not beside #{item.label} in {item.page}.html"
 
 
 @pytest.mark.build

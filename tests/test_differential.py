@@ -188,7 +188,7 @@ def test_the_plain_runs_are_the_sinks_chapters_runs():
     for ours, theirs in zip(STUDY["runs"]["plain"], sinks_runs):
         assert ours["steps"] == theirs["steps"]
         for a, b in zip(ours["readouts"], theirs["readouts"]):
-            assert a["in_strength"] == b["in_strength"] and a["accuracy"] == b["accuracy"]
+            assert a["out_strength"] == b["out_strength"] and a["accuracy"] == b["accuracy"]
 
 
 @pytest.mark.slow
@@ -200,7 +200,7 @@ def test_the_record_is_what_the_code_gives():
 def test_the_summary_is_recomputed_from_the_record():
     summary = df.gate_summary(STUDY)
     for variant, runs in STUDY["runs"].items():
-        s0 = [run["readouts"][-1]["in_strength"][0] for run in runs]
+        s0 = [run["readouts"][-1]["out_strength"][0] for run in runs]
         assert summary[variant]["s0_after"] == pytest.approx(float(np.median(s0)), abs=0)
         assert summary[variant]["s0_by_seed"] == s0
     assert all(r["readouts"][-1]["gate_blank"] == 1.0 for r in STUDY["runs"]["plain"])
@@ -303,7 +303,7 @@ def test_glued_signed_graph_numbers():
     plain_min = float(np.linalg.eigvalsh(np.diag(A.sum(axis=1)) - A).min())
     assert bt.glued_float(PAGE, "sg_signed_min") == pytest.approx(signed_min, abs=1e-12) and signed_min >= 0
     assert bt.glued_float(PAGE, "sg_plain_min") == pytest.approx(plain_min, abs=1e-12) and plain_min < 0
-    assert bt.glued_float(PAGE, "sg_in_total") == pytest.approx(6 * 0.2, abs=1e-12)
+    assert bt.glued_float(PAGE, "sg_out_total") == pytest.approx(6 * 0.2, abs=1e-12)
 
 
 @pytest.mark.build
@@ -311,12 +311,12 @@ def test_glued_gate_study_is_recomputed_from_the_record():
     for key, variant in (("plain", "plain"), ("gated", "gated")):
         last = [run["readouts"][-1] for run in STUDY["runs"][variant]]
         assert bt.glued_float(PAGE, f"gate_{key}_s0_after") == pytest.approx(
-            float(np.median([r["in_strength"][0] for r in last])), abs=1e-12)
+            float(np.median([r["out_strength"][0] for r in last])), abs=1e-12)
         assert bt.glued_float(PAGE, f"gate_{key}_gate_blank") == pytest.approx(
             float(np.median([r["gate_blank"] for r in last])), abs=1e-12)
         assert bt.glued_float(PAGE, f"gate_{key}_accuracy") == pytest.approx(
             float(np.median([r["accuracy"] for r in last])), abs=1e-12)
-    higher = sum(g["readouts"][-1]["in_strength"][0] > p["readouts"][-1]["in_strength"][0]
+    higher = sum(g["readouts"][-1]["out_strength"][0] > p["readouts"][-1]["out_strength"][0]
                  for p, g in zip(STUDY["runs"]["plain"], STUDY["runs"]["gated"]))
     assert bt.glued_float(PAGE, "gate_higher") == higher
     # The prose says the sink stays: the gated median is not below the plain one's harmonic start.

@@ -231,7 +231,7 @@ def test_thm_attention_is_message_passing():
     W = ref_attention_weights(Xr @ WQ, Xr @ WK)
     # Dense and weighted: every ordered pair is an edge, out-weights sum to 1.
     assert len(g.edges()) == 36 and (g.W > 0).all()
-    np.testing.assert_allclose(g.out_strength(), 1.0, rtol=1e-14)
+    np.testing.assert_allclose(g.in_strength(), 1.0, rtol=1e-14)
     # Message passing along the edges, by hand, is the attention output.
     V = Xr @ WV
     by_edges = np.zeros_like(V)

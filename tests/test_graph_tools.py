@@ -120,7 +120,7 @@ def test_random_walk_laplacian_of_a_general_graph():
     W = np.array([[0.0, 2.0, 1.0], [1.0, 0.0, 0.0], [3.0, 3.0, 2.0]])
     expected = np.eye(3) - W / W.sum(axis=1)[:, None]
     np.testing.assert_allclose(random_walk_laplacian(W), expected, atol=1e-15)
-    with pytest.raises(ValueError, match="out-strength 0"):
+    with pytest.raises(ValueError, match="in-strength 0"):
         random_walk_laplacian([[0.0, 0.0], [1.0, 0.0]])
 
 
@@ -229,11 +229,11 @@ def test_attention_rollout_by_hand():
 # --- The theorems, on random cases ------------------------------------------------------------------
 
 @pytest.mark.build
-def test_thm_in_strength_sums_to_n():
+def test_thm_out_strength_sums_to_n():
     for seed in range(5):
         W = random_stochastic(np.random.default_rng(seed), 3 + seed, 0.5)
-        assert abs(AttentionGraph(W, [str(i) for i in range(3 + seed)]).in_strength().sum() - (3 + seed)) < 1e-12
-    assert bt.glued_float(PAGE, "s_in_total") == pytest.approx(4, abs=1e-12)
+        assert abs(AttentionGraph(W, [str(i) for i in range(3 + seed)]).out_strength().sum() - (3 + seed)) < 1e-12
+    assert bt.glued_float(PAGE, "s_out_total") == pytest.approx(4, abs=1e-12)
 
 
 def test_thm_symmetric_scores_reversible():
@@ -302,12 +302,12 @@ def test_thm_rollout_exact():
 @pytest.mark.build
 def test_glued_strengths():
     W = worked_W()
-    s_in = W.sum(axis=0)
-    assert bt.glued_float(PAGE, "s_in_most") == pytest.approx(s_in.max(), abs=1e-12)
-    assert bt.glued_float(PAGE, "s_in_least") == pytest.approx(s_in.min(), abs=1e-12)
-    # "Bruno receives the most ... Carla the least"
-    assert PEOPLE[int(np.argmax(s_in))] == "Bruno" and PEOPLE[int(np.argmin(s_in))] == "Carla"
-    assert bt.glued_float(PAGE, "s_out_max_dev") < 1e-12
+    s_out = W.sum(axis=0)  # the column sums: the weight on the arrows leaving each node
+    assert bt.glued_float(PAGE, "s_out_most") == pytest.approx(s_out.max(), abs=1e-12)
+    assert bt.glued_float(PAGE, "s_out_least") == pytest.approx(s_out.min(), abs=1e-12)
+    # "Bruno's out-strength is the largest ... Carla's the smallest"
+    assert PEOPLE[int(np.argmax(s_out))] == "Bruno" and PEOPLE[int(np.argmin(s_out))] == "Carla"
+    assert bt.glued_float(PAGE, "s_in_max_dev") < 1e-12
 
 
 @pytest.mark.build
@@ -477,8 +477,8 @@ def after(fn, change):
 # label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
 BROKEN = {
     # graph_tools
-    "thm-in-strength-sums-to-n": (gr.AttentionGraph, "in_strength", lambda self: self.W.max(axis=0),
-                                  "the in-strength takes the largest weight, not the sum"),
+    "thm-out-strength-sums-to-n": (gr.AttentionGraph, "out_strength", lambda self: self.W.max(axis=0),
+                                   "the out-strength takes the largest weight, not the sum"),
     "eq-stationary": (gt, "stationary_distribution", lambda W: np.full(len(W), 1 / len(W)),
                       "the uniform distribution"),
     "eq-pagerank": (gt, "pagerank", lambda W, damping=0.85: np.linalg.solve(

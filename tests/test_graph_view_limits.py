@@ -13,7 +13,7 @@ PAGE = "graph_view_limits"
 def test_sink_counts_are_the_records():
     runs = bench.record("sinks")["results"]["runs"]
     for variant, key in (("plain", "lim_sink_at_0"), ("sink token", "lim_token_at_0")):
-        at_0 = sum(int(np.argmax(r["readouts"][-1]["in_strength"])) == 0 for r in runs[variant])
+        at_0 = sum(int(np.argmax(r["readouts"][-1]["out_strength"])) == 0 for r in runs[variant])
         assert bt.glued_float(PAGE, key) == at_0
     assert bt.glued_float(PAGE, "lim_sink_seeds") == len(runs["plain"])
 
@@ -34,9 +34,9 @@ def test_induction_numbers_are_the_records():
 def test_exercise_sink_excess_over_the_uniform_prediction():
     """The prediction is H_n, written out; the trained median is read from the record."""
     plain = bench.record("sinks")["results"]["runs"]["plain"]
-    n = len(plain[0]["readouts"][-1]["in_strength"])
+    n = len(plain[0]["readouts"][-1]["out_strength"])
     H_n = sum(1 / i for i in range(1, n + 1))
-    median = float(np.median([run["readouts"][-1]["in_strength"][0] for run in plain]))
+    median = float(np.median([run["readouts"][-1]["out_strength"][0] for run in plain]))
     assert bt.glued_float(PAGE, "ex_lim_predicted") == pytest.approx(H_n, rel=1e-12)
     assert bt.glued_float(PAGE, "ex_lim_trained") == pytest.approx(median, rel=1e-12)
     assert bt.glued_float(PAGE, "ex_lim_ratio") == pytest.approx(median / H_n, rel=1e-12)

@@ -45,7 +45,7 @@ def test_thm_causal_first_token():
     assert bt.verified("thm-causal-first-token") >= 1
     for n in range(1, 15):
         seen_by = np.tril(np.ones((n, n), dtype=bool)).sum(axis=0)  # queries per key
-        assert sinks.in_degrees(causal_edges(n), n).tolist() == seen_by.tolist()
+        assert sinks.out_degrees(causal_edges(n), n).tolist() == seen_by.tolist()
         assert seen_by[0] == n and (n == 1 or seen_by[1:].max() < n)
     n = int(bt.glued_float(PAGE, "reach_n"))
     assert bt.glued_float(PAGE, "reach_deg_first") == n
@@ -138,8 +138,8 @@ def test_the_record_is_what_the_code_gives():
     want = STUDY["runs"]["plain"][1]
     assert run["steps"] == want["steps"]
     np.testing.assert_array_equal(run["readouts"][-1]["W"], np.array(want["W_final"]))
-    np.testing.assert_array_equal(run["readouts"][-1]["in_strength"],
-                                  np.array(want["readouts"][-1]["in_strength"]))
+    np.testing.assert_array_equal(run["readouts"][-1]["out_strength"],
+                                  np.array(want["readouts"][-1]["out_strength"]))
 
 
 # --- The record, read independently -----------------------------------------------------------
@@ -149,7 +149,7 @@ def test_record_readouts_are_consistent_with_their_attention():
         for run in runs:
             W = np.array(run["W_final"])  # (n, n): the held-out mean
             final = run["readouts"][-1]
-            np.testing.assert_allclose(final["in_strength"], W.sum(axis=0), atol=1e-12)
+            np.testing.assert_allclose(final["out_strength"], W.sum(axis=0), atol=1e-12)
             np.testing.assert_allclose(final["pagerank"], walk_pagerank(W), atol=1e-10)
             np.testing.assert_allclose(W.sum(axis=1), 1.0, atol=1e-12)
             assert np.allclose(np.triu(W, 1), 0.0)  # causal
@@ -157,10 +157,10 @@ def test_record_readouts_are_consistent_with_their_attention():
 
 def _summary(runs):
     last = [r["readouts"][-1] for r in runs]
-    s = np.array([r["in_strength"] for r in last])
+    s = np.array([r["out_strength"] for r in last])
     blank = np.array([r["blank_attention"][0] for r in last])
     return {"sink_at_0": int(sum(int(np.argmax(x)) == 0 for x in s)),
-            "s0_before": float(np.median([r["readouts"][0]["in_strength"][0] for r in runs])),
+            "s0_before": float(np.median([r["readouts"][0]["out_strength"][0] for r in runs])),
             "s0_after": float(np.median(s[:, 0])), "s1_after": float(np.median(s[:, 1])),
             "blank_on_0": float(np.median(blank)), "blank_on_0_min": float(blank.min()),
             "blank_on_0_max": float(blank.max()),
@@ -188,12 +188,12 @@ def test_prose_claims_about_the_sink():
     assert token["s1_after"] < plain["s1_after"]  # the sink token frees the first content token
     assert bt.glued_float(PAGE, "sink_plain_missed") == 1  # "in one seed" (singular in the prose)
     taken = sum(1 for run in STUDY["runs"]["sink token"]
-                if any(r["in_strength"][1] > r["in_strength"][0] for r in run["readouts"])
-                and int(np.argmax(run["readouts"][-1]["in_strength"])) == 0)
+                if any(r["out_strength"][1] > r["out_strength"][0] for r in run["readouts"])
+                and int(np.argmax(run["readouts"][-1]["out_strength"])) == 0)
     assert bt.glued_float(PAGE, "sink_taken_over") == taken >= 1
     shown = int(bt.glued_float(PAGE, "sink_shown_seed"))
     for variant in STUDY["runs"]:
-        assert int(np.argmax(STUDY["runs"][variant][shown]["readouts"][-1]["in_strength"])) == 0
+        assert int(np.argmax(STUDY["runs"][variant][shown]["readouts"][-1]["out_strength"])) == 0
     assert bt.glued_float(PAGE, "sink_seconds") == STUDY["cpu_seconds"]
     assert bt.glued_float(PAGE, "sink_every") == STUDY["runs"]["plain"][0]["steps"][1]
 
@@ -234,8 +234,8 @@ _sk_causal = sk.causal_symbols
 # label: (module, name, wrong value, what is broken); gathered by tests/test_can_fail.py
 BROKEN = {
     # sinks
-    "thm-causal-first-token": (sk, "in_degrees", lambda edges, n: np.bincount(
-        np.asarray(edges)[:, 0], minlength=n), "counts the keys each query sees (the out-degree)"),
+    "thm-causal-first-token": (sk, "out_degrees", lambda edges, n: np.bincount(
+        np.asarray(edges)[:, 0], minlength=n), "counts the keys each query sees: the in-degree of the query"),
     "thm-uniform-causal-sink": (sk, "uniform_causal_weights", lambda n: np.tril(np.ones((n, n))) / n,
                                 "every entry 1/n: rows not normalised"),
     "thm-causal-walk-absorbed": (sk, "causal_symbols", lambda n: _sk_causal(n).subs(sp.Symbol("m_2", positive=True), 0),
@@ -248,13 +248,14 @@ BROKEN = {
 # (function name, call, error type, message fragment); gathered by tests/test_validation.py
 BAD = [
     # Attention sinks, induction heads
-    ("in_degrees", lambda: ag.in_degrees(np.ones((2, 2)), 3), TypeError, "edges must be an integer array"),
-    ("in_degrees", lambda: ag.in_degrees([[0, 5]], 3), ValueError, r"edges\[0\] has key index j = 5, outside 0..2"),
-    ("in_degrees", lambda: ag.in_degrees([[0, 0]], 0), ValueError, "n must be a positive integer"),
+    ("out_degrees", lambda: ag.out_degrees(np.ones((2, 2)), 3), TypeError, "edges must be an integer array"),
+    ("out_degrees", lambda: ag.out_degrees([[0, 5]], 3), ValueError, r"edges\[0\] has key index j = 5, outside 0..2"),
+    ("out_degrees", lambda: ag.out_degrees([[0, 0]], 0), ValueError, "n must be a positive integer"),
     ("uniform_causal_weights", lambda: ag.uniform_causal_weights(0), ValueError, "n must be a positive integer"),
     ("uniform_causal_weights", lambda: ag.uniform_causal_weights(2.5), TypeError, "n must be a positive integer"),
-    ("position_in_strength", lambda: ag.position_in_strength(np.ones((2, 3))),
+    ("position_out_strength", lambda: ag.position_out_strength(np.ones((2, 3))),
      ValueError, r"W must be one \(n, n\) attention matrix or a batch"),
-    ("position_in_strength", lambda: ag.position_in_strength(np.full((2, 2), np.nan)), ValueError, "W must be finite"),
-    ("position_in_strength", lambda: ag.position_in_strength(strs[:2, :2]), TypeError, "W must hold real numbers"),
+    ("position_out_strength", lambda: ag.position_out_strength(np.full((2, 2), np.nan)),
+     ValueError, "W must be finite"),
+    ("position_out_strength", lambda: ag.position_out_strength(strs[:2, :2]), TypeError, "W must hold real numbers"),
 ]

@@ -229,9 +229,9 @@ def test_everybody_ends_nearer_the_mean_inside_the_hull():
 @pytest.mark.build
 def test_the_attention_graph_is_complete_with_self_loops():
     assert glued("n_edges") == 16 and glued("n_loops") == 4
-    received = W.sum(axis=0)
-    assert glued("in_bruno") == pytest.approx(received[B]) and received.argmax() == B
-    assert glued("in_carla") == pytest.approx(received[C]) and received.argmin() == C
+    sent = W.sum(axis=0)  # the weight on the arrows leaving each person
+    assert glued("out_bruno") == pytest.approx(sent[B]) and sent.argmax() == B
+    assert glued("out_carla") == pytest.approx(sent[C]) and sent.argmin() == C
 
 
 @pytest.mark.build

@@ -169,6 +169,33 @@ def theorem_labels(text: str, kinds=THEOREM_KINDS) -> list[str]:
     return out
 
 
+def former_labels(pages: Iterable[tuple[str, str]]) -> dict[str, Citable]:
+    """{former label: the result it now anchors} in ``pages``, (stem, MyST text) pairs.
+
+    A renamed result keeps its former label as a MyST target on the line right above its directive,
+    so a permalink to the former label still lands on it.
+
+    >>> former_labels([("p", "(thm-old)=\\n:::{prf:theorem} T\\n:label: thm-new\\n:::")])
+    {'thm-old': Citable(kind='theorem', label='thm-new', title='T', page='p')}
+    """
+    pages = list(pages)
+    by_start = {}
+    for page, text in pages:
+        results = {it.label: it for it in citables([(page, text)])}
+        for d in directives(text):
+            label = d.options.get("label") or d.options.get("name")
+            if label in results:
+                by_start[page, d.start] = results[label]
+    out = {}
+    for page, text in pages:
+        lines = text.splitlines()
+        for k, line in enumerate(lines):
+            m = re.match(r"^\(([\w:-]+)\)=\s*$", line)
+            if m and (page, k + 2) in by_start:  # the directive opens on the next line (1-based k + 2)
+                out[m.group(1)] = by_start[page, k + 2]
+    return out
+
+
 def toc_pages(toc: str) -> list[str]:
     """Stems of the book's pages in the order of a ``_toc.yml`` given as text.
 

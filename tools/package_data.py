@@ -43,6 +43,13 @@ def book_results(root: Path = ROOT) -> list[citable.Citable]:
     return mystsource.citables((s, (root / "book" / f"{s}.md").read_text(encoding="utf-8")) for s in stems)
 
 
+def book_former_labels(root: Path = ROOT) -> dict[str, citable.Citable]:
+    """{former label: the result it now anchors}: a renamed result keeps its former label as a second
+    anchor (a MyST target right above it), so the permalinks that cite it still resolve."""
+    stems = mystsource.toc_pages((root / "_toc.yml").read_text(encoding="utf-8"))
+    return mystsource.former_labels((s, (root / "book" / f"{s}.md").read_text(encoding="utf-8")) for s in stems)
+
+
 def checks_json() -> str:
     """{label: {"strength", "scope", "badge"}} of every registered check, as JSON."""
     import attention_graph  # noqa: F401 - registers every check

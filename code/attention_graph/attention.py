@@ -54,12 +54,14 @@ class AttentionGraph:
         rows, cols = np.nonzero(self.W > tol)  # (E,), (E,)
         return [(int(a), int(b), float(self.W[a, b])) for a, b in zip(rows, cols)]
 
-    def out_strength(self) -> np.ndarray:
-        """Σ_j W[i, j] for each i: 1 for every row of an attention layer. Shape (n,)."""
+    def in_strength(self) -> np.ndarray:
+        """Σ_j W[i, j] for each i: the weight on the arrows arriving at i; 1 for every row of an
+        attention layer. Shape (n,)."""
         return self.W.sum(axis=1)  # (n,)
 
-    def in_strength(self) -> np.ndarray:
-        """Σ_i W[i, j] for each j: how much attention node j is paid in all. Shape (n,)."""
+    def out_strength(self) -> np.ndarray:
+        """Σ_i W[i, j] for each j: the weight on the arrows leaving j, i.e. the attention the queries
+        pay to j. Shape (n,)."""
         return self.W.sum(axis=0)  # (n,)
 
     def to_networkx(self):

@@ -11,7 +11,7 @@ Gated attention (Qiu et al. 2025) multiplies each query's incoming message by a 
 from the query's own input, Y_gate = sigmoid(X W_gate) ∘ softmax(QKᵀ/√d) V (``eq-gated-attention``):
 a query that needs nothing can close its gate instead of parking its attention on a sink. The
 module trains the sinks chapter's one-layer causal model (:mod:`attention_graph.sinks`) with and
-without the gate, from the same seeds, and reads the first token's in-strength. The chapter is
+without the gate, from the same seeds, and reads the first token's out-strength. The chapter is
 ``book/differential.md``.
 """
 
@@ -30,7 +30,7 @@ from .sinks import (
     TRIGGER,
     attention_sublayer_backward,
     init_sink_model,
-    position_in_strength,
+    position_out_strength,
     sink_backward,
     sink_forward,
     sink_grads,
@@ -239,7 +239,7 @@ def gated_backward(params: dict, c: dict, dX_out) -> tuple[np.ndarray, dict]:
 
 
 def gated_readout(params: dict, tokens, targets) -> dict:
-    """On a held-out batch: the in-strength of each position, the accuracy, where the blank queries
+    """On a held-out batch: the out-strength of each position, the accuracy, where the blank queries
     attend, and the mean gate of the blank and of the trigger queries (1 without a gate)."""
     Ws, hits, quiet, gate_blank, gate_trigger = [], [], [], [], []
     for s, t in zip(tokens, targets):
@@ -252,7 +252,7 @@ def gated_readout(params: dict, tokens, targets) -> dict:
         gate_blank.extend(g[t == BLANK])
         gate_trigger.extend(g[s == TRIGGER])
     W = np.stack(Ws)  # (B, n, n)
-    return {"in_strength": position_in_strength(W).tolist(), "accuracy": float(np.mean(hits)),
+    return {"out_strength": position_out_strength(W).tolist(), "accuracy": float(np.mean(hits)),
             "blank_attention": np.mean(quiet, axis=0).tolist(),
             "gate_blank": float(np.mean(gate_blank)), "gate_trigger": float(np.mean(gate_trigger))}
 
@@ -292,20 +292,20 @@ def gate_study(seeds: int = 8, steps: int = 300, **kwargs) -> dict:
         for seed in range(seeds):
             run = train_gated_model(seed, gate=gate, steps=steps, **kwargs)
             out["runs"][variant].append({"steps": run["steps"], "readouts": run["readouts"]})
-    out["n"] = len(out["runs"]["plain"][0]["readouts"][0]["in_strength"])
+    out["n"] = len(out["runs"]["plain"][0]["readouts"][0]["out_strength"])
     return out
 
 
 def gate_summary(results: dict) -> dict:
     """Per variant of a :func:`gate_study` record: the medians over seeds, after training, of the
-    first token's in-strength, of a blank query's attention on it, of the accuracy and of the
-    gates of blank and trigger queries; and the first token's in-strength seed by seed."""
+    first token's out-strength, of a blank query's attention on it, of the accuracy and of the
+    gates of blank and trigger queries; and the first token's out-strength seed by seed."""
     out = {}
     for variant, runs in results["runs"].items():
         last = [r["readouts"][-1] for r in runs]
-        s0 = np.array([r["in_strength"][0] for r in last])  # (seeds,)
+        s0 = np.array([r["out_strength"][0] for r in last])  # (seeds,)
         out[variant] = {"s0_after": float(np.median(s0)), "s0_by_seed": s0.tolist(),
-                        "s0_before": float(np.median([r["readouts"][0]["in_strength"][0] for r in runs])),
+                        "s0_before": float(np.median([r["readouts"][0]["out_strength"][0] for r in runs])),
                         "blank_on_0": float(np.median([r["blank_attention"][0] for r in last])),
                         "accuracy": float(np.median([r["accuracy"] for r in last])),
                         "accuracy_min": float(min(r["accuracy"] for r in last)),

@@ -168,7 +168,7 @@ def explorable_data(name: str, state: dict) -> str:
 
 def worked_state(X=None) -> dict:
     """The worked example's four people: their vectors X (the book's by default) and the graph figure's
-    node positions; the page's JavaScript computes the rest (W, Y, the in-strengths) as X moves."""
+    node positions; the page's JavaScript computes the rest (W, Y, the out-strengths) as X moves."""
     X = worked_example.embeddings() if X is None else np.asarray(X, dtype=float)  # (4, 2)
     labels = list(worked_example.PEOPLE)
     return check_state("worked", {"labels": labels, "X": X.tolist(), "layout": circle_layout(len(labels)).tolist()})

@@ -58,7 +58,7 @@ def _stochastic(graph_or_W, what: str) -> AttentionGraph:
     if graph.n == 0:
         raise ValueError(f"{what} needs at least one node; the graph is empty")
     tol = 1e-6 if graph.W.dtype == np.float32 else ROW_SUM_TOL
-    s = graph.out_strength()  # (n,)
+    s = graph.in_strength()  # (n,)
     bad = np.abs(s - 1.0) > tol
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -145,17 +145,20 @@ def _pagerank(W: np.ndarray, alpha: float) -> np.ndarray:
 # --------------------------------------------------------------------------------------------------
 
 def random_walk_laplacian(graph_or_W) -> np.ndarray:
-    """L_rw = I − D⁻¹ W with D = diag(out-strengths); I − W for an attention graph  (eq-rw-laplacian).
+    """L_rw = I − D⁻¹ W with D = diag(W 1), the in-strengths; I − W for an attention graph  (eq-rw-laplacian).
+
+    The walk goes against the arrows, so a walker at i leaves along the arrows arriving at i: D
+    holds their weights, the row sums.
 
     >>> random_walk_laplacian([[0.5, 0.5], [0.0, 1.0]])
     array([[ 0.5, -0.5],
            [ 0. ,  0. ]])
     """
     graph = as_graph(graph_or_W)
-    s = graph.out_strength()  # (n,)
+    s = graph.in_strength()  # (n,)
     if (s <= 0).any():
         i = int(np.flatnonzero(s <= 0)[0])
-        raise ValueError(f"node {graph.labels[i]!r} has out-strength 0: D⁻¹ is undefined")
+        raise ValueError(f"node {graph.labels[i]!r} has in-strength 0 (row sum 0): D⁻¹ is undefined")
     return np.eye(graph.n) - graph.W / s[:, None]  # (n, n)
 
 
@@ -421,11 +424,11 @@ EXAMPLE = sp.Matrix([[sp.Rational(1, 2), sp.Rational(1, 3), sp.Rational(1, 6)],
 
 
 
-@derivation("thm-in-strength-sums-to-n",
-            strength="proved", scope=("for every n (finite sums exchanged); the package's in-strengths of seeded "
+@derivation("thm-out-strength-sums-to-n",
+            strength="proved", scope=("for every n (finite sums exchanged); the package's out-strengths of seeded "
                                       "stochastic W of sizes 2 to 6, to 1e-12"))
-def _check_in_strength():
-    # For every n: Σ_j s_in(j) = Σ_j Σ_i W_ij; exchanging the two finite sums gives Σ_i Σ_j W_ij, and
+def _check_out_strength():
+    # For every n: Σ_j s_out(j) = Σ_j Σ_i W_ij; exchanging the two finite sums gives Σ_i Σ_j W_ij, and
     # the hypothesis (each row of W sums to 1) turns each inner sum into 1.
     Wb, n = sp.IndexedBase("W"), sp.Symbol("n", integer=True, positive=True)
     i, j = sp.symbols("i j", integer=True, positive=True)
@@ -439,15 +442,15 @@ def _check_in_strength():
     swapped = total.reorder((0, 1))
     is_row_sum = lambda e: isinstance(e, sp.Sum) and e.limits[0][0] == j and e.function == Wb[i, j]  # noqa: E731
     yield sp.Eq(swapped.replace(is_row_sum, rows_are_one).doit(), n)
-    # The package's in-strengths (column sums, computed by AttentionGraph) of seeded stochastic W add
+    # The package's out-strengths (column sums, computed by AttentionGraph) of seeded stochastic W add
     # up to n; a symbolic W whose last column is 1 minus the rest would only restate the hypothesis.
     rng = np.random.default_rng(2)
     for n in range(2, 7):
         E = rng.random((n, n)) + 0.01  # (n, n), positive
-        s_in = AttentionGraph(E / E.sum(axis=1, keepdims=True), list(range(n))).in_strength()  # (n,)
-        yield bool(abs(s_in.sum() - n) < 1e-12)
+        s_out = AttentionGraph(E / E.sum(axis=1, keepdims=True), list(range(n))).out_strength()  # (n,)
+        yield bool(abs(s_out.sum() - n) < 1e-12)
     # The package agrees on an exact example.
-    got = AttentionGraph(np.array(EXAMPLE, dtype=float), "abc").in_strength()  # (3,)
+    got = AttentionGraph(np.array(EXAMPLE, dtype=float), "abc").out_strength()  # (3,)
     yield close_to_exact(sp.ones(1, 3) * EXAMPLE, got, atol=1e-12, reshape=True)
 
 

@@ -531,9 +531,9 @@ def lm_windows(data, n: int, count: int, seed: int) -> np.ndarray:
 
 
 def head_readout(model: GPT2, text, repeats) -> list[dict]:
-    """Every head read with the graph tools: its previous-token score and first-token in-strength on
+    """Every head read with the graph tools: its previous-token score and first-token out-strength on
     the windows ``text`` (B, n), its prefix-matching score on the repeated sequences ``repeats``
-    (B', 2T). One dict per head: layer, head (0-based), previous_token, first_in_strength,
+    (B', 2T). One dict per head: layer, head (0-based), previous_token, first_out_strength,
     prefix_matching."""
     model = as_gpt2(model)
     text, repeats = np.asarray(text), np.asarray(repeats)
@@ -547,7 +547,7 @@ def head_readout(model: GPT2, text, repeats) -> list[dict]:
     for layer in range(W_text.shape[0]):
         for h in range(W_text.shape[2]):
             out.append({"layer": layer, "head": h, "previous_token": previous_token(W_text[layer, :, h]),
-                        "first_in_strength": float(W_text[layer, :, h, :, 0].sum(axis=-1).mean()),
+                        "first_out_strength": float(W_text[layer, :, h, :, 0].sum(axis=-1).mean()),
                         "prefix_matching": prefix_matching(W_rep[layer, :, h], T)})
     return out
 

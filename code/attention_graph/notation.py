@@ -175,6 +175,9 @@ SYMBOLS = [
         ('$\\lambda$, $u$, $\\hat u$', '',
          ('an eigenvalue and an eigenvector; $\\lambda_2$ the second smallest; $\\hat u = D^{-1/2} u$ the '
           'eigenvector of the random-walk Laplacian that goes with an eigenvector $u$ of $\\mathcal{L}$')),
+        ('$s_{\\mathrm{out}}(j)$', '',
+         ('out-strength of node $j$: the total weight $\\sum_i W_{ij}$ on the arrows leaving $j$, '
+          'i.e. the attention the queries pay to $j$')),
         ('$r^{\\star}$', '$n$',
          'stationary distribution of the walk on $W$: PageRank $r$ without teleport, its fixed point'),
         ('$r$, $\\alpha$', '$n$,',
@@ -218,8 +221,8 @@ SYMBOLS = [
         ('$U^{(l)}$', '$d \\times d$', 'the value map of layer $l$ in the rank-collapse stacks (a signed permutation)'),
         ('$\\operatorname{walks}_T(j)$', '',
          'the number of walks of $T$ steps from token $j$ to the last token in the causal graph'),
-        ('$\\deg_{\\mathrm{in}}(j)$', '', 'in-degree of key $j$: the number of queries that see it'),
-        ('$s_{\\mathrm{in}}(j)$', '', 'in-strength of key $j$: the total weight $\\sum_i W_{ij}$ the queries give it'),
+        ('$\\deg_{\\mathrm{out}}(j)$', '',
+         'out-degree of key $j$: the number of arrows leaving it, one to each query that sees it'),
         ('$H_n$', '',
          'the harmonic number $\\sum_{l=1}^{n} 1/l$ (always with its subscript: $H$ alone is the number of heads)'),
         ('$\\mathbf{e}_j$', '$n$', 'the $j$-th unit vector'),

@@ -2,10 +2,10 @@
 
 In the causal graph on n tokens, query i attends to the keys j ≤ i, so key j is seen by the
 n − j + 1 queries j … n (1-based): the first token is seen by all n, and by every query. Under
-uniform causal attention its in-strength is the harmonic number H_n; trained causal models go
+uniform causal attention its out-strength is the harmonic number H_n; trained causal models go
 further and park the attention of queries that need nothing on it (Xiao et al. 2023). The chapter
 ``book/sinks.md`` proves the counts, trains a small seeded causal model in NumPy on a task where
-most queries need nothing, reads the in-strength and PageRank of each position over training, and
+most queries need nothing, reads the out-strength and PageRank of each position over training, and
 repeats the run with a dedicated sink token (a fixed token put before every sequence).
 
 Every gradient is written out with the chain rule; attention's goes through
@@ -31,7 +31,7 @@ from .validation import as_edges, as_int, as_matrix
 
 # The chapter's public names: attention_graph re-exports them (its API, documented in book/api.md,
 # with bad-input rows in the tests); the other helpers are imported from this module by name.
-__all__ = ["in_degrees", "position_in_strength", "uniform_causal_weights"]
+__all__ = ["out_degrees", "position_out_strength", "uniform_causal_weights"]
 
 BLANK, TRIGGER = 0, 1  # token 0: "nothing to report"; token 1: "report the previous token"
 
@@ -40,10 +40,12 @@ BLANK, TRIGGER = 0, 1  # token 0: "nothing to report"; token 1: "report the prev
 # The causal graph: who sees whom
 # --------------------------------------------------------------------------------------------------
 
-def in_degrees(edges, n: int) -> np.ndarray:
-    """deg_in(j) = #{i : (i, j) is an edge}: how many queries see key j  (thm-causal-first-token). (n,).
+def out_degrees(edges, n: int) -> np.ndarray:
+    """deg_out(j) = #{i : (i, j) is an edge}: the arrows leaving key j  (thm-causal-first-token). (n,).
 
-    >>> in_degrees(causal_edges(4), 4).tolist()
+    One arrow goes to each query that sees key j.
+
+    >>> out_degrees(causal_edges(4), 4).tolist()
     [4, 3, 2, 1]
     """
     n = as_int(n, "n")
@@ -64,12 +66,12 @@ def uniform_causal_weights(n: int) -> np.ndarray:
     return np.tril(np.ones((n, n))) / (i[:, None] + 1.0)  # (n, n)
 
 
-def position_in_strength(W) -> np.ndarray:
-    """s_in(j) = Σ_i W[b, i, j], averaged over the batch b: the attention paid to position j. (n,).
+def position_out_strength(W) -> np.ndarray:
+    """s_out(j) = Σ_i W[b, i, j], averaged over the batch b: the weight on the arrows leaving position j. (n,).
 
     ``W`` one (n, n) attention matrix or a batch (B, n, n).
 
-    >>> position_in_strength([[1.0, 0.0], [0.5, 0.5]]).tolist()
+    >>> position_out_strength([[1.0, 0.0], [0.5, 0.5]]).tolist()
     [1.5, 0.5]
     """
     shape = np.shape(W)
@@ -182,7 +184,7 @@ def attention_sublayer_backward(params: dict, c: dict, dY, dX_res) -> tuple[np.n
 
 
 def readout(params: dict, tokens, targets) -> dict:
-    """What the trained graph looks like on a held-out batch: the mean W (n, n), the in-strength
+    """What the trained graph looks like on a held-out batch: the mean W (n, n), the out-strength
     and PageRank of each position, the accuracy, and where the queries that need nothing attend."""
     Ws, hits, quiet = [], [], []
     for s, t in zip(tokens, targets):
@@ -193,7 +195,7 @@ def readout(params: dict, tokens, targets) -> dict:
         quiet.append(c["W"][(t == BLANK)].mean(axis=0))  # (n,): a blank query's mean attention
     W = np.stack(Ws)  # (B, n, n)
     W_mean = W.mean(axis=0)  # (n, n)
-    return {"W": W_mean, "in_strength": position_in_strength(W), "pagerank": pagerank(W_mean),
+    return {"W": W_mean, "out_strength": position_out_strength(W), "pagerank": pagerank(W_mean),
             "accuracy": float(np.mean(hits)), "blank_attention": np.mean(quiet, axis=0)}
 
 
@@ -226,7 +228,7 @@ def _plain(readout_: dict) -> dict:
 def sink_study(seeds: int = 8, steps: int = 300, **kwargs) -> dict:
     """:func:`train_sink_model` from seeds 0..seeds−1, without and with a sink token.
 
-    For each variant and seed: the readouts every ``every`` steps (the mean W, in-strength,
+    For each variant and seed: the readouts every ``every`` steps (the mean W, out-strength,
     PageRank, accuracy and the attention of the blank queries), as lists, and the mean W of the
     trained model.
     """
@@ -253,13 +255,13 @@ _n, _j, _k = sp.symbols("n j k", integer=True, positive=True)
 _i = sp.Symbol("i", integer=True, positive=True)
 
 
-def causal_in_degree(j, n):
-    """deg_in(j) = Σ_{i=j}^{n} 1 = n − j + 1 (1-based): the queries i ≥ j see key j."""
+def causal_out_degree(j, n):
+    """deg_out(j) = Σ_{i=j}^{n} 1 = n − j + 1 (1-based): the arrows leaving key j go to the queries i ≥ j."""
     return sp.summation(sp.Integer(1), (_i, j, n))
 
 
-def uniform_in_strength(j, n):
-    """s_in(j) = Σ_{i=j}^{n} 1/i under uniform causal attention (1-based)."""
+def uniform_out_strength(j, n):
+    """s_out(j) = Σ_{i=j}^{n} 1/i under uniform causal attention (1-based)."""
     return sp.summation(1 / _i, (_i, j, n))
 
 
@@ -267,29 +269,29 @@ def uniform_in_strength(j, n):
             scope="for symbolic n and j; the package's counts verified for every n ≤ 12")
 def _check_causal_first_token():
     # Key j is seen by the queries i = j … n: n − j + 1 of them, for symbolic n and j.
-    yield sp.Eq(causal_in_degree(_j, _n), _n - _j + 1, evaluate=False)
+    yield sp.Eq(causal_out_degree(_j, _n), _n - _j + 1, evaluate=False)
     # The first token is seen by all n; any later one, j = 1 + k with k ≥ 1, by fewer.
-    yield sp.Eq(causal_in_degree(1, _n), _n, evaluate=False)
-    yield (causal_in_degree(1 + _k, _n) - _n).is_negative
+    yield sp.Eq(causal_out_degree(1, _n), _n, evaluate=False)
+    yield (causal_out_degree(1 + _k, _n) - _n).is_negative
     # The package's causal edge lists agree, for every n ≤ 12.
-    yield all(in_degrees(causal_edges(n), n).tolist() == [n - j for j in range(n)]
+    yield all(out_degrees(causal_edges(n), n).tolist() == [n - j for j in range(n)]
               for n in range(1, 13))
 
 
 @derivation("thm-uniform-causal-sink", strength="proved",
-            scope="for symbolic n and j; the package's in-strengths verified for every n ≤ 12, to within 1e-13")
+            scope="for symbolic n and j; the package's out-strengths verified for every n ≤ 12, to within 1e-13")
 def _check_uniform_causal_sink():
-    # Σ_{i=1}^{j−1} 1/i + Σ_{i=j}^{n} 1/i = H_n for symbolic n and j: s_in(j) = H_n − H_{j−1};
-    # the first token is paid H_n.
+    # Σ_{i=1}^{j−1} 1/i + Σ_{i=j}^{n} 1/i = H_n for symbolic n and j: s_out(j) = H_n − H_{j−1};
+    # the first token's out-strength is H_n.
     # (kept unevaluated: the registry decides it, SymPy joining the two sums into one.)
-    joined = sp.simplify(sp.Sum(1 / _i, (_i, 1, _j - 1)) + uniform_in_strength(_j, _n)).doit()
+    joined = sp.simplify(sp.Sum(1 / _i, (_i, 1, _j - 1)) + uniform_out_strength(_j, _n)).doit()
     yield sp.Eq(joined, sp.harmonic(_n), evaluate=False)
-    yield sp.Eq(uniform_in_strength(1, _n), sp.harmonic(_n), evaluate=False)
-    # The last token is paid 1/n, the first n H_n times as much.
-    yield sp.Eq(uniform_in_strength(_n, _n), 1 / _n)
-    # The package's uniform causal weights give those in-strengths (to rounding), for n ≤ 12.
+    yield sp.Eq(uniform_out_strength(1, _n), sp.harmonic(_n), evaluate=False)
+    # The last token's is 1/n, the first's n H_n times as much.
+    yield sp.Eq(uniform_out_strength(_n, _n), 1 / _n)
+    # The package's uniform causal weights give those out-strengths (to rounding), for n ≤ 12.
     for n in range(1, 13):
-        got = position_in_strength(uniform_causal_weights(n))  # (n,)
+        got = position_out_strength(uniform_causal_weights(n))  # (n,)
         want = [sp.harmonic(n) - sp.harmonic(j - 1) for j in range(1, n + 1)]
         yield bool(np.allclose(got, np.array(want, dtype=float), rtol=0, atol=1e-13))
 
@@ -336,16 +338,16 @@ def _check_causal_walk_absorbed():
 
 
 def sink_summary(results: dict) -> dict:
-    """Per variant of a :func:`sink_study` record: how many seeds put the largest in-strength on
-    position 0 after training, the medians (over seeds) of the in-strength of positions 0 and 1
+    """Per variant of a :func:`sink_study` record: how many seeds put the largest out-strength on
+    position 0 after training, the medians (over seeds) of the out-strength of positions 0 and 1
     before and after, of the blank queries' attention on position 0, and of the accuracy, and the
     smallest accuracy."""
     out = {}
     for variant, runs in results["runs"].items():
         first = [r["readouts"][0] for r in runs]
         last = [r["readouts"][-1] for r in runs]
-        s_last = np.array([r["in_strength"] for r in last])  # (seeds, n)
-        s_first = np.array([r["in_strength"] for r in first])  # (seeds, n)
+        s_last = np.array([r["out_strength"] for r in last])  # (seeds, n)
+        s_first = np.array([r["out_strength"] for r in first])  # (seeds, n)
         blank = np.array([r["blank_attention"][0] for r in last])  # (seeds,)
         acc = np.array([r["accuracy"] for r in last])  # (seeds,)
         out[variant] = {"seeds": len(runs), "sink_at_0": int((s_last.argmax(axis=1) == 0).sum()),

@@ -42,8 +42,8 @@
   /** H = −Σ_j p_j ln p_j in nats, 0 ln 0 = 0 (worked_example.row_entropy). */
   AE.entropy = (p) => -p.reduce((s, x) => s + (x > 0 ? x * Math.log(x) : 0), 0);
 
-  /** s_in(j) = Σ_i W_ij: column j's sum, the in-strength (AttentionGraph.in_strength). */
-  AE.inStrength = (W) => W[0].map((_, j) => W.reduce((s, row) => s + row[j], 0));
+  /** s_out(j) = Σ_i W_ij: column j's sum, the out-strength (AttentionGraph.out_strength). */
+  AE.outStrength = (W) => W[0].map((_, j) => W.reduce((s, row) => s + row[j], 0));
 
   /** m = max_j s_j, ℓ = Σ_j e^{s_j − m}, o = Σ_j e^{s_j − m} v_j / ℓ  (eq-block-output). */
   AE.blockState = (s, V) => {

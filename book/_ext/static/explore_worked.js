@@ -98,11 +98,11 @@
       const Sm = AE.scaledScores(X, X);
       const Wm = AE.softmax(Sm);
       const Ym = AE.matmul(Wm, X);
-      const sIn = AE.inStrength(Wm);
+      const sOut = AE.outStrength(Wm);
       S.set(Sm);
       W.set(Wm);
       Y.set(Ym);
-      R.set(sIn.map((x) => [x]));
+      R.set(sOut.map((x) => [x]));
       Xt.set(X);
       drawGraph(Wm);
       labels.forEach((label, i) => {

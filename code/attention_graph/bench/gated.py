@@ -1,6 +1,6 @@
 """Benchmark: the sinks chapter's model with and without a gate. ``python -m attention_graph.bench gated``.
 
-The chapter ``book/differential.md`` reads the first token's in-strength after training the sinks
+The chapter ``book/differential.md`` reads the first token's out-strength after training the sinks
 chapter's one-layer causal model from several seeds, with a sigmoid gate on the attention's output
 and without (the run without is the sinks chapter's, bit for bit). Training them all takes longer
 than a page's 20 s, so it runs here and the page plots the record. Seeded and bit-reproducible

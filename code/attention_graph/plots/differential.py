@@ -42,7 +42,7 @@ def plot_signed_graph(W):
 
 
 def plot_gate_sinks(summary: dict):
-    """The first token's in-strength after training, seed by seed, without and with the gate."""
+    """The first token's out-strength after training, seed by seed, without and with the gate."""
     fig, ax = plt.subplots(figsize=(3.6, 2.8))
     plain, gated = summary["plain"]["s0_by_seed"], summary["gated"]["s0_by_seed"]
     for a, b in zip(plain, gated):
@@ -52,6 +52,6 @@ def plot_gate_sinks(summary: dict):
     ax.set_xticks([0, 1], ["no gate", "sigmoid gate"], fontsize=9)
     ax.set_xlim(-0.4, 1.4)
     ax.set_ylim(0, None)
-    ax.set_ylabel("first token's in-strength", fontsize=9)
+    ax.set_ylabel("first token's out-strength", fontsize=9)
     ax.tick_params(axis="y", labelsize=8)
     return finish(fig)

@@ -9,7 +9,7 @@ from .style import finish
 
 
 def plot_prediction_and_outcome(predicted, trained):
-    """The in-strength of each causal position: what the graph predicts (uniform attention on the
+    """The out-strength of each causal position: what the graph predicts (uniform attention on the
     causal graph, ``predicted`` (n,)) against what trained models do (``trained`` (seeds, n)).
 
     Line: the prediction H_n − H_{j−1}. Dots: the median over seeds after training; band: their range.
@@ -23,7 +23,7 @@ def plot_prediction_and_outcome(predicted, trained):
                     label="trained models: range over seeds")
     ax.plot(j, np.median(trained, axis=0), "o", color="tab:blue", ms=5, label="trained models: median")
     ax.set_xlabel("key position $j$")
-    ax.set_ylabel("in-strength $\\sum_i W_{ij}$")
+    ax.set_ylabel("out-strength $\\sum_i W_{ij}$")
     ax.set_xticks(j)
     ax.legend(frameon=False, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return finish(fig)

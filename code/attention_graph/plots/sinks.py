@@ -8,18 +8,18 @@ import numpy as np
 from .style import finish
 
 
-def plot_causal_reach(in_degree, in_strength, rank):
-    """The causal graph on n tokens: how many queries see each key (left); the in-strength and the
-    PageRank of each key under uniform causal attention (right)."""
-    in_degree, in_strength, rank = (np.asarray(x, dtype=float) for x in (in_degree, in_strength, rank))
-    n = len(in_degree)
+def plot_causal_reach(out_degree, out_strength, rank):
+    """The causal graph on n tokens: each key's out-degree, how many queries see it (top); the
+    out-strength and the PageRank of each key under uniform causal attention (bottom)."""
+    out_degree, out_strength, rank = (np.asarray(x, dtype=float) for x in (out_degree, out_strength, rank))
+    n = len(out_degree)
     j = np.arange(1, n + 1)  # (n,): 1-based positions
     fig, (a, b) = plt.subplots(2, 1, figsize=(3.7, 5.8))
-    a.bar(j, in_degree, color="tab:blue")
+    a.bar(j, out_degree, color="tab:blue")
     a.set_xlabel("key position j")
     a.set_ylabel("queries that see j")
-    a.set_title("in-degree in the causal graph", fontsize=9)
-    b.bar(j - 0.2, in_strength / n, width=0.4, color="tab:orange", label="in-strength / n")
+    a.set_title("out-degree in the causal graph", fontsize=9)
+    b.bar(j - 0.2, out_strength / n, width=0.4, color="tab:orange", label="out-strength / n")
     b.bar(j + 0.2, rank, width=0.4, color="tab:green", label="PageRank")
     b.set_xlabel("key position j")
     b.set_title("uniform causal attention", fontsize=9)
@@ -30,7 +30,7 @@ def plot_causal_reach(in_degree, in_strength, rank):
 
 
 def plot_sink_forming(results: dict):
-    """The in-strength of the first positions over training, one line per seed, from the sinks
+    """The out-strength of the first positions over training, one line per seed, from the sinks
     benchmark record: without a sink token (top, the first token) and with one (bottom, the sink
     token and the first content token), each legend under its panel. Shared y-axis."""
     fig, axes = plt.subplots(2, 1, figsize=(3.7, 6.6), sharey=True)
@@ -38,7 +38,7 @@ def plot_sink_forming(results: dict):
     harmonic = float(np.sum(1.0 / np.arange(1, n + 1)))
     for ax, variant in zip(axes, ("plain", "sink token")):
         for k, run in enumerate(results["runs"][variant]):
-            s = np.array([r["in_strength"] for r in run["readouts"]])  # (checkpoints, n or n + 1)
+            s = np.array([r["out_strength"] for r in run["readouts"]])  # (checkpoints, n or n + 1)
             ax.plot(run["steps"], s[:, 0], "-", color="tab:blue", lw=1, alpha=0.8,
                     label=("first token" if variant == "plain" else "sink token") if k == 0 else None)
             if variant == "sink token":
@@ -46,7 +46,7 @@ def plot_sink_forming(results: dict):
                         label="first content token" if k == 0 else None)
         ax.axhline(harmonic, color="grey", ls=":", lw=0.8, label="uniform: $H_n$")
         ax.set_title("no sink token" if variant == "plain" else "with a sink token", fontsize=9)
-        ax.set_ylabel("in-strength $s_{\\mathrm{in}}$")
+        ax.set_ylabel("out-strength $s_{\\mathrm{out}}$")
         ax.set_xlabel("Adam step")
         ax.legend(frameon=False, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)  # under the axes
     return finish(fig)
