@@ -119,6 +119,36 @@ def test_page_fig_heads_caption():
     assert np.allclose(W[1, ana], 0.25, rtol=0, atol=1e-12)
 
 
+def _worked_heads_from_the_formula():
+    """[Y_1 Y_2] and Y = [Y_1 Y_2] W_O for the page's two heads, written from eq-multihead: identity
+    projections, head h reads coordinate h as query, key and value, d_h = 1 so the scale is √1."""
+    outputs = []
+    for h in range(2):
+        x = X_WORKED[:, h:h + 1]  # (n, 1): Q_h = K_h = V_h
+        S = x @ x.T / np.sqrt(1.0)  # (n, n)
+        E = np.exp(S - S.max(axis=1, keepdims=True))  # (n, n)
+        outputs.append((E / E.sum(axis=1, keepdims=True)) @ x)  # (n, 1)
+    Y_cat = np.hstack(outputs)  # (n, 2)
+    return Y_cat, Y_cat @ W_O_PAGE
+
+
+@pytest.mark.build
+def test_page_table_of_head_outputs():
+    """The table under fig-heads: each person's Y_1, Y_2 and the two columns of Y."""
+    Y_cat, Y = _worked_heads_from_the_formula()
+    for i, person in enumerate(PEOPLE):
+        key = person.lower()
+        assert bt.glued_float(PAGE, f"y_head1_{key}") == pytest.approx(Y_cat[i, 0], abs=1e-12)
+        assert bt.glued_float(PAGE, f"y_head2_{key}") == pytest.approx(Y_cat[i, 1], abs=1e-12)
+        assert bt.glued_float(PAGE, f"y_out1_{key}") == pytest.approx(Y[i, 0], abs=1e-12)
+        assert bt.glued_float(PAGE, f"y_out2_{key}") == pytest.approx(Y[i, 1], abs=1e-12)
+    # The prose: Y's first column is Y_1, its second Y_1 + Y_2; the messages section reads Ana's row of it.
+    np.testing.assert_allclose(Y, np.column_stack([Y_cat[:, 0], Y_cat.sum(axis=1)]), rtol=0, atol=1e-12)
+    ana = PEOPLE.index("Ana")
+    assert bt.glued_float(PAGE, "ana_out") == pytest.approx(bt.glued_float(PAGE, "y_out2_ana"), abs=1e-12)
+    assert bt.glued_float(PAGE, "ana_msg_2") == pytest.approx(Y_cat[ana, 1], abs=1e-12)
+
+
 @pytest.mark.build
 def test_page_multigraph_counts():
     assert bt.glued_float(PAGE, "n_multi_edges") == 2 * 4 * 4
