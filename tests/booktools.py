@@ -14,6 +14,8 @@ import sys
 from functools import cache
 from pathlib import Path
 
+import numpy as np
+
 # --------------------------------------------------------------------------------------------------
 # Sources
 # --------------------------------------------------------------------------------------------------
@@ -154,6 +156,24 @@ def glued_float(page: str, key: str) -> float:
 def glued_latex(page: str, key: str) -> str:
     latex = glue_data(page)[key]["data"]["text/latex"]
     return latex.strip().strip("$").removeprefix("\\displaystyle").strip()
+
+
+def glued_table(page: str, key: str) -> dict[str, list[str]]:
+    """A glued Markdown table (``tables.markdown_table``): {row label: its cells as text}, in order."""
+    md = glue_data(page)[key]["data"]["text/markdown"]
+    rows = [r.strip().strip("|").split("|") for r in md.splitlines() if r.startswith("| **")]
+    return {cells[0].strip().strip("*"): [c.strip() for c in cells[1:]] for cells in rows}
+
+
+def assert_table_shows(table: dict[str, list[str]], expected: dict[str, np.ndarray]):
+    """Each row of a glued table holds its matrix row to three decimals, and blank cells after it."""
+    assert list(table) == list(expected)
+    for label, row in expected.items():
+        cells = table[label]
+        shown = [c for c in cells if c]
+        assert cells[len(shown):] == [""] * (len(cells) - len(shown)), (label, cells)
+        assert all(len(c.split(".")[1]) == 3 for c in shown), (label, cells)
+        np.testing.assert_allclose([float(c) for c in shown], row, rtol=0, atol=5e-4 + 1e-12, err_msg=label)
 
 
 def glue_keys_used(text: str) -> set[str]:

@@ -235,14 +235,29 @@ def test_ulps_from_exact_counts_floats_between():
 
 # --- What the page shows, recomputed independently --------------------------------------------------
 
-def _page_example():
+def _page_draws():
+    """The figure's inputs X (6, 3) and projections W_Q, W_K (3, 4), W_V (3, 2), from the glued seed."""
     seed = int(bt.glued_float(PAGE, "pull_seed"))
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((6, 3)) * bt.glued_float(PAGE, "pull_scale")  # the page's inputs
     scale = 1 / np.sqrt(3)
     W_Q, W_K, W_V = (rng.standard_normal((3, 4)) * scale, rng.standard_normal((3, 4)) * scale,
                      rng.standard_normal((3, 2)) * scale)
+    return X, W_Q, W_K, W_V
+
+
+def _page_example():
+    X, W_Q, W_K, W_V = _page_draws()
     return _layer(X @ W_Q, X @ W_K, X @ W_V) + (X @ W_V,)
+
+
+@pytest.mark.build
+def test_the_tables_print_the_figures_draws():
+    """The box under the figure: the inputs row by row, then W_Q, W_K, W_V stacked, to three decimals."""
+    X, W_Q, W_K, W_V = _page_draws()
+    bt.assert_table_shows(bt.glued_table(PAGE, "tab-pull-inputs"), {str(i + 1): x for i, x in enumerate(X)})
+    expected = {f"$W_{name}$, row {r + 1}": M[r] for name, M in zip("QKV", (W_Q, W_K, W_V)) for r in range(3)}
+    bt.assert_table_shows(bt.glued_table(PAGE, "tab-pull-projections"), expected)
 
 
 @pytest.mark.build

@@ -390,6 +390,18 @@ def test_glued_model_weights():
 
 
 @pytest.mark.build
+def test_the_table_prints_gats_drawn_parameters():
+    """GAT's Θ and the halves a₁, a₂ of a, drawn as gat_parameters' docstring says: from seed gat_seed,
+    Θ (d, d') normal with variance 2/(d + d'), then a (2d',) normal with variance 2/(2d' + 1)."""
+    d = X.shape[1]
+    rng = np.random.default_rng(int(glued("gat_seed")))
+    Theta = rng.normal(0.0, np.sqrt(2.0 / (d + d)), size=(d, d))  # (d, d')
+    a = rng.normal(0.0, np.sqrt(2.0 / (2 * d + 1)), size=2 * d)  # (2 d',)
+    expected = {"$\\Theta$, row 1": Theta[0], "$\\Theta$, row 2": Theta[1], "$a_1$": a[:d], "$a_2$": a[d:]}
+    bt.assert_table_shows(bt.glued_table(PAGE, "tab-gat-parameters"), expected)
+
+
+@pytest.mark.build
 def test_glued_gcn_row_of_ana_worked_by_hand():
     """§ GCN's worked row: Ana's degree, each sender's degree and weight 1/sqrt(D̃_ii D̃_jj), the row's
     sum and Ana's output, each from the formula entry by entry (not the package's matrix code)."""

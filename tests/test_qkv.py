@@ -155,6 +155,14 @@ def test_value_projection_changes_outputs_not_weights():
 
 
 @pytest.mark.build
+def test_the_table_prints_the_drawn_projections():
+    """The table under the sizes: W_Q, W_K, W_V of seed qkv_seed, row by row, to three decimals."""
+    W_Q, W_K, W_V = _page_projections(int(bt.glued_float(PAGE, "qkv_seed")))
+    expected = {f"$W_{name}$, row {r + 1}": M[r] for name, M in zip("QKV", (W_Q, W_K, W_V)) for r in range(2)}
+    bt.assert_table_shows(bt.glued_table(PAGE, "tab-qkv-projections"), expected)
+
+
+@pytest.mark.build
 def test_identity_case_scores_symmetric_weights_not():
     _, W = _layer(X4, X4, X4)
     assert bt.glued_float(PAGE, "qkv_id_score_asym") == 0.0

@@ -19,12 +19,13 @@
     const names = state.model_names;
     const distance = (A, B) => Math.max(...A.flatMap((row, i) => row.map((a, j) => Math.abs(a - B[i][j]))));
     const phase = (t) => (t === 0 ? "mean aggregation on the path with self-loops"
-      : t < 1 ? "the query grows: attention restricted to the path"
+      : t < 1 ? "the weights on the path move from the mean toward masked attention"
         : t === 1 ? "masked attention on the path with self-loops"
           : t < 2 ? "the edges off the path fade in" : "attention on the complete graph");
 
-    const { controls, status } = AE.frame(root, "Slide from a fixed graph to a computed one. Between 0 and 1 "
-      + "the queries grow from 0 to X on the path's edges; between 1 and 2 the missing edges fade in.");
+    const { controls, status } = AE.frame(root, "Slide from a fixed graph to a computed one. At 0 each person "
+      + "takes the plain mean of their path neighbours and themselves. At 1 attention sets those weights, still "
+      + "on the path. At 2 everyone attends to everyone.");
     const figures = AE.el("div", { class: "ae-row" }, root);
     const pos = state.layout.map(([x, y]) => [SIZE / 2 + 105 * x, SIZE / 2 - 105 * y]);
     const drawGraph = AE.graph(figures, labels, pos, { title: "The attention graph of W(t)" });

@@ -18,7 +18,9 @@
     const pos = state.layout.map(([x, y]) => [18 + (x - x0) * scale, SIZE - 18 - (y - y0) * scale]);
 
     const { controls, status } = AE.frame(root, "Slide the seed of the random projections; the ringed members "
-      + "are those the communities of that layer's attention graph put on the wrong side.", { status: "ae-result" });
+      + "are those the communities of that layer's attention graph put on the wrong side. The ARI, the adjusted "
+      + "Rand index, scores how well the split agrees with the recorded one: 1 when they are the same, about 0 "
+      + "for a split made by chance.", { status: "ae-result" });
     const clubBox = AE.output(root, `The club: a node a member, numbered 1 to ${state.labels.length}; its place says nothing, `
       + "its colour the recorded side", { cls: "ae-club-box" });
     const svg = AE.svg("svg", { viewBox: `0 0 ${SIZE} ${SIZE}`, class: "ae-club", role: "img" }, clubBox);
