@@ -191,7 +191,7 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
     for c, radius in circles:  # a leader never crosses a node or a loop, nor another label
         crossed += 1000 * (np.linalg.norm(lines - c, axis=2).min(axis=1) < radius + unit)
     for c, h in boxes:
-        crossed += 1000 * (np.abs(lines - c) < h).all(axis=2).any(axis=1)
+        crossed += 1000 * (np.abs(lines - c) < h + CLEAR * unit).all(axis=2).any(axis=1)  # nor grazes it
     towards = (len(middle) - 1 - nearest) * 8 / len(middle) if arc.get("paired") else 0.0  # (k,): a pair's, to its head
     best = np.argmin(length / unit / 4 + crossed + towards)
     return grid[best], middle[nearest[best]]
@@ -237,6 +237,9 @@ class _WeightLabels(Artist):
             leader.set_visible(edge is not None)
             if edge is not None:  # from just off the arc to the box (which hides the rest of it)
                 leader.set_data(*back(np.array([edge, centre])).T)
+                line = edge + np.linspace(0, 1, 24)[:, None] * (centre - edge)  # (24, 2): the later labels keep clear of it
+                arcs.append(dict(points=line, clear=np.full(24, (0.4 + CLEAR) * unit), color=arcs[k]["color"],
+                                 width=0.8 * unit))
         self.stale = False
 
 
