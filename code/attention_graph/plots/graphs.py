@@ -237,7 +237,7 @@ class _WeightLabels(Artist):
             leader.set_visible(edge is not None)
             if edge is not None:  # from just off the arc to the box (which hides the rest of it)
                 leader.set_data(*back(np.array([edge, centre])).T)
-                line = edge + np.linspace(0, 1, 24)[:, None] * (centre - edge)  # (24, 2): the later labels keep clear of it
+                line = edge + np.linspace(0, 1, 24)[:, None] * (centre - edge)  # (24, 2): later labels keep off it
                 arcs.append(dict(points=line, clear=np.full(24, (0.4 + CLEAR) * unit), color=arcs[k]["color"],
                                  width=0.8 * unit))
         self.stale = False
@@ -261,9 +261,9 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     (W[b, a] on the arc from a to b, W[a, b] on the arc back), so the reader sees that the two
     differ. These few labels (``highlight``, ``pair``) each sit on their own arc, centred on it or
     just beside it, as near its middle as they can (a pair's: towards its head, so the two are not
-    side by side, and beside its arc on the outer side, never between the pair's arcs) while clear of every other arc, node, loop and label (:func:`_label_spot`; at
-    the end of a short leader line where no spot on the arc is clear), so each number is read on
-    one arc only. A self-loop's weight sits beyond its loop, away from the ring. Each circle is made
+    side by side, and beside its arc on the outer side, never between the pair's arcs) while clear
+    of every other arc, node, loop, label and leader (:func:`_label_spot`; at the end of a short
+    leader line where no spot on the arc is clear), so each number is read on one arc only. A self-loop's weight sits beyond its loop, away from the ring. Each circle is made
     wide enough for its name. With ``key`` the book's legend of the arrows (:func:`direction_key`)
     sits under the drawing. Each weight's text and arc carry the label ``W[i,j]`` (``get_label()``),
     for the tests that read where it was printed.
