@@ -263,8 +263,9 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     just beside it, as near its middle as they can (a pair's: towards its head, so the two are not
     side by side, and beside its arc on the outer side, never between the pair's arcs) while clear
     of every other arc, node, loop, label and leader (:func:`_label_spot`; at the end of a short
-    leader line where no spot on the arc is clear), so each number is read on one arc only. A self-loop's weight sits beyond its loop, away from the ring. Each circle is made
-    wide enough for its name. With ``key`` the book's legend of the arrows (:func:`direction_key`)
+    leader line where no spot on the arc is clear), so each number is read on one arc only. A
+    self-loop's weight sits beyond its loop, away from the ring. Each circle is made wide enough for
+    its name. With ``key`` the book's legend of the arrows (:func:`direction_key`)
     sits under the drawing. Each weight's text and arc carry the label ``W[i,j]`` (``get_label()``),
     for the tests that read where it was printed.
     """
