@@ -14,20 +14,40 @@ from package_data import book_results
 
 ITEMS = book_results(bt.ROOT)
 
-
 FORMER = package_data.book_former_labels(bt.ROOT)
+
+
+# A frozen label that is not a numbered result: a place readers cite by its anchor (a section or an
+# aside, `(sec-path-ends)=`), frozen by hand; make freeze-labels adds results only.
+TARGET = re.compile(r"^\(([\w-]+)\)=\s*$", re.M)
+PLACES = [x for x in package_data.frozen_labels() if x.startswith("sec-")]
+
+
+def book_targets() -> dict[str, str]:
+    """{label: page} of every MyST target line ``(label)=`` of the book's pages."""
+    return {m.group(1): page.stem for page in sorted((bt.ROOT / "book").glob("*.md"))
+            for m in TARGET.finditer(page.read_text(encoding="utf-8"))}
 
 
 def test_no_frozen_label_disappears():
     """Removing or renaming a frozen label fails here (citations point at it) until it is removed from
     tests/public_labels.txt on purpose. New labels are frozen at publishing (make freeze-labels). A
     renamed result keeps its former label as a second anchor (a MyST target right above it), and
-    both labels stay frozen."""
+    both labels stay frozen; a frozen place (``sec-``) must still be a target of a page."""
     in_book = [it.label for it in ITEMS]
-    assert set(package_data.frozen_labels()) - set(in_book) - set(FORMER) == set(), "labels removed or renamed"
+    assert set(package_data.frozen_labels()) - set(in_book) - set(FORMER) - set(PLACES) == set(), \
+        "labels removed or renamed"
+    assert set(PLACES) - set(book_targets()) == set(), "frozen places removed or renamed"
     assert len(in_book) == len(set(in_book)), "a label is used twice"
     assert set(FORMER) & set(in_book) == set(), "a former label is also a current one"
     assert {it.label for it in FORMER.values()} <= set(package_data.frozen_labels()), "a new label is not frozen"
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("label", PLACES)
+def test_every_frozen_place_has_its_anchor(label):
+    html = (paths.HTML / "book" / f"{book_targets()[label]}.html").read_text()
+    assert f'id="{label}"' in html, f"no anchor #{label} in {book_targets()[label]}.html"
 
 
 def test_freezing_adds_new_labels_and_keeps_every_frozen_one(tmp_path):

@@ -5,7 +5,8 @@ moved (a drag, arrow keys, a slider set), and every number it shows (its ``data-
 with what the package computes for the same state: to 1e-9 where the page computes in JavaScript,
 exactly where it shows states the package computed at build time. The shared module's functions are
 compared with the package's on random inputs. On every load: no console error, no request leaving the
-machine; the explorables fit the window at 1280 px and 390 px, in light and dark mode, and the printed
+machine; the explorables fit the window and the text column at 1280 px and 390 px (nothing of theirs
+reaches out of the column or needs a horizontal scrollbar), in light and dark mode, and the printed
 page keeps the static figure and drops the explorable. The settings the explorables offer (the sliders'
 values, the seeds) are imported from ``attention_graph.explorables``, never retyped.
 
@@ -455,7 +456,8 @@ def test_fixed_on_a_phone_shows_one_model_the_slider_and_the_graph_together(open
     reader picks another (five cards stacked made it 2,150 px tall; one made it about 1,380: the
     slider, the graph, W, Y and one card; about 1,620 since every output has its title, its axes'
     names and the names' legend, and the graph takes the column's width); the slider and the graph
-    fit one screen; every card's numbers stay checked (check_fixed)."""
+    fit one screen; every card's numbers stay checked (check_fixed). Picked, "all, one under another"
+    shows the five cards stacked, every one inside the column."""
     o = opened("fixed", 390)
     height = o.page.locator(o.root).bounding_box()["height"]
     assert height <= 1700, height
@@ -471,6 +473,11 @@ def test_fixed_on_a_phone_shows_one_model_the_slider_and_the_graph_together(open
     assert o.page.eval_on_selector_all(cards, SHOWN_CARDS_JS) == [min(gaps, key=gaps.get)]
     o.page.select_option(f'{o.root} select[data-name="model-pick"]', "GAT")
     assert o.page.eval_on_selector_all(cards, SHOWN_CARDS_JS) == ["GAT"]
+    o.page.select_option(f'{o.root} select[data-name="model-pick"]', "*")  # all, one under another
+    shown = o.page.eval_on_selector_all(cards, SHOWN_CARDS_JS)
+    assert shown == o.page.eval_on_selector_all(cards, "els => els.map(e => e.dataset.model)") and len(shown) == 5
+    assert o.page.evaluate(script("explorable_overflow.js"), o.root) == []  # every card in the column
+    o.page.select_option(f'{o.root} select[data-name="model-pick"]', "GAT")
     box = lambda sel: o.page.locator(f"{o.root} {sel}").first.bounding_box()  # noqa: E731
     top, bottom = box("input[type='range']")["y"], box("svg.ae-graph")
     assert bottom["y"] + bottom["height"] - top <= 700, (top, bottom)  # the slider and the graph on one screen
@@ -639,7 +646,8 @@ def window(o: Opened) -> dict:
             "page_width": o.page.evaluate("() => document.documentElement.scrollWidth"),
             "contrast": o.page.evaluate(script("explorable_contrast.js"), o.root),
             "outputs": o.page.evaluate(script("explorable_outputs.js"), o.root),
-            "error": o.page.get_attribute(o.root, "data-error")}
+            "error": o.page.get_attribute(o.root, "data-error"),
+            "overflow": o.page.evaluate(script("explorable_overflow.js"), o.root)}
 
 
 def tab_through(o: Opened) -> dict:
@@ -700,6 +708,7 @@ def test_explorables_fit_and_read_in_every_window(windows, name, width, scheme):
     assert got["page_width"] <= width
     assert got["contrast"]["text"] >= 4.5 and got["contrast"]["svg"] >= 4.5, got["contrast"]
     assert got["error"] is None
+    assert got["overflow"] == [], got["overflow"]  # nothing reaches out of the text column, nothing scrolls
 
 
 # The drawings whose two axes carry a meaning, and the names their axes carry (data-axis).

@@ -78,7 +78,12 @@ def label_faults(fig) -> list[str]:
     W[i,j]"). Measured in px once the figure is drawn: a label's box overlaps no other label, no node
     and no other arc or loop (their strokes as drawn, arrowheads included); and either its own arc is
     the nearest stroke to it, by a point at least, and runs through it or within SNUG points of it, or
-    a leader joins it to its own arc."""
+    a leader joins it to its own arc (a leader seen for less than 2 points between its arc's stroke and
+    the box is none). A reader assigns a label to the stroke seen nearest its middle, and its box hides
+    what runs under it: so, from the box's centre, the visible part of its own arc is nearer than
+    NEARER times any other arc or loop (a label halfway between two arcs is read on either), and an
+    arc that runs through its box runs through its middle, within OFF_CENTRE of its height (a box its
+    arc crosses at one side reads as sitting beside it, towards whatever is on the other side)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.patches import Circle, FancyArrowPatch
 
@@ -122,19 +127,31 @@ def label_faults(fig) -> list[str]:
             off = {k: max(float(gap(points, box).min()) - half, 0.0) / pt for k, (points, half) in strokes.items()}
             touched = sorted(k for k, d in off.items() if k != key and d < 0.5)
             faults += [f"{where} touches the arc {k}" for k in touched]
-            if key in leaders:
+            points, half = strokes[key]
+            if key in leaders and gap(leaders[key][:1], box)[0] > half + 2 * pt:  # seen between arc and box
                 start, end = leaders[key]
-                points, half = strokes[key]
                 if np.linalg.norm(points - start, axis=1).min() > half + pt or gap(end[None], box)[0] > 0:
                     faults.append(f"{where}: its leader does not join its arc to it")
                 continue
             others = min((d for k, d in off.items() if k != key), default=np.inf)
             if off[key] > SNUG or others < off[key] + 1:
                 faults.append(f"{where} is {off[key]:.1f} pt from its arc and {others:.1f} pt from another")
+            centre = np.array([(box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2])  # (2,) px
+            seen = {k: (np.linalg.norm(points[gap(points, box) > 0] - centre, axis=1).min(initial=np.inf) - half) / pt
+                    for k, (points, half) in strokes.items()}  # from the centre to each stroke as seen, points
+            nearest = min((d, k) for k, d in seen.items() if k != key)
+            if seen[key] >= NEARER * nearest[0]:
+                faults.append(f"{where} is not clearly nearer its own arc ({seen[key]:.1f} pt from its centre) "
+                              f"than {nearest[1]} ({nearest[0]:.1f} pt)")
+            through = np.linalg.norm(points - centre, axis=1).min() / pt  # its arc's middle line, from the centre
+            if off[key] == 0 and through > OFF_CENTRE * box.height / pt:
+                faults.append(f"{where}: its arc runs through its box {through:.1f} pt off the middle")
     return faults
 
 
 SNUG = 6.0  # points: the most a label without a leader may stand off its own arc or loop
+NEARER = 0.5  # a label's own arc, seen from its centre, is nearer than this times any other stroke
+OFF_CENTRE = 0.2  # the most an arc through a label's box may pass off its centre, a share of its height
 
 
 def _worked_graphs():
@@ -149,13 +166,15 @@ def _worked_graphs():
 def test_label_faults_catches_a_label_off_its_arc():
     """The rule, on the worked example's graph with its labels moved by hand (the drawing's own
     placement, which runs at every draw, taken out first): onto a node, onto another label, onto a
-    crossing of other arcs, away from every arc."""
+    crossing of other arcs, away from every arc, halfway between the pair's two arcs, and on its own
+    arc but off the box's middle, towards the other arc of the pair (where the placement once put it)."""
     we, graph, _ = _worked_graphs()
     C, A, B = (we.index(name) for name in ("Carla", "Ana", "Bruno"))
     draw = lambda: plots.plot_attention_graph(graph, show_weights=True, highlight=A, pair=(C, B), key=False)  # noqa: E731
     assert label_faults(draw()) == []
     for where, expected in [((0.0, 1.0), "overlaps a node"), ((0.0, 0.0), "touches the arc"),
-                            ((1.35, -1.35), "pt from its arc")]:
+                            ((1.35, -1.35), "pt from its arc"), ((0.0, 0.45), "not clearly nearer"),
+                            ((0.16, 0.02), "off the middle")]:
         fig = draw()
         ax = fig.axes[0]
         for artist in list(ax.artists):  # the placement (plots.graphs._WeightLabels)

@@ -7,9 +7,11 @@ Markdown a ``{glue:md}`` block pastes (a table), every number outside math gets 
 look lives in ``static/book.css`` (with the dark-mode rules for figures).
 
 A number pasted into prose is also written as prose writes it (:func:`prose_number`): a power of
-ten in Python's ``e`` notation, ``1e+09`` or ``2.5e-07``, becomes ``10⁹`` or ``2.5 × 10⁻⁷``. Only
-the text a ``{glue:text}`` or ``{glue:md}`` role pastes is rewritten (a pasted table keeps its
-figures), never math or code, and never the glued value the tests read.
+ten in Python's ``e`` notation, ``1e+09`` or ``2.5e-07``, becomes ``10⁹`` or ``2.5 × 10⁻⁷``, and a
+negative number takes a true minus sign, ``-1`` becomes ``−1`` (U+2212, as math and the figures
+write it; ASCII's hyphen is shorter and breaks a line after it). Only the text a ``{glue:text}`` or
+``{glue:md}`` role pastes is rewritten, and the minus sign of a number in a table ``{glue:md}``
+pastes, never math or code, and never the glued value the tests read.
 
 Enable it in ``_config.yml`` under ``sphinx.local_extensions``.
 """
@@ -40,15 +42,39 @@ def glue_key(text: str) -> str:
 
 # A number in Python's e notation: 1e+09, -2.5e-07, 1.0E6 (not the e of a word).
 E_NOTATION = re.compile(r"(?<![\w.])([-\u2212]?)(\d+(?:\.\d+)?)[eE]([-+]?)(\d+)(?![\w.])")
+# The hyphen of a negative number: -1, (-0.5, 2), not the hyphen of 2026-12-03, x-1 or a range 1-3.
+HYPHEN_MINUS = re.compile(r"(?<![\w.)\]])-(?=\.?\d)")
+# Math and code in a Markdown string: its numbers are left as written.
+_MATH_OR_CODE = re.compile(r"\$\$[\s\S]*?\$\$|\$[^$\n]+\$|`[^`\n]*`")
 SUPERSCRIPT = str.maketrans("0123456789-", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b")
 
 
 def prose_number(text: str) -> str:
-    """``text`` with every number in e notation written as a power of ten.
+    """``text`` with every number in e notation written as a power of ten and every negative
+    number with a minus sign; math (``$…$``) and code (```…```) in it are left as written.
 
     >>> prose_number("1e+09"), prose_number("2.5e-07"), prose_number("-1.0e6 and 3e-16")
     ('10⁹', '2.5 × 10⁻⁷', '−10⁶ and 3 × 10⁻¹⁶')
+    >>> prose_number("(-1, 2)"), prose_number("| -0.707 | 2026-12-03 |"), prose_number("$-1$ `-1`")
+    ('(−1, 2)', '| −0.707 | 2026-12-03 |', '$-1$ `-1`')
     """
+    pieces, end = [], 0
+    for m in _MATH_OR_CODE.finditer(text):
+        pieces += [_prose_piece(text[end:m.start()]), m.group(0)]
+        end = m.end()
+    return "".join([*pieces, _prose_piece(text[end:])])
+
+
+def minus_sign(text: str) -> str:
+    """``text`` with the hyphen of every negative number a minus sign (U+2212).
+
+    >>> minus_sign("-1 and -0.5, not 1-3 or x-1")
+    '−1 and −0.5, not 1-3 or x-1'
+    """
+    return HYPHEN_MINUS.sub("\u2212", text)
+
+
+def _prose_piece(text: str) -> str:
     def power(m: re.Match) -> str:
         sign, mantissa, esign, digits = m.groups()
         exponent = ("-" if esign == "-" else "") + str(int(digits))
@@ -56,7 +82,7 @@ def prose_number(text: str) -> str:
         body = ten if float(mantissa) == 1 else f"{mantissa} \u00d7 {ten}"
         return ("\u2212" if sign else "") + body
 
-    return E_NOTATION.sub(power, text)
+    return minus_sign(E_NOTATION.sub(power, text))
 
 
 def _prose_numbers(tree: nodes.Node) -> None:
@@ -66,7 +92,7 @@ def _prose_numbers(tree: nodes.Node) -> None:
         if any(isinstance(a, _NOT_PROSE) for a in _ancestors(text)):
             continue
         value = str(text)
-        new = prose_number(value)
+        new = _prose_piece(value)  # a Text node: its $ and ` are characters, not math or code
         if new != value:
             text.parent.replace(text, nodes.Text(new))
 
@@ -107,13 +133,14 @@ def _marked(result, key: str):
 
 
 def mark_numbers(tree: nodes.Node, key: str) -> int:
-    """Wrap every number of the text under ``tree`` (outside math and code) in a marking span.
+    """Wrap every number of the text under ``tree`` (outside math and code) in a marking span, a
+    negative one with a minus sign.
 
-    >>> p = nodes.paragraph("", "", nodes.Text("w = 0.25, n=3 and x2"), nodes.math("", "4"))
+    >>> p = nodes.paragraph("", "", nodes.Text("w = 0.25, n=-3 and x2"), nodes.math("", "-4"))
     >>> mark_numbers(p, "w")
     2
     >>> re.findall(r'title="computed: w">([^<]*)</span>', p.astext())
-    ['0.25', '3']
+    ['0.25', '−3']
     """
     count = 0
     for text in list(tree.findall(nodes.Text)):
@@ -122,7 +149,7 @@ def mark_numbers(tree: nodes.Node, key: str) -> int:
         value = str(text)
         pieces, end = [], 0
         for m in NUMBER.finditer(value):
-            pieces += [nodes.Text(value[end:m.start()]), _open_span(key), nodes.Text(m.group(0)),
+            pieces += [nodes.Text(value[end:m.start()]), _open_span(key), nodes.Text(minus_sign(m.group(0))),
                        nodes.raw("", "</span>", format="html")]
             end = m.end()
         if not pieces:

@@ -5,7 +5,8 @@
  * largest gap, max over i, j of |W(t)_ij − W_ij|, a difference of weights (shares of a row, 0 to 1),
  * so a gap lies between 0 and 1 too. The nodes and the cards name the people by initials, under a legend.
  * On a phone (explore.css, below 600 px) it shows one model's card, the nearest to the slider's graph
- * unless the reader picks one, so the slider, the graph and that card fit one screen.
+ * unless the reader picks one, so the slider, the graph and that card fit one screen; "all five" shows
+ * every card, one under another, each the column's width at most.
  * Its state (explorables.fixed_state) and its keys: attention_graph.explorables.SCHEMAS["fixed"]. */
 (function () {
   "use strict";
@@ -47,6 +48,7 @@
     const pick = AE.el("select", { "data-name": "model-pick" }, pickRow);
     AE.el("option", { value: "" }, pick, "the nearest");
     names.forEach((name) => AE.el("option", { value: name }, pick, name));
+    AE.el("option", { value: "*" }, pick, "all, one under another");
     const modelsBox = AE.output(root, "Each model's W, 0 to 1: row i attends to j",
       { cls: "ae-models-box" });
     AE.namesLegend(modelsBox, labels);
@@ -82,7 +84,7 @@
     let nearest = 0;
     function showCard() {
       const shown = pick.value ? names.indexOf(pick.value) : nearest;
-      cards.forEach(({ card }, c) => card.classList.toggle("ae-shown", c === shown));
+      cards.forEach(({ card }, c) => card.classList.toggle("ae-shown", pick.value === "*" || c === shown));
     }
     pick.addEventListener("change", showCard);
     slider.refresh();

@@ -118,8 +118,10 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
     colour), from every node and self-loop (``circles``: (centre, radius)) and label box (``boxes``:
     (centre, half)), inside ``limits``. It sits on its own arc, at one of LABEL_AT along it (the
     middle first; a pair's arc, PAIR_AT): centred on it, the arc running through it, or touching
-    it from one side, GAP points off its stroke. Where none of those spots is clear, the box goes to the clear spot
-    nearest the arc, joined to it by a straight leader, which may cross other arcs at a price. All
+    it from one side, GAP points off its stroke (a pair's arc: only from the side it bulges to, so
+    the box never sits between the pair's two arcs). Where none of those spots is clear, the box goes
+    to the clear spot nearest the arc, off it (so the leader shows; a pair's, on its bulging side),
+    joined to it by a straight leader, which may cross other arcs at a price. All
     lengths in one unit (the figure's pixels as drawn); ``unit`` is one point.
     """
     start, ctrl, end, own = arc["start"], arc["ctrl"], arc["end"], arc["points"]
@@ -141,14 +143,18 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
     touch = arc["width"] / 2 + GAP * unit  # from the arc's middle line to a box beside it
     spots, costs = [], []
     at, best = (PAIR_AT, PAIR_AT[0]) if arc.get("paired") else (LABEL_AT, 0.5)
+    # A pair's label never sits between its two arcs (it would read as either's): beside its arc on the
+    # side the arc bulges to, away from its twin, or at the end of a leader on that side.
+    sides = (1.0,) if arc.get("paired") else (1.0, -1.0)
     for s in at:  # on the arc: centred on it, or beside it on the side it bulges to, or the other
         p = _bezier(start, ctrl, end, [s])[0]  # (2,)
         tangent = 2 * (1 - s) * (ctrl - start) + 2 * s * (end - ctrl)  # (2,)
         normal = np.array([tangent[1], -tangent[0]]) / (np.linalg.norm(tangent) or 1.0)  # (2,)
         normal = normal if normal @ arc["bulge"] >= 0 else -normal
-        spots.append(p)
-        costs.append(4 * abs(s - best))
-        for side in (1.0, -1.0):
+        if not arc.get("paired"):
+            spots.append(p)
+            costs.append(4 * abs(s - best))
+        for side in sides:
             t = 0.0  # the box slides out along the normal until it is GAP off its arc, nearest to nearest
             while _gap_to_box(own, (p + side * normal * t)[None], half).min() < touch and t < 9 * half.max():
                 t += 0.5 * unit
@@ -163,7 +169,12 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
     step = half[1] / (2 if arc.get("paired") else 1)
     xs, ys = np.arange(lo[0] + half[0], hi[0] - half[0], step), np.arange(lo[1] + half[1], hi[1] - half[1], step)
     grid = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)  # (k, 2)
-    grid = grid[clash(grid) == 0]
+    # A leader the box would hide is no leader: the box stands off its arc, a pair's on the bulge side.
+    clear_of_own = _gap_to_box(own, grid, half).min(axis=1) >= touch + GAP * unit  # (k,)
+    if arc.get("paired"):
+        nearest_own = own[_gap_to_box(own, grid, half).argmin(axis=1)]  # (k, 2)
+        clear_of_own &= (grid - nearest_own) @ arc["bulge"] > 0
+    grid = grid[(clash(grid) == 0) & clear_of_own]
     if not len(grid):
         return spots[np.argmin(costs)], None
     m = len(own)  # a leader leaves the arc away from its ends; a pair's, from the half towards its head
@@ -180,7 +191,7 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
     for c, radius in circles:  # a leader never crosses a node or a loop, nor another label
         crossed += 1000 * (np.linalg.norm(lines - c, axis=2).min(axis=1) < radius + unit)
     for c, h in boxes:
-        crossed += 1000 * (np.abs(lines - c) < h).all(axis=2).any(axis=1)
+        crossed += 1000 * (np.abs(lines - c) < h + CLEAR * unit).all(axis=2).any(axis=1)  # nor grazes it
     towards = (len(middle) - 1 - nearest) * 8 / len(middle) if arc.get("paired") else 0.0  # (k,): a pair's, to its head
     best = np.argmin(length / unit / 4 + crossed + towards)
     return grid[best], middle[nearest[best]]
@@ -226,6 +237,9 @@ class _WeightLabels(Artist):
             leader.set_visible(edge is not None)
             if edge is not None:  # from just off the arc to the box (which hides the rest of it)
                 leader.set_data(*back(np.array([edge, centre])).T)
+                line = edge + np.linspace(0, 1, 24)[:, None] * (centre - edge)  # (24, 2): later labels keep off it
+                arcs.append(dict(points=line, clear=np.full(24, (0.4 + CLEAR) * unit), color=arcs[k]["color"],
+                                 width=0.8 * unit))
         self.stale = False
 
 
@@ -247,10 +261,11 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     (W[b, a] on the arc from a to b, W[a, b] on the arc back), so the reader sees that the two
     differ. These few labels (``highlight``, ``pair``) each sit on their own arc, centred on it or
     just beside it, as near its middle as they can (a pair's: towards its head, so the two are not
-    side by side) while clear of every other arc, node, loop and label (:func:`_label_spot`; at
-    the end of a short leader line where no spot on the arc is clear), so each number is read on
-    one arc only. A self-loop's weight sits beyond its loop, away from the ring. Each circle is made
-    wide enough for its name. With ``key`` the book's legend of the arrows (:func:`direction_key`)
+    side by side, and beside its arc on the outer side, never between the pair's arcs) while clear
+    of every other arc, node, loop, label and leader (:func:`_label_spot`; at the end of a short
+    leader line where no spot on the arc is clear), so each number is read on one arc only. A
+    self-loop's weight sits beyond its loop, away from the ring. Each circle is made wide enough for
+    its name. With ``key`` the book's legend of the arrows (:func:`direction_key`)
     sits under the drawing. Each weight's text and arc carry the label ``W[i,j]`` (``get_label()``),
     for the tests that read where it was printed.
     """
