@@ -372,8 +372,8 @@ def test_the_runnable_rule_catches_names_a_reader_cannot_see():
     assert setup_faults(removed) == ["line 1: a setup cell's tags must be ['hide-input', 'second-reading']"]
     late = PAGE_GOOD.replace("# Setup for this page", "# setup").replace(
         "from attention_graph.registry import glue", "# Setup for this page: late")
-    assert setup_faults(late) == ["line 7: a setup cell that is not the page's first code cell",
-                                  "line 7: a setup cell's tags must be ['hide-input', 'second-reading']"]
+    assert setup_faults(late) == ["line 8: a setup cell that is not the page's first code cell",
+                                  "line 8: a setup cell's tags must be ['hide-input', 'second-reading']"]
 
 
 def toc_stems() -> list[str]:
