@@ -22,11 +22,11 @@ import json
 from pathlib import Path
 
 import pytest
+import reader_notebook as rn
 
 import booktools as bt
 import buildpaths as paths
 import reader as rd
-import reader_notebook as rn
 
 pytestmark = pytest.mark.notebooks  # make notebooks: after make reproducible
 
@@ -55,7 +55,7 @@ def _values(data: dict) -> dict:
 
 
 def _code(notebook: dict) -> list[str]:
-    """The code cells' sources, without the comment line the download adds to a build cell (reader_notebook.labelled)."""
+    """The code cells' sources, without the comment line the download adds to a build cell (``rn.labelled``)."""
     return [rn.unlabelled("".join(c["source"])) for c in notebook["cells"] if c["cell_type"] == "code"]
 
 

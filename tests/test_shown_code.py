@@ -364,7 +364,8 @@ def test_the_runnable_rule_catches_names_a_reader_cannot_see():
     assert unrunnable(PAGE_BAD) == ["line 10: the shown cell reads BIG, naive_softmax, softmax, "
                                     "defined in no shown cell before it"]
     # a name defined only later, or only in a cell whose input is removed, is not defined for the reader
-    later = PAGE_GOOD.replace("BIG = [[1000.0, 0.0]]  # (1, n_k)\n", "") + "```{code-cell} ipython3\nBIG = [[1.0]]\n```\n"
+    later = (PAGE_GOOD.replace("BIG = [[1000.0, 0.0]]  # (1, n_k)\n", "")
+             + "```{code-cell} ipython3\nBIG = [[1.0]]\n```\n")
     assert unrunnable(later) == ["line 13: the shown cell reads BIG, defined in no shown cell before it"]
     removed = PAGE_GOOD.replace(":tags: [hide-input, second-reading]", ":tags: [remove-input]")
     assert unrunnable(removed) == ["line 13: the shown cell reads naive_softmax, softmax, defined in no shown "

@@ -341,8 +341,9 @@ def reader_notebook(notebook: dict, page: Page) -> dict:
             cells.append(new)
         elif cell.get("cell_type") == "code":
             tags = set(cell.get("metadata", {}).get("tags", []))
-            cells.append(_hidden(labelled(cell), source=in_solution or bool(tags & {"remove-cell", "remove-input", "hide-input",
-                                                                            "hide-cell"}),
+            cells.append(_hidden(labelled(cell),
+                                 source=in_solution or bool(tags & {"remove-cell", "remove-input", "hide-input",
+                                                                    "hide-cell"}),
                                  outputs=in_solution or bool(tags & {"remove-output", "hide-output", "hide-cell"})))
         else:
             cells.append(cell)
