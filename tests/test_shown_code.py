@@ -386,3 +386,39 @@ def toc_stems() -> list[str]:
 def test_the_code_a_page_shows_runs_on_its_own(stem):
     text = (BOOK / f"{stem}.md").read_text()
     assert unrunnable(text) + setup_faults(text) == [], f"{stem}: shown code a reader cannot run as shown"
+
+
+# The rule above reads names; this runs the shown cells themselves, alone, in a fresh Python for each
+# page (in an empty folder, as the build runs a page): what a name cannot say (a figure drawn before
+# the book's style is set, a call whose data the reader does not have) fails here.
+RUN_SHOWN = """
+import json, sys
+import matplotlib
+matplotlib.use("Agg")
+namespace = {"__name__": "__main__", "display": print}
+for name, source in json.load(sys.stdin):
+    exec(compile(source, name, "exec"), namespace)
+"""
+
+
+def run_shown(text: str, stem: str, cwd: Path):
+    import json
+    import subprocess
+    import sys
+    cells = [(f"{stem}.md:{line}", source) for line, tags, source in code_cells(text) if is_shown(tags)]
+    return subprocess.run([sys.executable, "-c", RUN_SHOWN], input=json.dumps(cells), capture_output=True,
+                          text=True, cwd=cwd)
+
+
+@pytest.mark.slow
+def test_the_run_fails_on_shown_code_that_needs_a_hidden_cell(tmp_path):
+    failed = run_shown(PAGE_BAD, "bad", tmp_path)
+    assert failed.returncode != 0 and "NameError: name 'naive_softmax' is not defined" in failed.stderr
+    assert run_shown(PAGE_GOOD, "good", tmp_path).returncode == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem", toc_stems())
+def test_the_shown_code_of_a_page_runs_alone(stem, tmp_path):
+    ran = run_shown((BOOK / f"{stem}.md").read_text(), stem, tmp_path)
+    assert ran.returncode == 0, f"{stem}: its shown code fails when run alone:\n{ran.stderr[-2000:]}"
