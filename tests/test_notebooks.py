@@ -22,6 +22,7 @@ import json
 from pathlib import Path
 
 import pytest
+import reader_notebook as rn
 
 import booktools as bt
 import buildpaths as paths
@@ -54,7 +55,8 @@ def _values(data: dict) -> dict:
 
 
 def _code(notebook: dict) -> list[str]:
-    return ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
+    """The code cells' sources, without the comment line the download adds to a build cell (``rn.labelled``)."""
+    return [rn.unlabelled("".join(c["source"])) for c in notebook["cells"] if c["cell_type"] == "code"]
 
 
 def test_the_site_offers_notebooks_to_download():

@@ -102,7 +102,8 @@ def test_solution_cells_are_folded_and_code_kept():
         {**code, "metadata": {"tags": ["remove-cell"]}},
         {**code, "metadata": {"tags": ["hide-output"]}}]}
     out = rn.reader_notebook(nb, _stand_in())["cells"]
-    assert [c["source"] for c in out if c["cell_type"] == "code"] == [["x = 1"]] * 3
+    assert [c["source"] for c in out if c["cell_type"] == "code"] == [["x = 1"], [rn.BUILD_NOTE, "x = 1"], ["x = 1"]]
+    assert rn.labelled(out[3]) == out[3] and rn.unlabelled("".join(out[3]["source"])) == "x = 1"  # labelled once
     assert out[1]["metadata"]["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
     assert "<summary>Solution (continued)</summary>\n\nSo 3.\n\n</details>\n\nAfter." in "".join(out[2]["source"])
     assert out[3]["metadata"] == {"tags": ["remove-cell"], "jupyter": {"source_hidden": True}}

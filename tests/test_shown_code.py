@@ -268,3 +268,157 @@ def test_the_solution_rule_catches_code_that_does_not_run():
 @pytest.mark.parametrize("page", sorted(BOOK.glob("*.md")), ids=lambda p: p.stem)
 def test_a_code_solution_is_a_cell_a_reader_can_run_alone(page):
     assert solution_faults(page.read_text()) == []
+
+
+# The code a page shows runs on its own, for a reader who copies it: every name a shown code cell
+# reads is a builtin or is defined in a shown cell before it (or in the cell itself). A cell is shown
+# unless tagged remove-cell or remove-input (a hide-input cell is shown, folded); what a hidden build
+# cell defines does not count. A page whose shown code needs imports or data opens with a folded setup
+# cell (``SETUP_TAGS``, first line ``SETUP_LINE``), a second-reading cell the first reading hides.
+SETUP_LINE = "# Setup for this page:"
+SETUP_TAGS = {"hide-input", "second-reading"}
+IPYTHON_NAMES = {"display", "get_ipython"}  # what IPython's kernel adds to builtins
+
+
+def code_cells(text: str) -> list[tuple[int, set, str]]:
+    """(line, tags, source) of every code cell of a page, in page order."""
+    from mystsource import directives
+    cells = sorted((d for d in directives(text) if d.name == "code-cell"), key=lambda d: d.start)
+    return [(d.start, set(d.options.get("tags", "").strip("[] ").replace(",", " ").split()),
+             "\n".join(d.body[d.option_lines:])) for d in cells]
+
+
+def is_shown(tags: set) -> bool:
+    return not tags & {"remove-cell", "remove-input"}
+
+
+def defined_names(source: str) -> set[str]:
+    """The names ``source`` binds at its top level: assignments, imports, defs, for and with targets."""
+    import symtable
+    return {s.get_name() for s in symtable.symtable(source, "<cell>", "exec").get_symbols()
+            if s.is_assigned() or s.is_imported()}
+
+
+def unrunnable(text: str) -> list[str]:
+    """For each shown code cell of a page, the names it reads that no earlier shown cell defines."""
+    faults, defined = [], set()
+    for line, tags, source in code_cells(text):
+        if not is_shown(tags):
+            continue
+        missing = sorted(undefined_names(source) - defined - IPYTHON_NAMES)
+        if missing:
+            faults.append(f"line {line}: the shown cell reads {', '.join(missing)}, defined in no shown cell before it")
+        defined |= defined_names(source)
+    return faults
+
+
+def setup_faults(text: str) -> list[str]:
+    """A setup cell is the page's first code cell, folded and hidden in a first reading."""
+    cells = code_cells(text)
+    setups = [k for k, (_, _, source) in enumerate(cells) if source.lstrip().startswith(SETUP_LINE)]
+    faults = [f"line {cells[k][0]}: a setup cell that is not the page's first code cell" for k in setups if k]
+    faults += [f"line {cells[k][0]}: a setup cell's tags must be {sorted(SETUP_TAGS)}"
+               for k in setups if cells[k][1] != SETUP_TAGS]
+    return faults
+
+
+PAGE_BAD = """\
+```{code-cell} ipython3
+:tags: [remove-cell]
+from attention_graph import softmax
+from attention_graph.softmax import naive_softmax
+BIG = [[1000.0, 0.0]]
+```
+
+Where the literal formula breaks:
+
+```{code-cell} ipython3
+naive_softmax(BIG), softmax(BIG)
+```
+"""
+PAGE_GOOD = """\
+```{code-cell} ipython3
+:tags: [hide-input, second-reading]
+# Setup for this page: the package's softmax and the literal formula
+from attention_graph import softmax
+from attention_graph.softmax import naive_softmax
+```
+
+```{code-cell} ipython3
+:tags: [remove-cell]
+from attention_graph.registry import glue
+```
+
+```{code-cell} ipython3
+BIG = [[1000.0, 0.0]]  # (1, n_k)
+naive_softmax(BIG), softmax(BIG)
+rows = [r for r in BIG]
+for row in rows:
+    print(len(row), max(row))
+```
+"""
+
+
+def test_the_runnable_rule_catches_names_a_reader_cannot_see():
+    assert unrunnable(PAGE_GOOD) == [] and setup_faults(PAGE_GOOD) == []
+    assert unrunnable(PAGE_BAD) == ["line 10: the shown cell reads BIG, naive_softmax, softmax, "
+                                    "defined in no shown cell before it"]
+    # a name defined only later, or only in a cell whose input is removed, is not defined for the reader
+    later = (PAGE_GOOD.replace("BIG = [[1000.0, 0.0]]  # (1, n_k)\n", "")
+             + "```{code-cell} ipython3\nBIG = [[1.0]]\n```\n")
+    assert unrunnable(later) == ["line 13: the shown cell reads BIG, defined in no shown cell before it"]
+    removed = PAGE_GOOD.replace(":tags: [hide-input, second-reading]", ":tags: [remove-input]")
+    assert unrunnable(removed) == ["line 13: the shown cell reads naive_softmax, softmax, defined in no shown "
+                                   "cell before it"]
+    assert setup_faults(removed) == ["line 1: a setup cell's tags must be ['hide-input', 'second-reading']"]
+    late = PAGE_GOOD.replace("# Setup for this page", "# setup").replace(
+        "from attention_graph.registry import glue", "# Setup for this page: late")
+    assert setup_faults(late) == ["line 8: a setup cell that is not the page's first code cell",
+                                  "line 8: a setup cell's tags must be ['hide-input', 'second-reading']"]
+
+
+def toc_stems() -> list[str]:
+    from mystsource import toc_pages
+    return ["intro"] + toc_pages((ROOT / "_toc.yml").read_text())
+
+
+@pytest.mark.parametrize("stem", toc_stems())
+def test_the_code_a_page_shows_runs_on_its_own(stem):
+    text = (BOOK / f"{stem}.md").read_text()
+    assert unrunnable(text) + setup_faults(text) == [], f"{stem}: shown code a reader cannot run as shown"
+
+
+# The rule above reads names; this runs the shown cells themselves, alone, in a fresh Python for each
+# page (in an empty folder, as the build runs a page): what a name cannot say (a figure drawn before
+# the book's style is set, a call whose data the reader does not have) fails here.
+RUN_SHOWN = """
+import json, sys
+import matplotlib
+matplotlib.use("Agg")
+namespace = {"__name__": "__main__", "display": print}
+for name, source in json.load(sys.stdin):
+    exec(compile(source, name, "exec"), namespace)
+"""
+
+
+def run_shown(text: str, stem: str, cwd: Path):
+    import json
+    import subprocess
+    import sys
+    cells = [(f"{stem}.md:{line}", source) for line, tags, source in code_cells(text) if is_shown(tags)]
+    return subprocess.run([sys.executable, "-c", RUN_SHOWN], input=json.dumps(cells), capture_output=True,
+                          text=True, cwd=cwd)
+
+
+@pytest.mark.slow
+def test_the_run_fails_on_shown_code_that_needs_a_hidden_cell(tmp_path):
+    failed = run_shown(PAGE_BAD, "bad", tmp_path)
+    assert failed.returncode != 0 and "NameError: name 'naive_softmax' is not defined" in failed.stderr
+    assert run_shown(PAGE_GOOD, "good", tmp_path).returncode == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem", toc_stems())
+def test_the_shown_code_of_a_page_runs_alone(stem, tmp_path):
+    ran = run_shown((BOOK / f"{stem}.md").read_text(), stem, tmp_path)
+    assert ran.returncode == 0, f"{stem}: its shown code fails when run alone:\n{ran.stderr[-2000:]}"

@@ -19,9 +19,13 @@ number assigned), with Sphinx's own resolvers:
 - an exercise's solution is folded: its prose in ``<details>``, its code cells with their source and
   outputs hidden (``"jupyter": {"source_hidden": true, "outputs_hidden": true}``, which JupyterLab
   honours); a ``remove-cell`` or ``hide-input`` cell's source is hidden the same way, and a
-  ``remove-output`` or ``hide-output`` cell's outputs.
+  ``remove-output`` or ``hide-output`` cell's outputs;
+- a ``remove-cell`` cell (the page never shows it) opens with the line :data:`BUILD_NOTE`, so a
+  reader who unfolds it knows what it is for: the code the page shows never needs it
+  (``tests/test_shown_code.py``), and a comment changes nothing it computes.
 
-Code cells keep their source, outputs and tags: the download's code is the code that ran. Markdown is
+Code cells keep their outputs and tags, and their source but for that comment line: the download's
+code is the code that ran. Markdown is
 converted from the source, not from the doctree: a notebook's cell boundaries are in the source, and
 every number the doctree shows comes from the environment the resolvers read. The conversion is a pure
 function of the built environment, so two builds give the same bytes (``make reproducible``).
@@ -42,6 +46,7 @@ FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|:{3,})(?:\{(?P<name>[^}\
 OPTION = re.compile(r"^:([\w-]+):(?:\s+(.*))?$")
 TARGET = re.compile(r"^\(([^()\s]+)\)=\s*$")  # (label)=, a MyST target line
 SOLUTION = "Solution"
+BUILD_NOTE = "# For the book's build: computes and glues what the text quotes (the shown code never needs it)\n"
 THEOREMS = {"theorem", "lemma", "corollary", "proposition", "definition", "remark", "example", "conjecture",
             "property", "observation", "criterion", "assumption", "axiom", "algorithm", "notation"}
 
@@ -261,6 +266,25 @@ def source_lines(text: str) -> list[str]:
     return text.splitlines(keepends=True)
 
 
+def labelled(cell: dict) -> dict:
+    """A ``remove-cell`` code cell with :data:`BUILD_NOTE` as its first line (once); any other cell as it is.
+
+    >>> labelled({"cell_type": "code", "metadata": {"tags": ["remove-cell"]}, "source": "x = 1"})["source"][0]
+    "# For the book's build: computes and glues what the text quotes (the shown code never needs it)\\n"
+    >>> labelled({"cell_type": "code", "metadata": {}, "source": "x = 1"})["source"]
+    'x = 1'
+    """
+    source = _text(cell.get("source", ""))
+    if "remove-cell" not in cell.get("metadata", {}).get("tags", []) or source.startswith(BUILD_NOTE):
+        return cell
+    return {**cell, "source": source_lines(BUILD_NOTE + source)}
+
+
+def unlabelled(source: str) -> str:
+    """A code cell's source without the :data:`BUILD_NOTE` :func:`labelled` gave it: the code that ran."""
+    return source.removeprefix(BUILD_NOTE)
+
+
 def _hidden(cell: dict, *, source: bool = False, outputs: bool = False) -> dict:
     jupyter = dict(cell.get("metadata", {}).get("jupyter", {}))
     if source:
@@ -317,8 +341,9 @@ def reader_notebook(notebook: dict, page: Page) -> dict:
             cells.append(new)
         elif cell.get("cell_type") == "code":
             tags = set(cell.get("metadata", {}).get("tags", []))
-            cells.append(_hidden(cell, source=in_solution or bool(tags & {"remove-cell", "remove-input", "hide-input",
-                                                                            "hide-cell"}),
+            cells.append(_hidden(labelled(cell),
+                                 source=in_solution or bool(tags & {"remove-cell", "remove-input", "hide-input",
+                                                                    "hide-cell"}),
                                  outputs=in_solution or bool(tags & {"remove-output", "hide-output", "hide-cell"})))
         else:
             cells.append(cell)
