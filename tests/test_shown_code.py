@@ -319,6 +319,9 @@ def setup_faults(text: str) -> list[str]:
     faults = [f"line {cells[k][0]}: a setup cell that is not the page's first code cell" for k in setups if k]
     faults += [f"line {cells[k][0]}: a setup cell's tags must be {sorted(SETUP_TAGS)}"
                for k in setups if cells[k][1] != SETUP_TAGS]
+    # The fold's words are the book's (_config.yml: "Show the setup for this page"), so only a setup folds.
+    faults += [f"line {line}: a folded cell (hide-input) that is not the page's setup cell"
+               for k, (line, tags, _) in enumerate(cells) if "hide-input" in tags and k not in setups]
     return faults
 
 
@@ -374,7 +377,8 @@ def test_the_runnable_rule_catches_names_a_reader_cannot_see():
     late = PAGE_GOOD.replace("# Setup for this page", "# setup").replace(
         "from attention_graph.registry import glue", "# Setup for this page: late")
     assert setup_faults(late) == ["line 8: a setup cell that is not the page's first code cell",
-                                  "line 8: a setup cell's tags must be ['hide-input', 'second-reading']"]
+                                  "line 8: a setup cell's tags must be ['hide-input', 'second-reading']",
+                                  "line 1: a folded cell (hide-input) that is not the page's setup cell"]
 
 
 def toc_stems() -> list[str]:
