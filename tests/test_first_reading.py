@@ -309,8 +309,9 @@ def test_the_summary_sits_above_its_figure_at_390(summary_layouts, stem):
 
 @pytest.mark.browser
 def test_a_link_into_a_hidden_aside_opens_that_aside(browser, site):
-    """In a first reading, following a link to a technical aside (softmax's "where the literal formula
-    breaks") shows that aside, and only it; the switch hides it again."""
+    """In a first reading, a page opened at a link into a technical aside (softmax's "where the literal
+    formula breaks", from another page) shows that aside, and only it, in view; the switch hides it
+    again."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     visible = "id => { const e = document.getElementById(id); return !!e && e.getClientRects().length > 0; }"
@@ -322,6 +323,8 @@ def test_a_link_into_a_hidden_aside_opens_that_aside(browser, site):
         page.goto(site + "book/softmax.html#softmax-overflow", wait_until="load")
         assert page.evaluate("document.documentElement.classList.contains('first-reading')")
         assert page.evaluate(visible, "softmax-overflow")
+        top = page.evaluate("document.getElementById('softmax-overflow').getBoundingClientRect().top")
+        assert 0 <= top < 900, top  # and scrolled into view, as the browser does for a shown target
         total = page.evaluate("document.querySelectorAll('.admonition.technical').length")
         assert page.evaluate(hidden_asides) == total - 1  # the others stay hidden
         assert page.evaluate("[...document.querySelectorAll('.prf-proof')].every(e => !e.getClientRects().length)")
@@ -337,6 +340,61 @@ def test_a_link_into_a_hidden_aside_opens_that_aside(browser, site):
 OFFER = "New to attention? A first reading hides proofs, badges, checks and technical asides."
 START, ALL = "Start the first reading", "Show everything"
 PAGES = [d for d in bw.toc_docnames() if (paths.HTML / f"{d}.html").exists()] if paths.HTML.exists() else []
+
+
+# --- Links into what a first reading hides ----------------------------------------------------------
+
+# What first_reading.js opens for a link (first_reading.css hides these in a first reading).
+HIDDEN = (".prf-proof, .kernel-code, details.how-checked, .admonition.technical, .second-reading, "
+          ".tag_second-reading")
+# The links on a page that a first-reading reader sees and whose target, on the same page, is hidden:
+# a {ref} to an aside's name, a {prf:ref} to a theorem in a second-reading block, a {numref}, and the
+# same in a figure's caption. A link inside a closed dropdown (an exercise's solution) is not seen.
+HIDDEN_LINKS = """() => [...document.querySelectorAll('article.bd-article a[href*="#"]')].map((a, i) => {
+    const url = new URL(a.href, location.href);
+    if (url.pathname !== location.pathname || url.hash.length < 2) return null;
+    const target = document.getElementById(decodeURIComponent(url.hash.slice(1)));
+    if (!target || target.getClientRects().length || !a.checkVisibility({visibilityProperty: true})) return null;
+    return {i, id: target.id, text: a.textContent.trim(), caption: !!a.closest('figcaption')};
+}).filter(Boolean)"""
+SEEN = """([id, hidden]) => {
+    const target = document.getElementById(id), box = target.getBoundingClientRect();
+    return {shown: target.getClientRects().length > 0, top: box.top, bottom: box.bottom, height: innerHeight,
+            strays: [...document.querySelectorAll('.opened-by-link')].filter(e => !e.contains(target)).length,
+            closed: [...document.querySelectorAll(hidden)].filter(e => e.contains(target)
+                                                                 && !e.classList.contains('opened-by-link')).length};
+}"""
+# Pages whose links into hidden content a reader reported dead, with what each must hold at least.
+MUST_LINK = {"book/softmax": ["softmax-temperature-limits", "softmax-jacobian", "softmax-scale-slips"],
+             "book/multihead": ["multihead-one-graph"],
+             "book/graph": ["thm-constant-scores-mean-aggregation", "thm-masked-softmax-neighbours",
+                            "thm-gat-is-masked-attention", "thm-permutation-equivariance"]}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("doc", PAGES)
+def test_every_link_into_hidden_content_opens_it_and_scrolls_to_it(browser, site, doc):
+    """In a first reading, clicking a link whose target the page hides opens the boxes around that
+    target, and only those, and scrolls the target into view; clicking it again, with its hash already
+    in the address (no hashchange), does the same. A browser does not scroll to a target that is not
+    displayed, so a box opened only after the browser followed the link was out of view: the link
+    seemed dead. The switch, off then on, hides the box again."""
+    with first_reading_page(browser, site) as page:
+        page.goto(site + f"{doc}.html", wait_until="load")
+        links = page.evaluate(HIDDEN_LINKS)
+        assert set(MUST_LINK.get(doc, [])) <= {link["id"] for link in links}, links
+        anchors = page.locator('article.bd-article a[href*="#"]')
+        for link in links:
+            for attempt in ("first", "again"):  # again: the hash is already the link's
+                page.evaluate("window.scrollTo(0, 0)")
+                anchors.nth(link["i"]).click()
+                page.wait_for_timeout(100)
+                seen = page.evaluate(SEEN, [link["id"], HIDDEN])
+                assert seen["shown"] and seen["closed"] == 0 and seen["strays"] == 0, (attempt, link, seen)
+                assert seen["bottom"] > 0 and seen["top"] < seen["height"], (attempt, link, seen)  # in view
+            page.click(".first-reading-switch")
+            page.click(".first-reading-switch")
+            assert not page.evaluate(SEEN, [link["id"], HIDDEN])["shown"], link
 
 
 # --- Second-reading material -----------------------------------------------------------------------

@@ -14,16 +14,36 @@
   const apply = on => root.classList.toggle("first-reading", on);
   apply(stored());
 
-  // A link into something a first reading hides (a technical aside, a proof) opens that one box.
+  // A link into something a first reading hides (a technical aside, a proof, a theorem marked
+  // second-reading) opens the boxes that hide its target, and only those, and brings the target into
+  // view. The box must open before the browser scrolls: a browser does not scroll to a target that is
+  // not displayed, and following a link to the hash already in the address fires no hashchange. So a
+  // click on such a link opens the box first, and the browser's own scroll then finds the target;
+  // a page opened at such a hash (from another page, or back and forward) opens it and scrolls to it.
   const HIDDEN = ".prf-proof, .kernel-code, details.how-checked, .admonition.technical, .second-reading, .tag_second-reading";
+  const targetOf = hash => {
+    if (!hash || hash.length < 2) return null;
+    try { return document.getElementById(decodeURIComponent(hash.slice(1))); } catch (err) { return null; }
+  };
+  const open = target => {  // true when the target is in something a first reading hides
+    if (!target || !root.classList.contains("first-reading") || !target.closest(HIDDEN)) return false;
+    for (let box = target.closest(HIDDEN); box; box = box.parentElement && box.parentElement.closest(HIDDEN)) {
+      box.classList.add("opened-by-link");
+      if (box.tagName === "DETAILS") box.open = true;
+    }
+    return true;
+  };
   const reveal = () => {
-    if (!location.hash) return;
-    let target = null;
-    try { target = document.getElementById(decodeURIComponent(location.hash.slice(1))); } catch (err) { return; }
-    const box = target && target.closest(HIDDEN);
-    if (box) box.classList.add("opened-by-link");
+    const target = targetOf(location.hash);
+    if (open(target)) target.scrollIntoView();
   };
   window.addEventListener("hashchange", reveal);
+  document.addEventListener("click", event => {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    const link = event.target instanceof Element && event.target.closest("a[href]");
+    if (!link || link.origin !== location.origin || link.pathname !== location.pathname || link.search !== location.search) return;
+    open(targetOf(link.hash));  // before the browser follows the link, which then scrolls to a displayed target
+  }, true);
 
   const sync = button => button.setAttribute("aria-pressed", String(root.classList.contains("first-reading")));
   const syncAll = () => document.querySelectorAll(".first-reading-switch").forEach(sync);
@@ -88,6 +108,7 @@
     place.prepend(button);
   };
   const ready = () => { build(); offer(); reveal(); };
+  window.addEventListener("load", reveal);  // once the page is laid out: opened boxes stay opened, the scroll is redone
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
   else ready();
 })();

@@ -12,6 +12,7 @@ from .style import finish, legend_under
 def plot_softmax_peakedness(record: dict):
     """Two panels from :func:`attention_graph.softmax.peakedness`: the mean largest weight of a row
     and the mean Frobenius norm of the softmax Jacobian, against d, without and with the 1/√d scale.
+    The Jacobian's axis is labelled in words: the figure leads the chapter, before the Jacobian.
     """
     fig, (left, right) = plt.subplots(2, 1, figsize=(3.7, 6.2), sharex=True)
     d, n_k = record["d"], record["n_k"]
@@ -26,7 +27,7 @@ def plot_softmax_peakedness(record: dict):
     right.semilogx(d, record["jac_scaled"], "s-", label=r"scaled by $1/\sqrt{d}$")
     right.set_ylim(bottom=0)
     right.set_xlabel("dimension $d$")
-    right.set_ylabel(r"mean $\|\mathrm{diag}(p) - p p^\top\|_F$")
+    right.set_ylabel("how much a row still responds\nwhen its scores move")
     right.legend(frameon=False, fontsize=8)
     return finish(fig)
 
