@@ -82,7 +82,7 @@ _COMMON_STARTS = {"The", "A", "An", "What", "How", "Why", "When", "Where", "Whic
                   "Three", "Four", "Each", "Every", "From", "Running", "Run", "Reading", "Read", "Shapes",
                   "Shape", "Scores", "Weights", "Values", "Queries", "Keys", "Heads", "Masks", "Masking",
                   "Positions", "Position", "Sinks", "Graphs", "Graph", "Attention", "Softmax", "Several",
-                  "Many", "Some", "All", "No", "Why", "Checking", "Building", "Learning", "Training",
+                  "Many", "Some", "All", "No", "Checking", "Building", "Learning", "Training",
                   "Counting", "Exact", "Random", "Identity", "Symmetric", "Directed", "Causal", "Cross",
                   "Self", "Multi", "Single", "Stable", "Large", "Small", "Long", "Short"}
 
