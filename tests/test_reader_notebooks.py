@@ -80,7 +80,7 @@ def test_a_page_converts_to_plain_markdown():
     page = _stand_in()
     text = page.markdown(SOURCE)
     assert rn.leftover_myst(text) == ["{eq}`"]  # only the one inside inline code, as written
-    assert "For 3 rows, 0.123 and 2.5 × 10⁻⁷ by (2.1) and Theorem 2.1\n(K, 2020), see A section" in text
+    assert "For 3 rows, 0.123 and 2.5 × 10⁻⁷ by (2.1) and Theorem 2.1\n(K, 2020), see a section" in text
     assert "Other page and Fig. 2.1; code `{eq}` stays." in text
     assert "$$\na = b \\tag{2.1}\n$$" in text
     assert "**Theorem 2.1 (Named).** Body with 3." in text
@@ -90,6 +90,20 @@ def test_a_page_converts_to_plain_markdown():
     assert "**Exercise 2.1.** Do it." in text
     assert "<details>\n<summary>Solution</summary>\n\nDone: 3.\n\n</details>" in text
     assert "```sh\npip install {not a role}\n```" in text and "(sec)=" not in text
+
+
+def test_a_title_mid_sentence_starts_lower_case_and_an_equation_keeps_one_pair_of_parentheses():
+    """A ``{ref}`` becomes its section's title, lower-cased only inside a sentence (the paragraph's
+    earlier lines count); an ``{eq}`` the source already puts in parentheses gets no second pair."""
+    page = _stand_in()
+    assert page.markdown("The vectors that {ref}`sec` gave.") == "The vectors that a section gave."
+    assert page.markdown("{ref}`sec` gives them.") == "A section gives them."
+    assert page.markdown("It ends.\n{ref}`sec` gives them.") == "It ends.\nA section gives them."
+    assert page.markdown("the values of\n{ref}`sec` are") == "the values of\na section are"
+    assert page.markdown("One.\n\n{ref}`sec` starts.") == "One.\n\nA section starts."
+    assert page.markdown("- {ref}`sec`") == "- A section"
+    assert page.markdown("the scores ({eq}`eq-a`) and {eq}`eq-a`.") == "the scores (2.1) and (2.1)."
+    assert (rn.lower_first("The four people"), rn.lower_first("SymPy checks")) == ("the four people", "SymPy checks")
 
 
 def test_solution_cells_are_folded_and_code_kept():
@@ -221,3 +235,18 @@ def test_glued_text_is_formatted_as_the_page_formats_it():
     """The notebook pastes a glued value through MyST-NB's own formatting, as the page does."""
     assert (rn.format_plain_text("0.123456", ".3f"), rn.format_plain_text("'a b'", ""),
             rn.format_plain_text("7", ",d")) == ("0.123", "a b", "7")
+
+
+def test_a_glued_equation_reads_as_its_latex_in_plain_text(monkeypatch, capsys):
+    """A build cell run by a reader prints a glued equation as its LaTeX, not
+    ``<IPython.core.display.Math object>``."""
+    import importlib.util
+
+    from attention_graph import registry
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "myst_nb" else real(name, *a))
+    registry.glue("eq-identity-projections", registry.math("eq-identity-projections"), display=False)
+    out = capsys.readouterr().out
+    assert out.startswith("eq-identity-projections:\n") and "object>" not in out, out
+    assert "X I = X" in out and "mathbb" not in out, out  # the identity is written I, as the page writes it

@@ -426,3 +426,63 @@ def test_the_run_fails_on_shown_code_that_needs_a_hidden_cell(tmp_path):
 def test_the_shown_code_of_a_page_runs_alone(stem, tmp_path):
     ran = run_shown((BOOK / f"{stem}.md").read_text(), stem, tmp_path)
     assert ran.returncode == 0, f"{stem}: its shown code fails when run alone:\n{ran.stderr[-2000:]}"
+
+
+# What a shown cell prints reads as plain numbers: a NumPy repr (``np.float64(0.5)``, ``array([[…]])``)
+# or a bare ``True`` is the machinery showing, not a result a reader can read. The build's executed
+# notebooks hold each output as the page shows it.
+RAW_REPR = re.compile(r"\bnp\.\w+\(|\barray\(")
+BARE_BOOL = re.compile(r"\(?\s*(?:True|False)\s*\)?")
+
+
+def output_texts(cell: dict) -> list[str]:
+    """The plain text of each output a code cell of an executed notebook shows (glued values left out)."""
+    texts = []
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream":
+            texts.append("".join(output.get("text", "")))
+        elif "text/plain" in output.get("data", {}):
+            texts.append("".join(output["data"]["text/plain"]))
+    return texts
+
+
+def raw_outputs(notebook: dict) -> list[str]:
+    """The outputs of the shown cells of ``notebook`` that print a NumPy repr or a bare True/False."""
+    bad = []
+    for cell in notebook.get("cells", []):
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if cell.get("cell_type") != "code" or not is_shown(tags) or "remove-output" in tags:
+            continue
+        bad += [text for text in output_texts(cell)
+                if RAW_REPR.search(text) or BARE_BOOL.fullmatch(text.strip())]
+    return bad
+
+
+def _cell(tags: list[str], text: str, plain: bool = True) -> dict:
+    output = ({"output_type": "execute_result", "data": {"text/plain": text}} if plain
+              else {"output_type": "stream", "name": "stdout", "text": text})
+    return {"cell_type": "code", "metadata": {"tags": tags}, "outputs": [output]}
+
+
+def test_the_output_rule_catches_numpy_reprs_and_bare_booleans():
+    bad = {"cells": [_cell([], "{'mean': np.float64(0.0667)}"), _cell([], "(array([[nan, 0.]]), 1)"),
+                     _cell([], "True"), _cell(["hide-input"], "array([1.0])", plain=False)]}
+    assert len(raw_outputs(bad)) == 4
+    good = {"cells": [_cell([], "naive: [nan, 0.0]  stable: [1.0, 5.6e-309]", plain=False),
+                      _cell([], "every edge kept: True", plain=False), _cell(["remove-cell"], "True"),
+                      _cell(["remove-input"], "array([1.0])"), _cell(["remove-output"], "np.float64(1.0)")]}
+    assert raw_outputs(good) == []
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("stem", toc_stems())
+def test_shown_outputs_read_as_plain_numbers(stem):
+    import json
+
+    from buildpaths import EXECUTED
+    path = EXECUTED / "book" / f"{stem}.ipynb"
+    if not path.exists():  # a page without code is not executed; one with code must have been
+        assert "{code-cell}" not in (BOOK / f"{stem}.md").read_text(), f"{path} is missing: make book first"
+        return
+    bad = raw_outputs(json.loads(path.read_text()))
+    assert bad == [], f"{stem}: a shown cell prints a NumPy repr or a bare boolean: {bad}"

@@ -55,6 +55,38 @@ def _text(value) -> str:
     return "".join(value) if isinstance(value, list) else value
 
 
+def mid_sentence(text: str) -> bool:
+    """Whether what follows ``text`` (a paragraph so far) is inside a sentence, not at its start.
+
+    >>> mid_sentence("the vectors that"), mid_sentence("It ends. "), mid_sentence("- "), mid_sentence("")
+    (True, False, False, False)
+    """
+    text = re.sub(r"^\s*(?:#+|[-*+>]|\d+[.)])\s", "", text).strip().rstrip("*_(\"'")
+    return bool(text) and text[-1] not in ".!?:"
+
+
+def lower_first(title: str) -> str:
+    """``title`` with its first letter lower-case, unless its first word is a name or an acronym.
+
+    >>> lower_first("The four people"), lower_first("SymPy checks"), lower_first("Ana's query")
+    ('the four people', 'SymPy checks', "Ana's query")
+    """
+    first = re.match(r"[A-Za-z]+", title)
+    if first is None or first.group() not in _COMMON_STARTS:
+        return title
+    return title[0].lower() + title[1:]
+
+
+# The first words a section title starts with that are not names: lower-cased in mid-sentence.
+_COMMON_STARTS = {"The", "A", "An", "What", "How", "Why", "When", "Where", "Which", "Who", "One", "Two",
+                  "Three", "Four", "Each", "Every", "From", "Running", "Run", "Reading", "Read", "Shapes",
+                  "Shape", "Scores", "Weights", "Values", "Queries", "Keys", "Heads", "Masks", "Masking",
+                  "Positions", "Position", "Sinks", "Graphs", "Graph", "Attention", "Softmax", "Several",
+                  "Many", "Some", "All", "No", "Checking", "Building", "Learning", "Training",
+                  "Counting", "Exact", "Random", "Identity", "Symmetric", "Directed", "Causal", "Cross",
+                  "Self", "Multi", "Single", "Stable", "Large", "Small", "Long", "Short"}
+
+
 def latex_body(latex: str) -> str:
     r"""The LaTeX of a glued ``Math`` without its ``$\displaystyle … $`` wrapper.
 
@@ -103,8 +135,13 @@ class Page:
             return f"${latex_body(_text(data['text/latex']))}$"
         return self.prose_number(format_plain_text(_text(data["text/plain"]), ""))
 
-    def inline(self, line: str) -> str:
-        """``line`` with every role replaced by what the page shows; inline code and math kept as written."""
+    def inline(self, line: str, before: str = "") -> str:
+        """``line`` with every role replaced by what the page shows; inline code and math kept as written.
+
+        ``before`` is the paragraph's text up to this line. A section's title put in place of a ``{ref}``
+        in mid-sentence starts lower-case ("the vectors that the four people introduced"), and an
+        ``{eq}`` already in parentheses keeps one pair ("(4.3)", not "((4.3))").
+        """
         parts = re.split(r"(`[^`]*`)", line)
         out, k = [], 0
         while k < len(parts):
@@ -112,7 +149,14 @@ class Page:
             # a role is a name in braces right before a code span: {eq}`label`
             m = re.search(r"\{([A-Za-z][\w:-]*)\}$", part)
             if m and k + 1 < len(parts) and parts[k + 1].startswith("`"):
-                out.append(part[:m.start()] + self.role(m.group(1), parts[k + 1][1:-1]))
+                name, text, lead = m.group(1), parts[k + 1][1:-1], part[:m.start()]
+                shown = self.role(name, text)
+                after = parts[k + 2] if k + 2 < len(parts) else ""
+                if name == "eq" and lead.endswith("(") and after.startswith(")"):
+                    shown = shown.removeprefix("(").removesuffix(")")
+                if name == "ref" and "<" not in text and mid_sentence(before + " " + "".join(out) + lead):
+                    shown = lower_first(shown)
+                out.append(lead + shown)
                 k += 2
                 continue
             out.append(part)
@@ -142,7 +186,12 @@ class Page:
             if TARGET.match(line) or line.startswith("% "):
                 k += 1
                 continue
-            out.append(self.inline(line))
+            paragraph = []  # the lines of this paragraph converted so far
+            for prior in reversed(out):
+                if not prior.strip():
+                    break
+                paragraph.insert(0, prior)
+            out.append(self.inline(line, " ".join(paragraph)))
             k += 1
         return _tidy("\n".join(out))
 

@@ -383,7 +383,7 @@ def glue(name: str, value, display: bool = True) -> None:
     build to read it, and the value is shown with its name, ``name = value``, even when
     ``display=False``. The page's code cells are the same in both. A Markdown value (a table) keeps
     its Markdown source as its plain text, so a plain-text view or nbconvert shows the table, not
-    ``<IPython.core.display.Markdown object>``.
+    ``<IPython.core.display.Markdown object>``; an equation (``Math``) keeps its LaTeX the same way.
     """
     from importlib.util import find_spec
 
@@ -395,6 +395,8 @@ def glue(name: str, value, display: bool = True) -> None:
     bundle, metadata = format_display_data(value)
     if isinstance(bundle.get("text/markdown"), str):
         bundle["text/plain"] = bundle["text/markdown"]
+    elif isinstance(bundle.get("text/latex"), str):  # an equation: its LaTeX, not "<...Math object>"
+        bundle["text/plain"] = bundle["text/latex"]
     if find_spec("myst_nb") is None:
         if set(bundle) <= {"text/plain"}:
             print(f"{name} = {bundle.get('text/plain', value)}")
@@ -425,6 +427,10 @@ class WrittenOrder(LatexPrinter):
 
         terms = super()._as_ordered_terms(expr, order=order)
         return [t for t in terms if not _coeff_isneg(t)] + [t for t in terms if _coeff_isneg(t)]
+
+    def _print_Identity(self, expr):
+        # The identity is I, as the page writes it, where SymPy's default prints \mathbb{I}.
+        return "I"
 
     def _print_Sum(self, expr):
         if len(expr.limits) == 1 or any(len(limit) != 3 for limit in expr.limits):
