@@ -149,6 +149,69 @@ def label_faults(fig) -> list[str]:
     return faults
 
 
+def leader_crossings(fig) -> list[str]:
+    """Each leader line of a drawn attention graph ("_leader W[i,j]") that crosses another arc or
+    loop (its stroke as drawn, arrowhead included): a reader follows a leader across an arc to the
+    wrong one."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.patches import Circle, FancyArrowPatch
+
+    FigureCanvasAgg(fig).draw()
+
+    def turn(o, u, v):  # the sign of the turn o → u → v
+        du, dv = u - o, v - o
+        return np.sign(du[..., 0] * dv[..., 1] - du[..., 1] * dv[..., 0])
+
+    faults = []
+    for ax in fig.axes:
+        to = ax.transData.transform
+        strokes = {}
+        for patch in ax.patches:
+            key = patch.get_label()
+            if isinstance(patch, FancyArrowPatch) and key.startswith("W["):
+                path = patch.get_path()
+                strokes[key] = to(np.concatenate([seg(np.linspace(0, 1, 40)) for seg, _ in path.iter_bezier()]))
+            elif isinstance(patch, Circle) and key.startswith("W["):
+                turn_ = np.linspace(0, 2 * np.pi, 120)
+                ring = np.column_stack([np.cos(turn_), np.sin(turn_)])  # (120, 2)
+                strokes[key] = to(np.asarray(patch.center) + patch.radius * ring)
+        for line in ax.lines:
+            if not (line.get_label().startswith("_leader") and line.get_visible()):
+                continue
+            key = line.get_label().split()[-1]
+            p, q = to(line.get_xydata())[:2]
+            for other, points in sorted(strokes.items()):
+                a, b = points[:-1], points[1:]
+                crossed = (turn(p, q, a) * turn(p, q, b) < 0) & (turn(a, b, p) * turn(a, b, q) < 0)
+                if other != key and crossed.any():
+                    faults.append(f"{ax.get_title() or 'graph'} {key}: its leader crosses the arc {other}")
+    return faults
+
+
+def test_leader_crossings_catches_a_leader_across_an_arc():
+    """The rule, on the worked example's graph: a leader drawn by hand from Carla's side straight
+    across the middle of the drawing crosses arcs; the drawing's own leaders of the pair are read too."""
+    we, graph, _ = _worked_graphs()
+    C, A, B = (we.index(name) for name in ("Carla", "Ana", "Bruno"))
+    fig = plots.plot_attention_graph(graph, show_weights=True, highlight=A, pair=(C, B), key=False)
+    ax = fig.axes[0]
+    for artist in list(ax.artists):  # the placement, which would move the leader back
+        artist.remove()
+    leader = next(line for line in ax.lines if line.get_label() == f"_leader W[{C},{B}]")
+    leader.set_data([-0.9, 0.9], [-0.3, 0.3])
+    leader.set_visible(True)
+    assert any(f"W[{C},{B}]: its leader crosses" in f for f in leader_crossings(fig))
+
+
+@pytest.mark.xfail(strict=True, reason="left: in the worked example's crowded ring three short leaders "
+                   "still cross a faint grey arc near its head (0.365 and 0.141: Ana to Carla; 0.221: Diego to Bruno)")
+def test_no_leader_of_the_worked_example_crosses_an_arc():
+    we, graph, path = _worked_graphs()
+    C, A, B = (we.index(name) for name in ("Carla", "Ana", "Bruno"))
+    worked = plots.plot_attention_graph(graph, show_weights=True, highlight=A, pair=(C, B), fontsize=10)
+    assert leader_crossings(worked) == []
+
+
 SNUG = 6.0  # points: the most a label without a leader may stand off its own arc or loop
 NEARER = 0.5  # a label's own arc, seen from its centre, is nearer than this times any other stroke
 OFF_CENTRE = 0.2  # the most an arc through a label's box may pass off its centre, a share of its height
@@ -174,7 +237,7 @@ def test_label_faults_catches_a_label_off_its_arc():
     assert label_faults(draw()) == []
     for where, expected in [((0.0, 1.0), "overlaps a node"), ((0.0, 0.0), "touches the arc"),
                             ((1.35, -1.35), "pt from its arc"), ((0.0, 0.45), "not clearly nearer"),
-                            ((0.16, 0.02), "off the middle")]:
+                            ((0.27, 0.02), "off the middle")]:
         fig = draw()
         ax = fig.axes[0]
         for artist in list(ax.artists):  # the placement (plots.graphs._WeightLabels)

@@ -116,6 +116,30 @@ def test_layer_refuses_bad_input():
         karate.init_projections(4, 0, np.random.default_rng(0))
 
 
+def test_no_two_members_overlap_in_the_drawings():
+    """club_layout keeps every two members apart: in the chapter's figure (plot_club_split), the px
+    between two centres as drawn exceed a node's marker (190 pt², its diameter √190 pt); in the
+    explorable (book/_ext/static/explore_karate.js: a 320 px square, 18 px margins, circles of
+    radius 9.5 px), they exceed two radii."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from attention_graph import plots
+
+    pos = plots.club_layout()  # (34, 2)
+    far = np.linalg.norm(pos[:, None] - pos[None], axis=2) + np.eye(N) * 1e9  # (34, 34)
+    A, club, labels = karate.club_graph()
+    graph = ag.AttentionGraph(oracles.softmax(np.zeros((N, N)), mask=A + np.eye(N) > 0), labels)
+    plots.use_book_style()
+    fig = plots.plot_club_split(graph, club, pos)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    drawn = fig.axes[0].transData.transform(pos)  # (34, 2) px
+    apart = np.linalg.norm(drawn[:, None] - drawn[None], axis=2) + np.eye(N) * 1e9  # (34, 34)
+    assert apart.min() > np.sqrt(190) * fig.dpi / 72
+    scale = (320 - 36) / (pos.max(axis=0) - pos.min(axis=0)).max()  # px a unit, as the explorable sets it
+    assert far.min() * scale > 2 * 9.5
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_adjusted_rand_index_by_pair_counting(seed):
     rng = np.random.default_rng(seed)

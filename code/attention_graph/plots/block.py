@@ -9,6 +9,8 @@ from matplotlib.patches import Circle
 from .graphs import direction_key
 from .style import finish
 
+BOX_PT = 12  # the LN and FFN boxes' labels: capitals 0.73 of it, 11.7 px tall at the figure's natural size
+
 
 def plot_block_graph(W, labels, *, norm_first: bool = True):
     """The Transformer block as one graph layer, for n tokens (one head's weights ``W``, (n, n)).
@@ -34,7 +36,7 @@ def plot_block_graph(W, labels, *, norm_first: bool = True):
 
     def box(x, y, text, color):
         ax.add_patch(plt.Rectangle((x - 0.42, y - 0.2), 0.84, 0.4, fc=color, alpha=0.25, ec=color))
-        ax.text(x, y, text, ha="center", va="center", fontsize=9)
+        ax.text(x, y, text, ha="center", va="center", fontsize=BOX_PT)
 
     def line(a, b, color, arrow=True, **kw):
         ax.annotate("", xy=b, xytext=a, arrowprops=dict(arrowstyle="-|>" if arrow else "-", color=color,
@@ -69,11 +71,11 @@ def plot_block_graph(W, labels, *, norm_first: bool = True):
                     zorder=4)
         ax.text(xs[i], -0.45, labels[i], ha="center", va="top", fontsize=9)
     side = xs[-1] + 0.85
-    # the side labels and the legend at 9 pt, 12 px on the phone's column: few words each
-    ax.text(side, 1.75 if norm_first else 1.1, "attention:\nfrom j to i", fontsize=9, va="center",
+    # the side labels at 10 pt and the legend at 9 pt, 12 px and more at its natural size: few words each
+    ax.text(side, 1.75 if norm_first else 1.1, "attention:\nfrom j to i", fontsize=10, va="center",
             color="tab:blue")
-    ax.text(side, 3.65, "update,\nper node", fontsize=9, va="center", color="tab:green")
-    ax.text(side, ln_low if norm_first else 2.2, "LN,\nper node", fontsize=9, va="center",
+    ax.text(side, 3.65, "update,\nper node", fontsize=10, va="center", color="tab:green")
+    ax.text(side, ln_low if norm_first else 2.2, "LN,\nper node", fontsize=10, va="center",
             color="tab:purple")
     ax.plot([], [], "--", color="black", label="residual: a self-loop outside softmax")
     ax.plot([], [], "-", color="tab:blue", label="attention edge, width by $W_{ij}$")

@@ -53,11 +53,26 @@ def circle_layout(n: int):
     return np.column_stack([np.cos(angles), np.sin(angles)])  # (n, 2)
 
 
+CLUB_SPACING = 0.14  # the least distance between two members' centres in club_layout, data units
+
+
 def club_layout() -> np.ndarray:
-    """Deterministic 2-d positions of the 34 members for the figures (Kamada–Kawai). Shape (34, 2)."""
+    """Deterministic 2-d positions of the 34 members for the figures (Kamada–Kawai). Shape (34, 2).
+
+    Kamada–Kawai sets a few members almost on top of each other (2 and 9, 3 and 10, as the book names
+    them): each pair nearer than CLUB_SPACING is pushed apart along the line joining it, a few rounds,
+    until no two are nearer, so that no two node circles overlap, in the figures or the explorable."""
     G = nx.karate_club_graph()
-    pos = nx.kamada_kawai_layout(G)
-    return np.array([pos[v] for v in sorted(G.nodes)])  # (34, 2)
+    layout = nx.kamada_kawai_layout(G)
+    pos = np.array([layout[v] for v in sorted(G.nodes)])  # (34, 2)
+    for _ in range(200):
+        gap = pos[:, None, :] - pos[None, :, :]  # (34, 34, 2)
+        dist = np.linalg.norm(gap, axis=2) + np.eye(len(pos))  # (34, 34), never 0 on the diagonal
+        short = np.maximum(CLUB_SPACING * 1.001 - dist, 0.0) * (1 - np.eye(len(pos)))  # (34, 34)
+        if not short.any():
+            break
+        pos = pos + 0.5 * (short[:, :, None] * gap / dist[:, :, None]).sum(axis=1)  # (34, 2)
+    return pos
 
 
 def name_radius(names, fontsize: float, points_per_unit: float, at_least: float) -> float:
@@ -91,9 +106,13 @@ FAINT = "0.5"  # the grey of the arrows a highlight leaves unlabelled
 # the middle, then outwards to either end. GAP: points between a label's box and its own arc's
 # stroke when it sits beside it; CLEAR: points it keeps from any other arc, node, loop or label.
 LABEL_AT = (0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.2, 0.8)
-# A pair's two labels sit towards their own arrowheads, so that they are not side by side between
-# the two arcs: PAIR_AT along the arc, the nearest to its target end first.
+# A pair's two labels sit near the middle of their own arcs, a little towards the arrowhead, each on
+# its arc's outer side: PAIR_AT along the arc, best first.
 PAIR_AT = (0.7, 0.64, 0.76, 0.82)
+# A control point's distance from the chord, data units: other arcs bend BEND, so that the two arcs of
+# a pair run BEND / 2 apart at their middle; the labelled pair's, PAIR_BEND, so that each is clearly
+# its own curve, with room for its label outside it.
+BEND, PAIR_BEND = 0.3, 0.5
 GAP, CLEAR = 1.5, 3.0
 
 
@@ -101,6 +120,18 @@ def _bezier(start, ctrl, end, s):
     """Points of the quadratic Bezier start–ctrl–end at the parameters ``s``. (len(s), 2)."""
     s = np.asarray(s, dtype=float)[:, None]  # (m, 1)
     return (1 - s) ** 2 * start + 2 * s * (1 - s) * ctrl + s**2 * end  # (m, 2)
+
+
+def _crosses(p0, p1, line):
+    """Whether each segment p0[k]–p1[k] ((k, 2) each) crosses the polyline ``line`` (m, 2). (k,)."""
+    a, b = line[:-1][None], line[1:][None]  # (1, m-1, 2) each
+    p, q = p0[:, None], p1[:, None]  # (k, 1, 2) each
+
+    def turn(o, u, v):  # the sign of the turn o → u → v, (k, m-1)
+        du, dv = u - o, v - o  # (k, m-1, 2) each
+        return np.sign(du[..., 0] * dv[..., 1] - du[..., 1] * dv[..., 0])
+
+    return ((turn(p, q, a) * turn(p, q, b) < 0) & (turn(a, b, p) * turn(a, b, q) < 0)).any(axis=1)  # (k,)
 
 
 def _gap_to_box(points, centres, half):
@@ -188,6 +219,8 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
     for a in others:
         near = np.linalg.norm(lines[:, :, None, :] - a["points"][None, None], axis=3).min(axis=(1, 2))  # (k,)
         crossed += (near < a["width"] / 2 + unit) * (3 if a["color"] == FAINT else 10)
+        if arc.get("paired"):  # a pair's leader crosses no arc at all: it would read as that arc's
+            crossed += 1000 * ((near < a["width"] / 2 + unit) | _crosses(middle[nearest], grid, a["points"]))
     for c, radius in circles:  # a leader never crosses a node or a loop, nor another label
         crossed += 1000 * (np.linalg.norm(lines - c, axis=2).min(axis=1) < radius + unit)
     for c, h in boxes:
@@ -252,7 +285,8 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     Width and opacity grow with W[i, j], so the heavy edges stand out. Self-loops are drawn as
     circles outside the ring, just beyond their node, sized like the edges by W[i, i]. The two
     arrows between a pair bend apart by the same small distance whatever the pair's length, so they
-    run side by side, and the asymmetry of W stays visible. With ``show_weights`` each weight is
+    run side by side, and the asymmetry of W stays visible (the labelled ``pair``'s bend wider apart,
+    each clearly its own curve). With ``show_weights`` each weight is
     printed on its own arrow, in a white box edged in the arrow's colour: near the node that receives
     the message (the head, node i), so the number beside node i is always a weight of row i. With
     ``highlight`` = i only the messages into node i are coloured and labelled; the other arrows are
@@ -260,8 +294,9 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     the two arcs between nodes a and b are drawn in orange and each labelled with its own weight
     (W[b, a] on the arc from a to b, W[a, b] on the arc back), so the reader sees that the two
     differ. These few labels (``highlight``, ``pair``) each sit on their own arc, centred on it or
-    just beside it, as near its middle as they can (a pair's: towards its head, so the two are not
-    side by side, and beside its arc on the outer side, never between the pair's arcs) while clear
+    just beside it, as near its middle as they can (a pair's: near its middle, a little towards its
+    head, beside its arc on the outer side, never between the pair's arcs, and a pair's leader
+    crosses no arc) while clear
     of every other arc, node, loop, label and leader (:func:`_label_spot`; at the end of a short
     leader line where no spot on the arc is clear), so each number is read on one arc only. A
     self-loop's weight sits beyond its loop, away from the ring. Each circle is made wide enough for
@@ -304,7 +339,6 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
             half = np.array([label_w, label_h]) / 2 / points_per_unit  # (2,)
             shift = np.where(np.abs(out) > 0.5, np.sign(out) * half, 0.0)  # (2,): where the box's centre sits
             lo, hi = np.minimum(lo, at + shift - half), np.maximum(hi, at + shift + half)
-    bend = 0.3  # the control point's distance from the chord: a pair's arcs run 0.3 apart at their middle
     sparse = highlight is not None or pair is not None  # a few labels, each set clear of the rest
     arcs, circles, fixed, labels = [], [(p, r, 0.0) for p in pos], [], []  # what _WeightLabels reads
     for i, j, w in graph.edges(tol=min_weight):
@@ -329,7 +363,7 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
                                      zorder=5, label=f"W[{i},{j}]"))
             continue
         a, b = pos[j], pos[i]  # (2,), (2,): the message leaves j and arrives at i
-        rad = bend / float(np.linalg.norm(b - a))  # arc3's rad is relative to the chord's length
+        rad = (PAIR_BEND if paired else BEND) / float(np.linalg.norm(b - a))  # arc3's rad: relative to the chord
         dx, dy = b - a
         ctrl = (a + b) / 2 + rad * np.array([dy, -dx])  # arc3's control point, (2,)
         start = a + r * (ctrl - a) / np.linalg.norm(ctrl - a)  # leave the node's rim towards ctrl
