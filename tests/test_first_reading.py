@@ -406,7 +406,7 @@ SECOND_READING = {
     "book/qkv.html": ["The small badge under a numbered result", "The code shown under a formula",
                       "A reader calls it as project("],
     "book/softmax.html": ["The kernel is private. A reader calls", "The cell below runs the literal formula",
-                          "naive_softmax(BIG), softmax(BIG)", "A reader calls it as softmax_jacobian(",
+                          "naive_softmax(BIG)[0].tolist()", "A reader calls it as softmax_jacobian(",
                           "# Setup for this page: the package's softmax"],  # the folded setup cell
 }
 
