@@ -8,6 +8,7 @@ import yaml
 
 import booktools as bt
 import buildpaths as paths
+import mystsource
 import package_data
 from attention_graph import citable
 from package_data import book_results
@@ -19,14 +20,13 @@ FORMER = package_data.book_former_labels(bt.ROOT)
 
 # A frozen label that is not a numbered result: a place readers cite by its anchor (a section or an
 # aside, `(sec-path-ends)=`), frozen by hand; make freeze-labels adds results only.
-TARGET = re.compile(r"^\(([\w-]+)\)=\s*$", re.M)
 PLACES = [x for x in package_data.frozen_labels() if x.startswith("sec-")]
 
 
 def book_targets() -> dict[str, str]:
     """{label: page} of every MyST target line ``(label)=`` of the book's pages."""
-    return {m.group(1): page.stem for page in sorted((bt.ROOT / "book").glob("*.md"))
-            for m in TARGET.finditer(page.read_text(encoding="utf-8"))}
+    return {label: page.stem for page in sorted((bt.ROOT / "book").glob("*.md"))
+            for _, label in mystsource.targets(page.read_text(encoding="utf-8"))}
 
 
 def test_no_frozen_label_disappears():

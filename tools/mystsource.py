@@ -169,6 +169,18 @@ def theorem_labels(text: str, kinds=THEOREM_KINDS) -> list[str]:
     return out
 
 
+TARGET = re.compile(r"^\(([\w:-]+)\)=\s*$")  # a MyST target line: (label)=
+
+
+def targets(text: str) -> list[tuple[int, str]]:
+    """(line index from 0, label) of every MyST target line ``(label)=`` of a page's text.
+
+    >>> targets("(sec-a)=\\n# A\\n(thm-old)=")
+    [(0, 'sec-a'), (2, 'thm-old')]
+    """
+    return [(k, m.group(1)) for k, line in enumerate(text.splitlines()) if (m := TARGET.match(line))]
+
+
 def former_labels(pages: Iterable[tuple[str, str]]) -> dict[str, Citable]:
     """{former label: the result it now anchors} in ``pages``, (stem, MyST text) pairs.
 
@@ -188,11 +200,9 @@ def former_labels(pages: Iterable[tuple[str, str]]) -> dict[str, Citable]:
                 by_start[page, d.start] = results[label]
     out = {}
     for page, text in pages:
-        lines = text.splitlines()
-        for k, line in enumerate(lines):
-            m = re.match(r"^\(([\w:-]+)\)=\s*$", line)
-            if m and (page, k + 2) in by_start:  # the directive opens on the next line (1-based k + 2)
-                out[m.group(1)] = by_start[page, k + 2]
+        for k, label in targets(text):
+            if (page, k + 2) in by_start:  # the directive opens on the next line (1-based k + 2)
+                out[label] = by_start[page, k + 2]
     return out
 
 
