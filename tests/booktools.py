@@ -159,21 +159,40 @@ def glued_latex(page: str, key: str) -> str:
 
 
 def glued_table(page: str, key: str) -> dict[str, list[str]]:
-    """A glued Markdown table (``tables.markdown_table``): {row label: its cells as text}, in order."""
+    """A glued Markdown table (``tables.markdown_table``, ``tables.outputs_table``): {row label: its
+    cells as text}, in order, for the rows under its header and rule (a bold label loses its stars)."""
     md = glue_data(page)[key]["data"]["text/markdown"]
-    rows = [r.strip().strip("|").split("|") for r in md.splitlines() if r.startswith("| **")]
+    rows = [r.strip().strip("|").split("|") for r in md.splitlines()[2:] if r.startswith("|")]
     return {cells[0].strip().strip("*"): [c.strip() for c in cells[1:]] for cells in rows}
 
 
+def glued_table_header(page: str, key: str) -> list[str]:
+    """The column names of a glued Markdown table (its first line), as text, the corner first."""
+    md = glue_data(page)[key]["data"]["text/markdown"]
+    return [c.strip() for c in md.splitlines()[0].strip().strip("|").split("|")]
+
+
+# A cell of a glued table: one number, or a vector in parentheses, "(0.667, −0.742)", as
+# tables.outputs_table prints it (its minus sign is U+2212).
+_NUMBER = r"[−-]?\d+\.(\d+)"
+_CELL = re.compile(rf"{_NUMBER}|\({_NUMBER}(?:, {_NUMBER})*\)")
+
+
 def assert_table_shows(table: dict[str, list[str]], expected: dict[str, np.ndarray]):
-    """Each row of a glued table holds its matrix row to three decimals, and blank cells after it."""
+    """Each row of a glued table holds its matrix row to three decimals, and blank cells after it.
+
+    A cell holds one number or a vector; the numbers of a row, read left to right, are its matrix row
+    (a row of ``outputs_table``: the input, then each model's output, one after the other)."""
     assert list(table) == list(expected)
     for label, row in expected.items():
         cells = table[label]
         shown = [c for c in cells if c]
         assert cells[len(shown):] == [""] * (len(cells) - len(shown)), (label, cells)
-        assert all(len(c.split(".")[1]) == 3 for c in shown), (label, cells)
-        np.testing.assert_allclose([float(c) for c in shown], row, rtol=0, atol=5e-4 + 1e-12, err_msg=label)
+        assert all(_CELL.fullmatch(c) for c in shown), (label, cells)
+        numbers = [m for c in shown for m in re.finditer(_NUMBER, c)]
+        assert all(len(m.group(1)) == 3 for m in numbers), (label, cells)
+        np.testing.assert_allclose([float(m.group(0).replace("−", "-")) for m in numbers], np.ravel(row),
+                                   rtol=0, atol=5e-4 + 1e-12, err_msg=label)
 
 
 def glue_keys_used(text: str) -> set[str]:

@@ -549,37 +549,37 @@ def test_page_prints_the_refusal_naming_diego():
     assert not any(o.get("output_type") == "error" for o in outputs)
 
 
+def test_a_table_of_vectors_is_read_cell_by_cell_and_a_wrong_one_fails():
+    """bt.assert_table_shows on outputs_table's cells, "(0.000, 1.000)" with the minus sign U+2212:
+    the numbers of a row, in order, are its input and its outputs; a wrong number, a missing one or
+    a fourth decimal fails."""
+    x, y = np.array([0.0, 1.0]), np.array([-0.25, 0.5])
+    good = {"Carla": ["(0.000, 1.000)", "(−0.250, 0.500)"]}
+    bt.assert_table_shows(good, {"Carla": np.concatenate([x, y])})
+    for bad in (["(0.000, 1.000)", "(0.250, 0.500)"], ["(0.000, 1.000)", "(−0.250)"],
+                ["(0.000, 1.000)", "(−0.2500, 0.500)"], ["(0.000, 1.000)", "−0.250, 0.500"]):
+        with pytest.raises(AssertionError):
+            bt.assert_table_shows({"Carla": bad}, {"Carla": np.concatenate([x, y])})
+
+
 @pytest.mark.build
 def test_glued_table_is_the_five_models_outputs():
     # Three tables (each fits a phone's column): GCN and mean, the two attentions, both in the space
     # of X; then GAT alone, beside its own inputs X̃ = XΘ, since its outputs live in that space.
-    glued = bt.glue_data(PAGE)
-    keys = ("table-outputs", "table-outputs-attention", "table-outputs-gat")
-    glued_tables = [glued[key]["data"]["text/markdown"] for key in keys]
-    header_of, headers = {}, []
-    for table in glued_tables:
-        body = [r.strip("|").split("|") for r in table.splitlines()[2:]]
-        assert [r[0].strip() for r in body] == list(PEOPLE)
-        headers.append([h.strip() for h in table.splitlines()[0].strip("|").split("|")])
-        for col, h in enumerate(headers[-1]):
-            header_of[h] = (body, col)
-    assert headers == [["node", "input $x$", "GCN $y$", "mean $y$"],
-                       ["node", "input $x$", "attention $y$", "masked attention $y$"],
-                       ["node", "input $\\tilde x$", "GAT $y$"]]
     rng = np.random.default_rng(2018)  # the chapter's GAT seed; Θ and a drawn as gat_parameters documents
     Theta = rng.normal(0.0, np.sqrt(2.0 / 4), size=(2, 2))  # (d, d')
     a = rng.normal(0.0, np.sqrt(2.0 / 5), size=4)  # (2 d',)
     Y_gat, _ = ref_gat(PATH, X, Theta, a)
-    columns = {"GCN": ref_gcn(PATH) @ X, "mean": ref_mean(PATH) @ X, "attention": W_ATT @ X,
-               "masked attention": W_MASK @ X, "GAT": Y_gat}
-    rows, col = header_of["input $\\tilde x$"]
-    shown = [[float(v.replace("−", "-")) for v in re.findall(r"[−-]?\d+\.\d+", r[col])] for r in rows]
-    np.testing.assert_allclose(shown, X @ Theta, atol=5e-4, err_msg="GAT's inputs x̃ = xΘ")
-    for name, Y in columns.items():
-        rows, col = header_of[f"{name} $y$"]
-        for i, r in enumerate(rows):
-            shown = [float(v.replace("−", "-")) for v in re.findall(r"[−-]?\d+\.\d+", r[col])]
-            np.testing.assert_allclose(shown, Y[i], atol=5e-4, err_msg=f"{name}, {PEOPLE[i]}")
+    shown = {  # key: its header, and the matrices its columns show, one row per person
+        "table-outputs": (["node", "input $x$", "GCN $y$", "mean $y$"], [X, ref_gcn(PATH) @ X, ref_mean(PATH) @ X]),
+        "table-outputs-attention": (["node", "input $x$", "attention $y$", "masked attention $y$"],
+                                    [X, W_ATT @ X, W_MASK @ X]),
+        "table-outputs-gat": (["node", "input $\\tilde x$", "GAT $y$"], [X @ Theta, Y_gat]),
+    }
+    for key, (header, columns) in shown.items():
+        assert bt.glued_table_header(PAGE, key) == header, key
+        rows = {name: np.concatenate([M[i] for M in columns]) for i, name in enumerate(PEOPLE)}
+        bt.assert_table_shows(bt.glued_table(PAGE, key), rows)
 
 
 @pytest.mark.build
