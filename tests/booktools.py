@@ -178,6 +178,16 @@ _NUMBER = r"[−-]?\d+\.(\d+)"
 _CELL = re.compile(rf"{_NUMBER}|\({_NUMBER}(?:, {_NUMBER})*\)")
 
 
+def glued_rows(page: str, key: str) -> list[list[str]]:
+    """Every body row of a glued Markdown table, its cells as text (header and rule left out): for a
+    table whose rows are not named by a bold first cell, or whose first cells repeat."""
+    md = glue_data(page)[key]["data"]["text/markdown"]
+    lines = [r for r in md.splitlines() if r.startswith("|")]
+    if len(lines) < 2 or not re.fullmatch(r"\|(?::?-+:?\|)+", lines[1].replace(" ", "")):
+        raise ValueError(f"{page}:{key} is not a Markdown table with a header and a rule")
+    return [[c.strip() for c in r.strip().strip("|").split("|")] for r in lines[2:]]
+
+
 def assert_table_shows(table: dict[str, list[str]], expected: dict[str, np.ndarray]):
     """Each row of a glued table holds its matrix row to three decimals, and blank cells after it.
 

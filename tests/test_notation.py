@@ -104,10 +104,10 @@ def test_the_four_people_live_in_notation_and_the_worked_example_reuses_them():
 
 @pytest.mark.build
 def test_the_page_shows_each_person_with_her_vector():
-    md = bt.glue_data(PAGE)["tab-people"]["data"]["text/markdown"]
-    rows = {r.split("|")[1].strip().strip("*"): [int(c) for c in r.split("|")[2:4]]
-            for r in md.splitlines() if r.startswith("| **")}
-    assert rows == {name: X_SEED[k].tolist() for k, name in enumerate(table.PEOPLE)}
+    shown = bt.glued_table(PAGE, "tab-people")
+    assert list(shown) == list(table.PEOPLE)
+    assert {name: [int(c) for c in cells] for name, cells in shown.items()} == \
+        {name: X_SEED[k].tolist() for k, name in enumerate(table.PEOPLE)}
     assert bt.glued_float(PAGE, "people_n") == len(X_SEED)
     assert bt.glued_float(PAGE, "people_d") == X_SEED.shape[1]
 

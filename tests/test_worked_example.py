@@ -245,48 +245,64 @@ def test_path_graph_paragraph():
 
 # --- Tables: rendered from the arrays -------------------------------------------------------------
 
-def _markdown(key):
-    return bt.glue_data(PAGE)[key]["data"]["text/markdown"]
-
-
-def _table_numbers(md):
-    rows = [r for r in md.splitlines() if r.startswith("| **")]
-    return [[float(c) for c in re.findall(r"-?\d+\.\d+|-?\d+(?=\s*\|)", r.split("|", 2)[2])]
-            for r in rows]
+def _by_person(rows) -> dict[str, np.ndarray]:
+    """{person: her row}, in the order of the article's matrices."""
+    return {name: np.asarray(rows[k]) for k, name in enumerate(we.PEOPLE)}
 
 
 @pytest.mark.build
 def test_tables_show_the_arrays():
-    np.testing.assert_allclose(_table_numbers(_markdown("tab-scores")), S, atol=5e-4)
-    np.testing.assert_allclose(_table_numbers(_markdown("tab-weights")), W, atol=5e-4)
-    np.testing.assert_allclose(_table_numbers(_markdown("tab-embeddings")), X_README, atol=0)
-    movement = _markdown("tab-movement")
+    bt.assert_table_shows(bt.glued_table(PAGE, "tab-scores"), _by_person(S))
+    bt.assert_table_shows(bt.glued_table(PAGE, "tab-weights"), _by_person(W))
+    shown = bt.glued_table(PAGE, "tab-embeddings")
+    assert {name: [int(c) for c in cells] for name, cells in shown.items()} == \
+        {name: row.tolist() for name, row in _by_person(X_README).items()}
+    assert list(shown) == list(we.PEOPLE)
+
+
+@pytest.mark.build
+def test_movement_table_shows_inputs_outputs_and_distances():
+    mean = X_README.mean(axis=0)
+    table = bt.glued_table(PAGE, "tab-movement")
+    assert list(table) == list(we.PEOPLE)
     for k, name in enumerate(we.PEOPLE):
-        row = next(r for r in movement.splitlines() if r.startswith(f"| **{name}**"))
-        assert f"({Y[k, 0]:.3f}, {Y[k, 1]:.3f})" in row
-        assert f"{np.linalg.norm(Y[k] - X_README[k]):.3f}" in row
+        x, y = table[name][:2]
+        assert x == f"({X_README[k, 0]:g}, {X_README[k, 1]:g})"
+        assert y == f"({Y[k, 0]:.3f}, {Y[k, 1]:.3f})"
+    distances = {name: np.array([np.linalg.norm(X_README[k] - mean), np.linalg.norm(Y[k] - mean),
+                                 np.linalg.norm(Y[k] - X_README[k])])  # before, after, moved
+                 for k, name in enumerate(we.PEOPLE)}
+    bt.assert_table_shows({name: cells[2:] for name, cells in table.items()}, distances)
 
 
 @pytest.mark.build
 def test_claims_table_has_exact_form_decimal_and_the_article():
-    md = _markdown("tab-claims")
-    rows = [r for r in md.splitlines() if r.startswith("| score") or r.startswith("| weight")]
+    rows = bt.glued_rows(PAGE, "tab-claims")
     expected = [S[B, B], S[D, D], W[A, C], W[B, B], W[D, D]]
     article = [1.414, 1.414, 0.141, 0.449, 0.539]  # what the article prints
-    assert len(rows) == 5
-    for row, x, a in zip(rows, expected, article):
-        cells = [c.strip() for c in row.strip("|").split("|")]
+    assert [row[0] for row in rows] == ["score Bruno → Bruno", "score Diego → Diego", "weight Ana → Carla",
+                                        "weight Bruno → Bruno", "weight Diego → Diego"]
+    for cells, x, a in zip(rows, expected, article, strict=True):
         assert cells[1].startswith("$") and cells[1].endswith("$")
         assert float(cells[2]) == pytest.approx(x, abs=5e-7)
         assert float(cells[3]) == a == round(x, 3)
-    assert r"\frac{1}{1 + 3 e^{\frac{\sqrt{2}}{2}}}" in md  # 1/(1 + 3e^{1/√2})
+    assert rows[2][1] == r"$\frac{1}{1 + 3 e^{\frac{\sqrt{2}}{2}}}$"  # 1/(1 + 3e^{1/√2})
 
 
 @pytest.mark.build
 def test_asymmetry_table_is_sorted_by_gap():
-    md = _markdown("tab-asymmetry")
-    gaps = [abs(float(r.split("|")[5])) for r in md.splitlines()[2:]]
-    assert gaps == sorted(gaps, reverse=True) and len(gaps) == 6
+    """Each pair once, i before j in the article's order, with W_ij, W_ji, the gap and Z_j/Z_i recomputed
+    here; the largest gap first."""
+    Z = np.exp(S).sum(axis=1)  # (4,)
+    rows = bt.glued_rows(PAGE, "tab-asymmetry")
+    pairs = [(we.PEOPLE.index(cells[0]), we.PEOPLE.index(cells[1])) for cells in rows]
+    assert sorted(pairs) == [(i, j) for i in range(4) for j in range(i + 1, 4)]
+    for (i, j), cells in zip(pairs, rows):
+        shown = [float(c) for c in cells[2:]]
+        np.testing.assert_allclose(shown, [W[i, j], W[j, i], W[i, j] - W[j, i], Z[j] / Z[i]], rtol=0,
+                                   atol=5e-4 + 1e-12, err_msg=cells)
+    gaps = [abs(float(cells[4])) for cells in rows]
+    assert gaps == sorted(gaps, reverse=True)
     assert gaps[0] == pytest.approx(np.abs(W - W.T).max(), abs=5e-4)
 
 
