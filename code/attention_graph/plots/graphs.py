@@ -119,7 +119,7 @@ BEND, PAIR_BEND = 0.3, 0.5
 # outside (its label sits outside the ring, with no arc to cross). A pair across the ring bends
 # ACROSS_BEND, close to its chord, leaving room beside it, unless a pair is labelled (then BEND,
 # keeping clear of the pair's labels).
-RIM = 0.3
+RIM = 0.6
 NEST = (0.2, 0.7)
 ACROSS_BEND = 0.15
 GAP, CLEAR = 1.5, 3.0
@@ -166,10 +166,11 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
     (centre, half)), inside ``limits``. It sits on its own arc, at one of LABEL_AT along it (the
     middle first; a pair's arc, PAIR_AT): centred on it, the arc running through it, or touching
     it from one side, GAP points off its stroke (a pair's arc: only from the side it bulges to, so
-    the box never sits between the pair's two arcs, else centred on it). Where none of those spots is
+    the box never sits between the pair's two arcs). Where none of those spots is
     clear, the box goes to the clear spot nearest the arc, off it (so the leader shows; a pair's, on
     its bulging side), joined to it by a straight leader that crosses no other arc (its stroke as
-    drawn, arrowhead included) and passes no node or loop closer than CLEAR, wherever one can. All
+    drawn, arrowhead included) and passes no node or loop closer than CLEAR, wherever one can;
+    where none can, a pair's box sits centred on its arc, at one of PAIR_AT, if one is clear. All
     lengths in one unit (the figure's pixels as drawn); ``unit`` is one point.
     """
     start, ctrl, end, own = arc["start"], arc["ctrl"], arc["end"], arc["points"]
@@ -199,8 +200,9 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
         tangent = 2 * (1 - s) * (ctrl - start) + 2 * s * (end - ctrl)  # (2,)
         normal = np.array([tangent[1], -tangent[0]]) / (np.linalg.norm(tangent) or 1.0)  # (2,)
         normal = normal if normal @ arc["bulge"] >= 0 else -normal
-        spots.append(p)  # centred on it (a pair's only after beside it, on the side it bulges to)
-        costs.append(4 * abs(s - best) + (1.0 if arc.get("paired") else 0.0))
+        if not arc.get("paired"):  # centred on it (a pair's label: only where no leader is free, below)
+            spots.append(p)
+            costs.append(4 * abs(s - best))
         for side in sides:
             t = 0.0  # the box slides out along the normal until it is GAP off its arc, nearest to nearest
             while _gap_to_box(own, (p + side * normal * t)[None], half).min() < touch and t < 9 * half.max():
@@ -212,6 +214,8 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
     costs = np.array(costs) + (100 + found / unit) * (found > 0)  # (k,)
     if found.min() == 0:
         return spots[np.argmin(costs)], None
+    centred = _bezier(start, ctrl, end, at)  # (len(at), 2): a pair's label centred on its arc
+    centred = centred[clash(centred) == 0] if arc.get("paired") else centred[:0]
     # Off the arc: every spot of a grid over the drawing, a leader from the arc's nearest point.
     step = half[1] / (2 if arc.get("paired") else 1)
     xs, ys = np.arange(lo[0] + half[0], hi[0] - half[0], step), np.arange(lo[1] + half[1], hi[1] - half[1], step)
@@ -223,7 +227,7 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
         clear_of_own &= (grid - nearest_own) @ arc["bulge"] > 0
     grid = grid[(clash(grid) == 0) & clear_of_own]
     if not len(grid):
-        return spots[np.argmin(costs)], None
+        return (centred[0] if len(centred) else spots[np.argmin(costs)]), None
     m = len(own)  # a leader leaves the arc away from its ends; a pair's, from the half towards its head
     middle = own[(3 * m // 5):(5 * m // 6)] if arc.get("paired") else own[(m // 6):(5 * m // 6)]  # (m', 2)
     gaps = _gap_to_box(middle, grid, half)  # (k, m')
@@ -242,6 +246,8 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
         crossed += 1000 * (np.abs(lines - c) < h + CLEAR * unit).all(axis=2).any(axis=1)  # nor grazes it
     towards = (len(middle) - 1 - nearest) * 8 / len(middle) if arc.get("paired") else 0.0  # (k,): a pair's, to its head
     best = np.argmin(length / unit / 4 + crossed + towards)
+    if crossed[best] >= 1000 and len(centred):  # every leader crosses an arc or a node: on the arc
+        return centred[0], None
     return grid[best], middle[nearest[best]]
 
 
