@@ -159,10 +159,12 @@ def glued_latex(page: str, key: str) -> str:
 
 
 def glued_table(page: str, key: str) -> dict[str, list[str]]:
-    """A glued Markdown table (``tables.markdown_table``, ``tables.outputs_table``): {row label: its
-    cells as text}, in order, for the rows under its header and rule (a bold label loses its stars)."""
-    md = glue_data(page)[key]["data"]["text/markdown"]
-    rows = [r.strip().strip("|").split("|") for r in md.splitlines()[2:] if r.startswith("|")]
+    """A glued Markdown table: {row label: its cells as text}, in order. Its rows are the lines under
+    the header's rule line, each labelled by its first cell (bold in ``tables.markdown_table``, plain
+    in the package's other tables, ``tables.trace_table``, ``tables.pattern_table``)."""
+    lines = [line.strip() for line in glue_data(page)[key]["data"]["text/markdown"].strip().splitlines()]
+    rule = next(k for k, line in enumerate(lines) if "-" in line and set(line) <= set("|-: "))
+    rows = [line.strip("|").split("|") for line in lines[rule + 1:] if line]
     return {cells[0].strip().strip("*"): [c.strip() for c in cells[1:]] for cells in rows}
 
 

@@ -213,10 +213,11 @@ def _ana():
 
 
 def _glued_table_rows():
-    table = bt.glue_data(PAGE)["trace_table"]["data"]["text/markdown"]
-    rows = [line.strip("| ").split(" | ") for line in table.splitlines()[2:]]
-    return [{"keys": r[1], "m": float(r[2]), "ell": float(r[3]),
-             "o": [float(x) for x in re.findall(r"-?\d+\.\d+", r[4])]} for r in rows]
+    """The glued trace table's rows (bt.glued_table), step by step: the keys read, m, ℓ and o."""
+    table = bt.glued_table(PAGE, "trace_table")
+    assert list(table) == [str(step) for step in range(1, len(table) + 1)]  # the steps, in order
+    return [{"keys": keys, "m": float(m), "ell": float(ell), "o": [float(x) for x in o.strip("()").split(",")]}
+            for keys, m, ell, o in table.values()]
 
 
 @pytest.mark.build

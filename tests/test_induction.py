@@ -185,11 +185,11 @@ def test_what_layer_2_reads_is_measured_independently():
     models = [{k: np.array(v) for k, v in p.items()} for p in STUDY["params"]]
     assert len(models) == len(STUDY["curves"])  # every seed the chapter trains
     reads = [_reads(p, tokens, periods) for p in models]
-    table = bt.glue_data(PAGE)["tab-induction-reads"]["data"]["text/markdown"]
-    lines = [r for r in table.splitlines() if r.startswith("| **")]
-    assert len(lines) == len(set(periods)) == STUDY["T"] - STUDY["T"] // 2 + 1
-    for line, varpi in zip(lines, sorted(set(periods))):
-        cells = [float(c) for c in line.split("|")[2:-1]]
+    table = bt.glued_table(PAGE, "tab-induction-reads")
+    assert list(table) == [str(v) for v in sorted(set(periods))]
+    assert len(table) == STUDY["T"] - STUDY["T"] // 2 + 1
+    for varpi in sorted(set(periods)):
+        cells = [float(c) for c in table[str(varpi)]]
         for col, key, cell in zip((1, 2, 3, 4), ("count", "every", "earliest", "latest"), cells):
             want = float(np.median([r[r[:, 0] == varpi, col].mean() for r in reads]))
             assert bt.glued_float(PAGE, f"read_{varpi}_{key}") == pytest.approx(want, abs=1e-12)

@@ -120,15 +120,14 @@ def _table_by_networkx(ns=(16, 64, 256)):
 @pytest.mark.build
 def test_page_table_against_networkx():
     glued = bt.glue_data(PAGE)
-    edges, paths = (glued[key]["data"]["text/markdown"] for key in ("tab-patterns", "tab-patterns-path"))
     expected = _table_by_networkx()
-    for md in (edges, paths):
+    for key in ("tab-patterns", "tab-patterns-path"):
+        md = glued[key]["data"]["text/markdown"]
         assert md.splitlines()[0] == "| pattern | " + " | ".join(f"$n = {n}$" for n in (16, 64, 256)) + " |"
+    edges, paths = bt.glued_table(PAGE, "tab-patterns"), bt.glued_table(PAGE, "tab-patterns-path")
+    assert list(edges) == list(paths) == list(expected)
     for name, by_n in expected.items():
-        cells = []
-        for md in (edges, paths):
-            row = next(line for line in md.splitlines() if line.startswith(f"| {name} |"))
-            cells += [c.strip().replace(",", "") for c in row.strip("|").split("|")][1:]
+        cells = [c.replace(",", "") for c in edges[name] + paths[name]]
         ns = sorted(by_n)
         assert [int(c) for c in cells] == [by_n[n][0] for n in ns] + [by_n[n][1] for n in ns], name
     # The package's comparison is the same table.

@@ -124,6 +124,23 @@ def test_fourier_fit_helpers():
     assert freqs == [3, 1] and misfit < 1e-14
 
 
+def test_the_cycle_figure_says_chi_in_words():
+    """The figure comes before χ is defined: each panel's title counts its column's waves round the
+    cycle in words, never by the symbol."""
+    from attention_graph import plots
+    from attention_graph.plots.positional import waves
+
+    plots.use_book_style()
+    P = laplacian_pe(positional.cycle_adjacency(16), 4)  # (16, 4)
+    freqs, coefs, _ = positional.fit_sinusoids(P)
+    fig = plots.plot_cycle_encodings(P, freqs, coefs)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles == ["column 1: one wave", "column 2: one wave", "column 3: two waves", "column 4: two waves"]
+    assert "round the cycle" in fig.get_suptitle()
+    assert not any("chi" in t or "χ" in t for t in titles + [fig.get_suptitle()])
+    assert [waves(k) for k in (0, 1, 3, 12)] == ["no waves", "one wave", "three waves", "12 waves"]
+
+
 # --- What the page shows ------------------------------------------------------------------------------
 
 @pytest.mark.build

@@ -111,8 +111,17 @@ LABEL_AT = (0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.2, 0.8)
 PAIR_AT = (0.7, 0.64, 0.76, 0.82)
 # A control point's distance from the chord, data units: other arcs bend BEND, so that the two arcs of
 # a pair run BEND / 2 apart at their middle; the labelled pair's, PAIR_BEND, so that each is clearly
-# its own curve, with room for its label outside it.
+# its own curve, with room for its label beside it or on it.
 BEND, PAIR_BEND = 0.3, 0.5
+# Where a few labels are set (highlight, pair), the arcs make room for them. A pair of nodes whose
+# chord's middle lies farther than RIM times the ring's radius from its centre runs along the ring:
+# its two arcs nest, both bulging out of the ring, NEST[0] and NEST[1] from the chord, the coloured one
+# outside (its label sits outside the ring, with no arc to cross). A pair across the ring bends
+# ACROSS_BEND, close to its chord, leaving room beside it, unless a pair is labelled (then BEND,
+# keeping clear of the pair's labels).
+RIM = 0.6
+NEST = (0.2, 0.7)
+ACROSS_BEND = 0.15
 GAP, CLEAR = 1.5, 3.0
 
 
@@ -134,6 +143,13 @@ def _crosses(p0, p1, line):
     return ((turn(p, q, a) * turn(p, q, b) < 0) & (turn(a, b, p) * turn(a, b, q) < 0)).any(axis=1)  # (k,)
 
 
+def _gap_to_segments(point, p0, p1):
+    """The distance from ``point`` (2,) to each segment p0[k]–p1[k] ((k, 2) each). (k,)."""
+    run = p1 - p0  # (k, 2)
+    t = np.clip(((point - p0) * run).sum(axis=1) / np.maximum((run * run).sum(axis=1), 1e-12), 0.0, 1.0)  # (k,)
+    return np.linalg.norm(p0 + t[:, None] * run - point, axis=1)  # (k,)
+
+
 def _gap_to_box(points, centres, half):
     """The distance from each of ``points`` (m, 2) to each box ``centres`` (k, 2) ± ``half`` (2,),
     0 inside. (k, m)."""
@@ -150,9 +166,11 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
     (centre, half)), inside ``limits``. It sits on its own arc, at one of LABEL_AT along it (the
     middle first; a pair's arc, PAIR_AT): centred on it, the arc running through it, or touching
     it from one side, GAP points off its stroke (a pair's arc: only from the side it bulges to, so
-    the box never sits between the pair's two arcs). Where none of those spots is clear, the box goes
-    to the clear spot nearest the arc, off it (so the leader shows; a pair's, on its bulging side),
-    joined to it by a straight leader, which may cross other arcs at a price. All
+    the box never sits between the pair's two arcs). Where none of those spots is
+    clear, the box goes to the clear spot nearest the arc, off it (so the leader shows; a pair's, on
+    its bulging side), joined to it by a straight leader that crosses no other arc (its stroke as
+    drawn, arrowhead included) and passes no node or loop closer than CLEAR, wherever one can;
+    where none can, a pair's box sits centred on its arc, at one of PAIR_AT, if one is clear. All
     lengths in one unit (the figure's pixels as drawn); ``unit`` is one point.
     """
     start, ctrl, end, own = arc["start"], arc["ctrl"], arc["end"], arc["points"]
@@ -182,7 +200,7 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
         tangent = 2 * (1 - s) * (ctrl - start) + 2 * s * (end - ctrl)  # (2,)
         normal = np.array([tangent[1], -tangent[0]]) / (np.linalg.norm(tangent) or 1.0)  # (2,)
         normal = normal if normal @ arc["bulge"] >= 0 else -normal
-        if not arc.get("paired"):
+        if not arc.get("paired"):  # centred on it (a pair's label: only where no leader is free, below)
             spots.append(p)
             costs.append(4 * abs(s - best))
         for side in sides:
@@ -196,6 +214,8 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
     costs = np.array(costs) + (100 + found / unit) * (found > 0)  # (k,)
     if found.min() == 0:
         return spots[np.argmin(costs)], None
+    centred = _bezier(start, ctrl, end, at)  # (len(at), 2): a pair's label centred on its arc
+    centred = centred[clash(centred) == 0] if arc.get("paired") else centred[:0]
     # Off the arc: every spot of a grid over the drawing, a leader from the arc's nearest point.
     step = half[1] / (2 if arc.get("paired") else 1)
     xs, ys = np.arange(lo[0] + half[0], hi[0] - half[0], step), np.arange(lo[1] + half[1], hi[1] - half[1], step)
@@ -207,7 +227,7 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
         clear_of_own &= (grid - nearest_own) @ arc["bulge"] > 0
     grid = grid[(clash(grid) == 0) & clear_of_own]
     if not len(grid):
-        return spots[np.argmin(costs)], None
+        return (centred[0] if len(centred) else spots[np.argmin(costs)]), None
     m = len(own)  # a leader leaves the arc away from its ends; a pair's, from the half towards its head
     middle = own[(3 * m // 5):(5 * m // 6)] if arc.get("paired") else own[(m // 6):(5 * m // 6)]  # (m', 2)
     gaps = _gap_to_box(middle, grid, half)  # (k, m')
@@ -219,14 +239,15 @@ def _label_spot(arc, arcs, circles, boxes, half, limits, unit):
     for a in others:
         near = np.linalg.norm(lines[:, :, None, :] - a["points"][None, None], axis=3).min(axis=(1, 2))  # (k,)
         crossed += (near < a["width"] / 2 + unit) * (3 if a["color"] == FAINT else 10)
-        if arc.get("paired"):  # a pair's leader crosses no arc at all: it would read as that arc's
-            crossed += 1000 * ((near < a["width"] / 2 + unit) | _crosses(middle[nearest], grid, a["points"]))
-    for c, radius in circles:  # a leader never crosses a node or a loop, nor another label
-        crossed += 1000 * (np.linalg.norm(lines - c, axis=2).min(axis=1) < radius + unit)
+        crossed += 1000 * _crosses(middle[nearest], grid, a.get("outline", a["points"]))
+    for c, radius in circles:  # a leader never crosses a node or a loop, nor passes near one, nor a label
+        crossed += 10000 * (_gap_to_segments(c, middle[nearest], grid) < radius + CLEAR * unit)
     for c, h in boxes:
         crossed += 1000 * (np.abs(lines - c) < h + CLEAR * unit).all(axis=2).any(axis=1)  # nor grazes it
     towards = (len(middle) - 1 - nearest) * 8 / len(middle) if arc.get("paired") else 0.0  # (k,): a pair's, to its head
     best = np.argmin(length / unit / 4 + crossed + towards)
+    if crossed[best] >= 1000 and len(centred):  # every leader crosses an arc or a node: on the arc
+        return centred[0], None
     return grid[best], middle[nearest[best]]
 
 
@@ -258,8 +279,10 @@ class _WeightLabels(Artist):
             points = _bezier(start, ctrl, end, np.linspace(0, 1, 60))  # (60, 2)
             tip = np.linalg.norm(points - end, axis=1) < (0.4 * a["head"] + 2) * unit  # (60,)
             clear = np.where(tip, max(a["width"] / 2, 0.25 * a["head"]), a["width"] / 2) + CLEAR  # (60,), points
+            outline = a["patch"].get_path()  # the arc as drawn, its arrowhead included (data units)
+            outline = to(np.concatenate([seg(np.linspace(0, 1, 12)) for seg, _ in outline.iter_bezier()]))  # (m, 2)
             arcs.append(dict(a, start=start, ctrl=ctrl, end=end, points=points, clear=clear * unit,
-                             width=a["width"] * unit))
+                             width=a["width"] * unit, outline=outline))
         circles = [(to(c), radius * scale + width / 2 * unit) for c, radius, width in self._circles]
         boxes = [box(t) for t in self._fixed]
         for k, text, leader in self._labels:
@@ -286,7 +309,9 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     circles outside the ring, just beyond their node, sized like the edges by W[i, i]. The two
     arrows between a pair bend apart by the same small distance whatever the pair's length, so they
     run side by side, and the asymmetry of W stays visible (the labelled ``pair``'s bend wider apart,
-    each clearly its own curve). With ``show_weights`` each weight is
+    each clearly its own curve; with ``highlight`` or ``pair``, the two arrows between neighbours on
+    the ring nest outside it, the coloured one outermost, to leave their labels room: RIM, NEST,
+    ACROSS_BEND). With ``show_weights`` each weight is
     printed on its own arrow, in a white box edged in the arrow's colour: near the node that receives
     the message (the head, node i), so the number beside node i is always a weight of row i. With
     ``highlight`` = i only the messages into node i are coloured and labelled; the other arrows are
@@ -295,8 +320,8 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
     (W[b, a] on the arc from a to b, W[a, b] on the arc back), so the reader sees that the two
     differ. These few labels (``highlight``, ``pair``) each sit on their own arc, centred on it or
     just beside it, as near its middle as they can (a pair's: near its middle, a little towards its
-    head, beside its arc on the outer side, never between the pair's arcs, and a pair's leader
-    crosses no arc) while clear
+    head, beside its arc on the outer side or centred on it, never between the pair's arcs; no leader
+    crosses an arc where one can help it) while clear
     of every other arc, node, loop, label and leader (:func:`_label_spot`; at the end of a short
     leader line where no spot on the arc is clear), so each number is read on one arc only. A
     self-loop's weight sits beyond its loop, away from the ring. Each circle is made wide enough for
@@ -341,6 +366,27 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
             lo, hi = np.minimum(lo, at + shift - half), np.maximum(hi, at + shift + half)
     sparse = highlight is not None or pair is not None  # a few labels, each set clear of the rest
     arcs, circles, fixed, labels = [], [(p, r, 0.0) for p in pos], [], []  # what _WeightLabels reads
+    drawn = graph.W > min_weight  # (n, n): the arrows drawn
+    ring = float(np.linalg.norm(pos - center, axis=1).mean())  # the ring's radius, data units
+
+    def bend(i, j):  # the arc from j to i: its control point's distance from the chord, + to its right
+        a, b = pos[j], pos[i]  # (2,), (2,)
+        right = np.array([(b - a)[1], -(b - a)[0]])  # (2,): arc3's side, the right of the way it runs
+        paired = pair is not None and {i, j} == set(pair)
+        rim = np.linalg.norm((a + b) / 2 - center) > RIM * ring  # a chord along the ring, not across it
+        if paired or not sparse:
+            return PAIR_BEND if paired else BEND
+        if not rim:  # across the ring: with no pair labelled, close to its chord, leaving room beside it
+            return BEND if pair is not None else ACROSS_BEND
+        if not drawn[j, i]:
+            return BEND
+        coloured = highlight == i, highlight == j  # the arc from j to i, the arc back
+        # Labels need room: the two arcs of a pair along the ring nest, both bulging out of the ring, the
+        # outer one (the coloured one, so that its label sits outside, clear of the rest) farther.
+        outward = right @ ((a + b) / 2 - center) > 0
+        outer = coloured[0] if coloured[0] != coloured[1] else outward
+        return (1 if outward else -1) * (NEST[1] if outer else NEST[0])
+
     for i, j, w in graph.edges(tol=min_weight):
         share = w / wmax
         alpha, width, color, label = 0.35 + 0.65 * share, 0.6 + 4.4 * share, "tab:blue", show_weights
@@ -363,23 +409,23 @@ def plot_attention_graph(graph, ax=None, *, pos=None, title: str | None = None, 
                                      zorder=5, label=f"W[{i},{j}]"))
             continue
         a, b = pos[j], pos[i]  # (2,), (2,): the message leaves j and arrives at i
-        rad = (PAIR_BEND if paired else BEND) / float(np.linalg.norm(b - a))  # arc3's rad: relative to the chord
+        rad = bend(i, j) / float(np.linalg.norm(b - a))  # arc3's rad: relative to the chord
         dx, dy = b - a
         ctrl = (a + b) / 2 + rad * np.array([dy, -dx])  # arc3's control point, (2,)
         start = a + r * (ctrl - a) / np.linalg.norm(ctrl - a)  # leave the node's rim towards ctrl
         end = b + r * (ctrl - b) / np.linalg.norm(ctrl - b)  # arrive at the rim from ctrl
         rad_rim = rad * np.linalg.norm(b - a) / np.linalg.norm(end - start)  # the same bend, rim to rim
         head = 9 + 7 * share  # points, the arrowhead's size (mutation scale)
-        ax.add_patch(FancyArrowPatch(start, end, connectionstyle=f"arc3,rad={rad_rim}",
-                                     arrowstyle="-|>", mutation_scale=head, label=f"W[{i},{j}]",
-                                     lw=width, alpha=alpha, color=color,
-                                     shrinkA=0, shrinkB=2, zorder=1 if color == FAINT else 2))
+        arrow = ax.add_patch(FancyArrowPatch(start, end, connectionstyle=f"arc3,rad={rad_rim}",
+                                             arrowstyle="-|>", mutation_scale=head, label=f"W[{i},{j}]",
+                                             lw=width, alpha=alpha, color=color,
+                                             shrinkA=0, shrinkB=2, zorder=1 if color == FAINT else 2))
         sx, sy = end - start
         c2 = (start + end) / 2 + rad_rim * np.array([sy, -sx])  # (2,): the control point, rim to rim
         if sparse:  # the arc as _WeightLabels keeps clear of it: its stroke, wider under the arrowhead
             bulge = np.array([sy, -sx]) * np.sign(rad_rim)  # (2,): the way the arc bulges
             arcs.append(dict(start=start, ctrl=c2, end=end, width=width, head=head, color=color, paired=paired,
-                             bulge=bulge / (np.linalg.norm(bulge) or 1.0)))
+                             patch=arrow, bulge=bulge / (np.linalg.norm(bulge) or 1.0)))
         if label:  # on the arrow: where _WeightLabels sets it (sparse), or near its head, centred on it
             p = _bezier(start, c2, end, [0.5 if sparse else 0.72])[0]  # (2,)
             text = ax.text(*p, fmt.format(w), ha="center", va="center", fontsize=fontsize, bbox=label_box,
