@@ -650,3 +650,59 @@ def test_the_offer_shows_on_every_page_fits_and_keeps_its_contrast(offers, doc, 
     assert seen["box"]["height"] <= (140 if width == 390 else 80), seen  # quiet: a few lines, not a banner
     assert seen["summary_follows_title"], seen
 
+
+
+# --- How long a first reading is --------------------------------------------------------------------
+
+# What a first reading hides, read from first_reading.css's own rule (one list, the stylesheet's).
+CSS = (ROOT / "book" / "_ext" / "static" / "first_reading.css").read_text(encoding="utf8")
+HIDE_RULE = re.search(r"@media screen \{\s*((?:html\.first-reading [^,{]+,\s*)*html\.first-reading [^,{]+)\{\s*display: none",
+                      CSS)
+FIRST_HIDES = [s.strip().removeprefix("html.first-reading").strip() for s in HIDE_RULE.group(1).split(",")]
+NOT_PROSE = ".cell_input, .math, script, style, nav"  # code a reader runs, formulas, page machinery
+WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+# The first part a newcomer reads (the introduction and the parts up to "Attention is a graph") stays
+# short page by page and in all; the later chapters, read as a second pass, do not grow past a cap.
+FIRST_PART = ("The derivation", "The worked example", "Attention is a graph")
+PAGE_MOST, PART_MOST, LATER_MOST = 1300, 11500, 2400
+
+
+def first_reading_words(html: str) -> int:
+    """The words of prose a first reading shows on a page: its article, without what the switch hides,
+    the code cells' inputs and the formulas."""
+    from bs4 import BeautifulSoup
+
+    article = BeautifulSoup(html, "html.parser").select_one("article.bd-article")
+    for hidden in article.select(", ".join(FIRST_HIDES) + ", " + NOT_PROSE):
+        hidden.decompose()
+    return len(WORD.findall(article.get_text(" ")))
+
+
+def test_the_words_rule_skips_what_a_first_reading_hides():
+    page = ('<article class="bd-article"><p>Two words.</p><div class="admonition technical"><p>hidden aside</p>'
+            '</div><div class="cell_input"><pre>x = 1</pre></div><span class="math">e^x</span>'
+            '<div class="prf-proof">a proof</div><div class="second-reading">more</div></article>')
+    assert {".prf-proof", ".admonition.technical", ".second-reading", ".tag_second-reading"} <= set(FIRST_HIDES)
+    assert first_reading_words(page) == 2
+
+
+def first_part(toc: dict) -> list[str]:
+    """The root and the chapters of the parts named in FIRST_PART, as docnames."""
+    return [Path(toc["root"]).with_suffix("").as_posix()] + [
+        Path(c["file"]).with_suffix("").as_posix() for part in toc["parts"] if part.get("caption") in FIRST_PART
+        for c in part["chapters"]]
+
+
+@pytest.mark.build
+def test_a_first_reading_of_the_first_part_is_short():
+    """Students who took the book as a first one found its first chapters long even in a first reading:
+    each page of the first part shows at most PAGE_MOST words of prose, the part at most PART_MOST, and
+    every later content chapter at most LATER_MOST."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf8"))
+    first = first_part(toc)
+    words = {doc: first_reading_words((paths.HTML / f"{doc}.html").read_text(encoding="utf8"))
+             for doc in first + [f"book/{stem}" for stem in CHAPTERS[1:]]}
+    assert len(first) == 10 and all(words[doc] > 300 for doc in words), words
+    assert {doc: n for doc, n in words.items() if doc in first and n > PAGE_MOST} == {}
+    assert sum(words[doc] for doc in first) <= PART_MOST, {doc: words[doc] for doc in first}
+    assert {doc: n for doc, n in words.items() if doc not in first and n > LATER_MOST} == {}

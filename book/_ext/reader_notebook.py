@@ -34,11 +34,13 @@ function of the built environment, so two builds give the same bytes (``make rep
 from __future__ import annotations
 
 import base64
+import copy
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from myst_nb.core.utils import coalesce_streams  # as the page does (nb_merge_streams in _config.yml)
 from myst_nb.core.variables import format_plain_text  # the page's own formatting of {glue:text}
 
 ROLE = re.compile(r"\{([A-Za-z][\w:-]*)\}`([^`]*)`")
@@ -359,6 +361,21 @@ def _gate(source: str, name: str):
     return re.search(opening + r"(?:(?!(?P=fence)\s*$).*\n)*?(?P=fence)[ \t]*$", source, re.M)
 
 
+def merged_streams(outputs: list[dict]) -> list[dict]:
+    """The outputs with one stream per name, as the page shows them (``nb_merge_streams``): how a
+    kernel split a cell's writes into messages depends on timing, so two builds agree only merged.
+
+    >>> merged_streams([{"output_type": "stream", "name": "stdout", "text": ["[1 2]"]},
+    ...                 {"output_type": "stream", "name": "stdout", "text": "\\n"}])
+    [{'output_type': 'stream', 'name': 'stdout', 'text': '[1 2]\\n'}]
+    """
+    outputs = copy.deepcopy(outputs)
+    for output in outputs:
+        if output.get("output_type") == "stream":
+            output["text"] = _text(output["text"])
+    return coalesce_streams(outputs)
+
+
 def reader_notebook(notebook: dict, page: Page) -> dict:
     """``notebook`` (MyST-NB's executed one) as a reader downloads it: Markdown plain, solutions folded."""
     page.figures_shown = {o.get("metadata", {}).get("scrapbook", {}).get("name")
@@ -390,6 +407,8 @@ def reader_notebook(notebook: dict, page: Page) -> dict:
             cells.append(new)
         elif cell.get("cell_type") == "code":
             tags = set(cell.get("metadata", {}).get("tags", []))
+            # one stream output per name: how print's writes were split into messages depends on timing
+            cell = {**cell, "outputs": merged_streams(cell.get("outputs", []))}
             cells.append(_hidden(labelled(cell),
                                  source=in_solution or bool(tags & {"remove-cell", "remove-input", "hide-input",
                                                                     "hide-cell"}),
