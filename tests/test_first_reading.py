@@ -656,8 +656,8 @@ def test_the_offer_shows_on_every_page_fits_and_keeps_its_contrast(offers, doc, 
 
 # What a first reading hides, read from first_reading.css's own rule (one list, the stylesheet's).
 CSS = (ROOT / "book" / "_ext" / "static" / "first_reading.css").read_text(encoding="utf8")
-HIDE_RULE = re.search(r"@media screen \{\s*((?:html\.first-reading [^,{]+,\s*)*html\.first-reading [^,{]+)\{\s*display: none",
-                      CSS)
+HIDE_RULE = re.search(r"@media screen \{\s*((?:html\.first-reading [^,{]+,\s*)*html\.first-reading [^,{]+)"
+                      r"\{\s*display: none", CSS)
 FIRST_HIDES = [s.strip().removeprefix("html.first-reading").strip() for s in HIDE_RULE.group(1).split(",")]
 NOT_PROSE = ".cell_input, .math, script, style, nav"  # code a reader runs, formulas, page machinery
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
