@@ -159,13 +159,10 @@ def glued_latex(page: str, key: str) -> str:
 
 
 def glued_table(page: str, key: str) -> dict[str, list[str]]:
-    """A glued Markdown table: {row label: its cells as text}, in order. Its rows are the lines under
-    the header's rule line, each labelled by its first cell (bold in ``tables.markdown_table``, plain
-    in the package's other tables, ``tables.trace_table``, ``tables.pattern_table``)."""
-    lines = [line.strip() for line in glue_data(page)[key]["data"]["text/markdown"].strip().splitlines()]
-    rule = next(k for k, line in enumerate(lines) if "-" in line and set(line) <= set("|-: "))
-    rows = [line.strip("|").split("|") for line in lines[rule + 1:] if line]
-    return {cells[0].strip().strip("*"): [c.strip() for c in cells[1:]] for cells in rows}
+    """A glued Markdown table: {row label: its cells as text}, in order. Its rows are :func:`glued_rows`,
+    each labelled by its first cell (bold in ``tables.markdown_table``, plain in the package's other
+    tables, ``tables.trace_table``, ``tables.pattern_table``)."""
+    return {cells[0].strip("*"): cells[1:] for cells in glued_rows(page, key)}
 
 
 def glued_table_header(page: str, key: str) -> list[str]:
@@ -184,7 +181,7 @@ def glued_rows(page: str, key: str) -> list[list[str]]:
     """Every body row of a glued Markdown table, its cells as text (header and rule left out): for a
     table whose rows are not named by a bold first cell, or whose first cells repeat."""
     md = glue_data(page)[key]["data"]["text/markdown"]
-    lines = [r for r in md.splitlines() if r.startswith("|")]
+    lines = [r.strip() for r in md.splitlines() if r.strip().startswith("|")]
     if len(lines) < 2 or not re.fullmatch(r"\|(?::?-+:?\|)+", lines[1].replace(" ", "")):
         raise ValueError(f"{page}:{key} is not a Markdown table with a header and a rule")
     return [[c.strip() for c in r.strip().strip("|").split("|")] for r in lines[2:]]
